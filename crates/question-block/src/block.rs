@@ -1,0 +1,199 @@
+//! The block's types, in the reference's JSON shape and field order.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::InvalidQuestionBlock;
+use crate::{QUESTION_BLOCK_VERSION, validate};
+
+/// The block's `version` field, which can only be the literal `1`.
+///
+/// A unit type rather than a number so that a [`QuestionBlock`] of any other
+/// version cannot be constructed. It serializes as `1` and deserializes from
+/// any JSON number whose double value is exactly 1 (`1`, `1.0`, `1e0`), as
+/// JavaScript reads numbers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct QuestionBlockVersion;
+
+impl Serialize for QuestionBlockVersion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u8(QUESTION_BLOCK_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for QuestionBlockVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        if validate::is_version_literal(&value) {
+            Ok(QuestionBlockVersion)
+        } else {
+            Err(serde::de::Error::custom(format_args!(
+                "question block version must be {QUESTION_BLOCK_VERSION}, got {value}"
+            )))
+        }
+    }
+}
+
+/// One question in a block: a prompt rendered as one step of the steps UI,
+/// and the negotiations its answer unparks.
+///
+/// A question has no id of its own: its identity is [`opportunity_id`], the
+/// primary negotiation it unparks. References are kept as the strings the
+/// reference carries (any UUID spelling its check accepts, case preserved),
+/// not normalised, so a block round-trips byte for byte.
+///
+/// [`opportunity_id`]: QuestionBlockQuestion::opportunity_id
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionBlockQuestion {
+    /// The question as the person reads it: 1 to 2000 UTF-16 code units.
+    pub prompt: String,
+    /// The primary negotiation (an opportunity id, a UUID) this answer unparks.
+    pub opportunity_id: String,
+    /// Further negotiations parked on the same gap that this answer also
+    /// unparks: at most 8 UUIDs. An empty list is kept distinct from an
+    /// absent one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub also_unblocks: Option<Vec<String>>,
+}
+
+impl QuestionBlockQuestion {
+    /// A question with no further negotiations to unblock.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlockQuestion;
+    /// let q = QuestionBlockQuestion::new("Remote or on-site?", "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b");
+    /// assert!(q.also_unblocks.is_none());
+    /// ```
+    pub fn new(prompt: impl Into<String>, opportunity_id: impl Into<String>) -> Self {
+        QuestionBlockQuestion {
+            prompt: prompt.into(),
+            opportunity_id: opportunity_id.into(),
+            also_unblocks: None,
+        }
+    }
+
+    /// The same question, also unparking `refs` when answered.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlockQuestion;
+    /// let q = QuestionBlockQuestion::new("Remote or on-site?", "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b")
+    ///     .also_unblocking(["0d9e8f7a-6b5c-4d3e-9f1a-2b3c4d5e6f70"]);
+    /// assert_eq!(q.also_unblocks.as_deref().map(<[String]>::len), Some(1));
+    /// ```
+    pub fn also_unblocking<I, S>(mut self, refs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.also_unblocks = Some(refs.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Every negotiation reference this question carries, primary first.
+    pub fn refs(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.opportunity_id.as_str())
+            .chain(self.also_unblocks.iter().flatten().map(String::as_str))
+    }
+}
+
+/// The block: a versioned, non-empty list of questions.
+///
+/// The block is a view of the negotiations currently parked for one scope,
+/// rebuilt whenever they change; it deliberately carries no state of its own
+/// (no answered flags, timestamps or question ids).
+///
+/// Deserializing validates: a `QuestionBlock` obtained through serde, like
+/// one from [`QuestionBlock::from_json_value`], satisfies every rule. One
+/// built by hand is checked by [`QuestionBlock::validate`], which
+/// [`serialize_question_message`](crate::serialize_question_message) calls.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Value")]
+pub struct QuestionBlock {
+    /// Always 1.
+    pub version: QuestionBlockVersion,
+    /// 1 to 20 questions; no negotiation reference may appear twice in the
+    /// whole block.
+    pub questions: Vec<QuestionBlockQuestion>,
+}
+
+impl QuestionBlock {
+    /// A version-1 block of `questions`.
+    ///
+    /// ```
+    /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
+    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
+    ///     "Remote or on-site?",
+    ///     "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+    /// )]);
+    /// assert!(block.validate().is_ok());
+    /// ```
+    pub fn new(questions: Vec<QuestionBlockQuestion>) -> Self {
+        QuestionBlock {
+            version: QuestionBlockVersion,
+            questions,
+        }
+    }
+
+    /// Checks every rule of the contract, reporting every problem found.
+    ///
+    /// ```
+    /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
+    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new("", "not-a-uuid")]);
+    /// let err = block.validate().unwrap_err();
+    /// assert_eq!(err.issues().len(), 2);
+    /// assert_eq!(err.issues()[1].path.to_string(), "questions.0.opportunityId");
+    /// ```
+    pub fn validate(&self) -> Result<(), InvalidQuestionBlock> {
+        validate::validate_block(self)
+    }
+
+    /// Reads a block from parsed JSON, as the reference's schema does:
+    /// unknown keys are rejected at both levels, and every problem is
+    /// reported with its path.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlock;
+    /// let value = serde_json::json!({"version": 1.0, "questions": [
+    ///     {"prompt": "Remote?", "opportunityId": "6F1C2A3B-4D5E-4F60-8A7B-9C0D1E2F3A4B"}
+    /// ]});
+    /// let block = QuestionBlock::from_json_value(&value)?;
+    /// assert_eq!(block.questions[0].opportunity_id, "6F1C2A3B-4D5E-4F60-8A7B-9C0D1E2F3A4B");
+    /// # Ok::<(), index_question_block::InvalidQuestionBlock>(())
+    /// ```
+    pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
+        validate::block_from_value(value)
+    }
+
+    /// The block as the reference's `JSON.stringify(block, null, 2)` writes
+    /// it: the exact payload of a question message's fenced section.
+    ///
+    /// This does not validate; [`serialize_question_message`](crate::serialize_question_message)
+    /// does.
+    ///
+    /// ```
+    /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
+    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new("Q?", "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b")]);
+    /// assert!(block.to_pretty_json().starts_with("{\n  \"version\": 1,\n  \"questions\": [\n"));
+    /// ```
+    pub fn to_pretty_json(&self) -> String {
+        crate::json::pretty_block(self)
+    }
+}
+
+impl TryFrom<serde_json::Value> for QuestionBlock {
+    type Error = InvalidQuestionBlock;
+
+    fn try_from(value: serde_json::Value) -> Result<Self, Self::Error> {
+        QuestionBlock::from_json_value(&value)
+    }
+}
+
+/// A question message taken apart: the agent's prose and the block after it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ParsedQuestionMessage {
+    /// Everything before the block's opening fence, with trailing whitespace
+    /// removed as JavaScript's `trimEnd` does. May be empty.
+    pub prose: String,
+    /// The block, valid by construction.
+    pub block: QuestionBlock,
+}

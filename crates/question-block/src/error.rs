@@ -1,0 +1,299 @@
+//! Why a block is invalid, and why a body is not a question message.
+
+use std::fmt;
+
+/// One step of a [`ValidationPath`]: an object key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PathSegment {
+    /// A key of a JSON object.
+    Key(String),
+    /// A position in a JSON array, from 0.
+    Index(usize),
+}
+
+/// Where in the JSON a problem is, written the way zod writes issue paths:
+/// keys and indices joined by dots (`questions.1.alsoUnblocks.0`). The root
+/// is the empty path, displayed as `(root)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValidationPath(pub Vec<PathSegment>);
+
+impl ValidationPath {
+    /// The path one key further down.
+    pub fn key(&self, key: &str) -> Self {
+        let mut next = self.0.clone();
+        next.push(PathSegment::Key(key.to_owned()));
+        ValidationPath(next)
+    }
+
+    /// The path one array position further down.
+    pub fn index(&self, index: usize) -> Self {
+        let mut next = self.0.clone();
+        next.push(PathSegment::Index(index));
+        ValidationPath(next)
+    }
+
+    /// The segments, outermost first.
+    pub fn segments(&self) -> &[PathSegment] {
+        &self.0
+    }
+}
+
+impl fmt::Display for ValidationPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("(root)");
+        }
+        for (i, segment) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            match segment {
+                PathSegment::Key(key) => f.write_str(key)?,
+                PathSegment::Index(index) => write!(f, "{index}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The JSON type of a value, as a problem report names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum JsonType {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Boolean,
+    /// Any JSON number.
+    Number,
+    /// A JSON string.
+    String,
+    /// A JSON array.
+    Array,
+    /// A JSON object.
+    Object,
+}
+
+impl JsonType {
+    /// The type of `value`.
+    pub fn of(value: &serde_json::Value) -> Self {
+        match value {
+            serde_json::Value::Null => JsonType::Null,
+            serde_json::Value::Bool(_) => JsonType::Boolean,
+            serde_json::Value::Number(_) => JsonType::Number,
+            serde_json::Value::String(_) => JsonType::String,
+            serde_json::Value::Array(_) => JsonType::Array,
+            serde_json::Value::Object(_) => JsonType::Object,
+        }
+    }
+}
+
+impl fmt::Display for JsonType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "a boolean",
+            JsonType::Number => "a number",
+            JsonType::String => "a string",
+            JsonType::Array => "an array",
+            JsonType::Object => "an object",
+        })
+    }
+}
+
+/// What is wrong at a path. The variants follow zod's issue codes, which is
+/// what decides whether later checks still run (see [`IssueCode::aborts`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IssueCode {
+    /// A required value is missing (`received` is `None`) or has the wrong type.
+    InvalidType {
+        /// The type the contract wants here.
+        expected: JsonType,
+        /// The type found, or `None` when the key is absent.
+        received: Option<JsonType>,
+    },
+    /// `version` is not the literal 1.
+    InvalidVersion,
+    /// A string is shorter (in UTF-16 code units) or an array has fewer items
+    /// than allowed.
+    TooSmall {
+        /// The least allowed.
+        minimum: usize,
+        /// Whether a string or an array was measured.
+        of: JsonType,
+    },
+    /// A string is longer (in UTF-16 code units) or an array has more items
+    /// than allowed.
+    TooBig {
+        /// The most allowed.
+        maximum: usize,
+        /// Whether a string or an array was measured.
+        of: JsonType,
+    },
+    /// A negotiation reference is not a UUID as the reference's check reads one.
+    InvalidUuid,
+    /// A strict object carries keys the contract does not define.
+    UnrecognizedKeys {
+        /// The unknown keys, in the order the object holds them.
+        keys: Vec<String>,
+    },
+    /// A negotiation reference appears a second time in the block.
+    DuplicateRef {
+        /// The repeated reference.
+        reference: String,
+    },
+}
+
+impl IssueCode {
+    /// Whether this problem stops the block-wide checks (the duplicate-ref
+    /// rule) from running, as a failed type or literal check does in zod.
+    /// Length, UUID and unknown-key problems do not.
+    pub fn aborts(&self) -> bool {
+        matches!(
+            self,
+            IssueCode::InvalidType { .. } | IssueCode::InvalidVersion
+        )
+    }
+}
+
+impl fmt::Display for IssueCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IssueCode::InvalidType {
+                expected,
+                received: None,
+            } => write!(f, "is required ({expected})"),
+            IssueCode::InvalidType {
+                expected,
+                received: Some(received),
+            } => write!(f, "should be {expected}, not {received}"),
+            IssueCode::InvalidVersion => f.write_str("should be the number 1"),
+            IssueCode::TooSmall {
+                minimum,
+                of: JsonType::Array,
+            } => write!(f, "needs at least {minimum} item(s)"),
+            IssueCode::TooSmall { minimum, .. } => {
+                write!(f, "needs at least {minimum} character(s)")
+            }
+            IssueCode::TooBig {
+                maximum,
+                of: JsonType::Array,
+            } => write!(f, "allows at most {maximum} item(s)"),
+            IssueCode::TooBig { maximum, .. } => write!(
+                f,
+                "allows at most {maximum} character(s), counted in UTF-16 code units"
+            ),
+            IssueCode::InvalidUuid => f.write_str("is not a UUID"),
+            IssueCode::UnrecognizedKeys { keys } => {
+                f.write_str("has unknown key(s): ")?;
+                for (i, key) in keys.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "'{key}'")?;
+                }
+                Ok(())
+            }
+            IssueCode::DuplicateRef { reference } => write!(
+                f,
+                "repeats negotiation ref {reference}, which may appear only once in a block"
+            ),
+        }
+    }
+}
+
+/// One problem: where it is and what it is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ValidationIssue {
+    /// Where the problem is.
+    pub path: ValidationPath,
+    /// What the problem is.
+    pub code: IssueCode,
+}
+
+impl fmt::Display for ValidationIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.code)
+    }
+}
+
+/// A block that breaks the contract, with every problem found, in the order
+/// the reference's schema reports them.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+pub struct InvalidQuestionBlock {
+    issues: Vec<ValidationIssue>,
+}
+
+impl InvalidQuestionBlock {
+    pub(crate) fn new(issues: Vec<ValidationIssue>) -> Self {
+        InvalidQuestionBlock { issues }
+    }
+
+    /// Every problem, never empty.
+    pub fn issues(&self) -> &[ValidationIssue] {
+        &self.issues
+    }
+}
+
+impl fmt::Display for InvalidQuestionBlock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid question block ({} problem(s))",
+            self.issues.len()
+        )?;
+        for issue in &self.issues {
+            write!(f, "\n  {issue}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a body is not a question message, so it renders as plain text.
+///
+/// Lines and columns are 1-based and count the body's lines as the parser
+/// does (LF, CR, U+2028 and U+2029 each end a line; CRLF ends one); columns
+/// count characters.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotAQuestionMessage {
+    /// No line is an opening fence: three or more backticks, the marker,
+    /// then only spaces or tabs.
+    #[error("no line opens an `index-questions` fence")]
+    NoMarkerFence,
+    /// The last opening fence is the body's final line, so no block follows it.
+    #[error("the `index-questions` fence on line {line} ends the message; no block follows it")]
+    NothingAfterFence {
+        /// The opening fence's line.
+        line: usize,
+    },
+    /// No line after the opening fence closes it with exactly as many backticks.
+    #[error(
+        "the `index-questions` fence on line {line} is never closed by a line of exactly {fence_length} backticks"
+    )]
+    Unclosed {
+        /// The opening fence's line.
+        line: usize,
+        /// How many backticks the closing line needs.
+        fence_length: usize,
+    },
+    /// Something other than whitespace follows the closing fence.
+    #[error("line {line} has text after the block's closing fence; the block must end the message")]
+    ContentAfterBlock {
+        /// The first line after the closing fence that holds text.
+        line: usize,
+    },
+    /// The fenced payload is not JSON.
+    #[error("the block is not valid JSON at line {line}, column {column}: {reason}")]
+    InvalidJson {
+        /// Line in the body.
+        line: usize,
+        /// Column in that line.
+        column: usize,
+        /// What the JSON reader expected.
+        reason: String,
+    },
+    /// The payload is JSON but breaks the block contract.
+    #[error("{0}")]
+    InvalidBlock(#[from] InvalidQuestionBlock),
+}

@@ -1,0 +1,74 @@
+//! The question block: the fenced JSON block that carries a negotiation's open
+//! questions at the end of a chat message.
+//!
+//! A negotiator that parks on questions only its human can answer writes one
+//! chat message: some prose for the person, then a fenced section whose info
+//! string is [`QUESTION_BLOCK_MARKER`] holding a [`QuestionBlock`] as JSON.
+//! The server writes it with [`serialize_question_message`]; the browser (and
+//! the server, when it routes answers) reads it back with
+//! [`parse_question_message`]. Both sides must agree on every byte, so this
+//! crate reproduces the reference implementation's behaviour exactly,
+//! including the JavaScript string semantics it was written in (see
+//! [`js`] and `docs/question-block.md`).
+//!
+//! Parsing fails closed: a body that does not end in exactly one well-formed,
+//! valid block yields `None`, and the caller shows the whole body as plain
+//! text. [`explain_question_message`] makes the same decision but says why.
+//!
+//! ```
+//! use index_question_block::{
+//!     parse_question_message, serialize_question_message, QuestionBlock, QuestionBlockQuestion,
+//! };
+//!
+//! let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
+//!     "Which city should the first meeting be in?",
+//!     "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+//! )]);
+//! let message = serialize_question_message("One thing before I continue:", &block)?;
+//! let parsed = parse_question_message(&message).expect("a block we just wrote parses");
+//! assert_eq!(parsed.prose, "One thing before I continue:");
+//! assert_eq!(parsed.block, block);
+//! # Ok::<(), index_question_block::InvalidQuestionBlock>(())
+//! ```
+//!
+//! This crate is browser-safe: no I/O, no clock, no randomness, and it builds
+//! for `wasm32-unknown-unknown`.
+
+mod block;
+mod error;
+mod fence;
+#[cfg(feature = "fixture")]
+pub mod fixture;
+pub mod js;
+mod json;
+mod message;
+mod rules;
+mod structured;
+mod validate;
+
+pub use block::{
+    ParsedQuestionMessage, QuestionBlock, QuestionBlockQuestion, QuestionBlockVersion,
+};
+pub use error::{
+    InvalidQuestionBlock, IssueCode, JsonType, NotAQuestionMessage, PathSegment, ValidationIssue,
+    ValidationPath,
+};
+pub use message::{explain_question_message, parse_question_message, serialize_question_message};
+pub use structured::{InvalidStructuredQuestion, QuestionOption, StructuredQuestion};
+
+/// Info string of the fenced section that carries the block in a message body.
+pub const QUESTION_BLOCK_MARKER: &str = "index-questions";
+
+/// The only block version this crate reads or writes. Parsers fail closed on
+/// any other version, so a future shape change cannot be half-understood.
+pub const QUESTION_BLOCK_VERSION: u8 = 1;
+
+/// The most questions one block may carry.
+pub const MAX_QUESTIONS: usize = 20;
+
+/// The most further negotiations one question may also unpark.
+pub const MAX_ALSO_UNBLOCKS: usize = 8;
+
+/// The longest question prompt, in UTF-16 code units (JavaScript's
+/// `String.length`, which is how the reference counts).
+pub const MAX_PROMPT_LENGTH: usize = 2000;

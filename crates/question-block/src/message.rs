@@ -1,0 +1,212 @@
+//! Writing a question message, and reading one back.
+
+use crate::block::{ParsedQuestionMessage, QuestionBlock};
+use crate::error::{InvalidQuestionBlock, NotAQuestionMessage};
+use crate::fence::{first_close_fence, last_open_fence, longest_backtick_run, terminator_len};
+use crate::json::replace_lone_surrogate_escapes;
+use crate::{QUESTION_BLOCK_MARKER, js};
+
+/// Writes `block` after `prose` as a question message, byte for byte as the
+/// reference does.
+///
+/// The message is the prose with trailing whitespace removed (JavaScript's
+/// `trimEnd`), a blank line, then a fence of at least three backticks, one
+/// longer than any backtick run in the payload so a prompt can never close it
+/// early, the marker, the block as two-space-indented JSON, and the closing
+/// fence. With no prose left after trimming, the message is the fenced block
+/// alone.
+///
+/// # Errors
+///
+/// An invalid block is a producer's bug, never output: every problem is
+/// returned in [`InvalidQuestionBlock`].
+///
+/// ```
+/// use index_question_block::{serialize_question_message, QuestionBlock, QuestionBlockQuestion};
+/// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
+///     "Is `remote` fine?",
+///     "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+/// )]);
+/// let message = serialize_question_message("  \n", &block)?;
+/// assert!(message.starts_with("```index-questions\n{\n"));
+/// assert!(message.ends_with("\n}\n```"));
+/// # Ok::<(), index_question_block::InvalidQuestionBlock>(())
+/// ```
+pub fn serialize_question_message(
+    prose: &str,
+    block: &QuestionBlock,
+) -> Result<String, InvalidQuestionBlock> {
+    block.validate()?;
+    let payload = block.to_pretty_json();
+    let fence = "`".repeat(longest_backtick_run(&payload).saturating_add(1).max(3));
+    let prose = js::trim_end(prose);
+    let mut message = String::with_capacity(
+        prose.len() + payload.len() + 2 * fence.len() + QUESTION_BLOCK_MARKER.len() + 4,
+    );
+    if !prose.is_empty() {
+        message.push_str(prose);
+        message.push_str("\n\n");
+    }
+    message.push_str(&fence);
+    message.push_str(QUESTION_BLOCK_MARKER);
+    message.push('\n');
+    message.push_str(&payload);
+    message.push('\n');
+    message.push_str(&fence);
+    Ok(message)
+}
+
+/// Reads a question message: the prose and the block that ends it, or
+/// `None` when `body` is anything else, in which case the caller shows the
+/// whole body as plain text.
+///
+/// Returns exactly what the reference's parser returns for every body: the
+/// last opening marker fence wins; the first later line of exactly as many
+/// backticks closes it; only whitespace may follow; the payload must be JSON
+/// and a valid block. This is [`explain_question_message`] without the reason.
+///
+/// ```
+/// use index_question_block::parse_question_message;
+/// let body = "Two things first.\n\n```index-questions\n{\"version\": 1, \"questions\": [\n  {\"prompt\": \"Budget?\", \"opportunityId\": \"6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b\"}\n]}\n```\n";
+/// let parsed = parse_question_message(body).unwrap();
+/// assert_eq!(parsed.prose, "Two things first.");
+/// assert_eq!(parsed.block.questions[0].prompt, "Budget?");
+/// assert!(parse_question_message("Just chatting about ```index-questions").is_none());
+/// ```
+pub fn parse_question_message(body: &str) -> Option<ParsedQuestionMessage> {
+    explain_question_message(body).ok()
+}
+
+/// Makes the same decision as [`parse_question_message`], but says why a
+/// body is not a question message.
+///
+/// # Errors
+///
+/// [`NotAQuestionMessage`] names the first rule the body breaks, in the order
+/// the parser checks them: no marker fence, nothing after it, no closing
+/// fence, text after the closing fence, invalid JSON (with its line and
+/// column in the body), or a block that breaks the contract (every problem,
+/// with its path).
+///
+/// ```
+/// use index_question_block::{explain_question_message, NotAQuestionMessage};
+/// let body = "```index-questions\n{}\n```";
+/// match explain_question_message(body) {
+///     Err(NotAQuestionMessage::InvalidBlock(err)) => assert_eq!(err.issues().len(), 2),
+///     other => panic!("unexpected {other:?}"),
+/// }
+/// ```
+pub fn explain_question_message(body: &str) -> Result<ParsedQuestionMessage, NotAQuestionMessage> {
+    let bytes = body.as_bytes();
+    let open = last_open_fence(body).ok_or(NotAQuestionMessage::NoMarkerFence)?;
+    let payload_start = terminator_len(bytes, open.end)
+        .map(|len| open.end + len)
+        .ok_or_else(|| NotAQuestionMessage::NothingAfterFence {
+            line: line_column(body, open.start).0,
+        })?;
+    let rest = body.get(payload_start..).unwrap_or_default();
+    let close =
+        first_close_fence(rest, open.length).ok_or_else(|| NotAQuestionMessage::Unclosed {
+            line: line_column(body, open.start).0,
+            fence_length: open.length,
+        })?;
+
+    let after_close = rest.get(close.end..).unwrap_or_default();
+    if !js::trim(after_close).is_empty() {
+        let first_text =
+            after_close.len() - after_close.trim_start_matches(js::is_js_whitespace).len();
+        return Err(NotAQuestionMessage::ContentAfterBlock {
+            line: line_column(body, payload_start + close.end + first_text).0,
+        });
+    }
+
+    let payload = rest.get(..close.start).unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(&replace_lone_surrogate_escapes(payload))
+        .map_err(|err| {
+        let (line, column) = line_column(body, payload_start + json_error_offset(payload, &err));
+        NotAQuestionMessage::InvalidJson {
+            line,
+            column,
+            reason: json_error_reason(&err),
+        }
+    })?;
+    let block = QuestionBlock::from_json_value(&value)?;
+    Ok(ParsedQuestionMessage {
+        prose: js::trim_end(body.get(..open.start).unwrap_or_default()).to_owned(),
+        block,
+    })
+}
+
+/// Byte offset in `payload` of a serde_json error, whose position counts
+/// lines by LF and columns by byte.
+fn json_error_offset(payload: &str, err: &serde_json::Error) -> usize {
+    let mut line_start = 0;
+    for _ in 1..err.line() {
+        line_start = payload
+            .get(line_start..)
+            .and_then(|rest| rest.find('\n'))
+            .map_or(payload.len(), |i| line_start + i + 1);
+    }
+    let mut offset = (line_start + err.column().saturating_sub(1)).min(payload.len());
+    while !payload.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// serde_json's message without its trailing " at line L column C", which
+/// would count within the payload rather than the body.
+fn json_error_reason(err: &serde_json::Error) -> String {
+    let message = err.to_string();
+    match message.rfind(" at line ") {
+        Some(cut) => message.get(..cut).unwrap_or_default().to_owned(),
+        None => message,
+    }
+}
+
+/// 1-based line and character column of byte `offset` in `body`, counting
+/// LF, CR, CRLF, U+2028 and U+2029 as one line break each.
+fn line_column(body: &str, offset: usize) -> (usize, usize) {
+    let mut line = 1;
+    let mut column = 1;
+    let mut previous = None;
+    for (i, c) in body.char_indices() {
+        if i >= offset {
+            break;
+        }
+        if js::is_js_line_terminator(c) {
+            if !(c == '\n' && previous == Some('\r')) {
+                line += 1;
+            }
+            column = 1;
+        } else {
+            column += 1;
+        }
+        previous = Some(c);
+    }
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_columns_count_crlf_once() {
+        assert_eq!(line_column("a\r\nb\rc\u{2028}d", 0), (1, 1));
+        assert_eq!(line_column("a\r\nb\rc\u{2028}d", 3), (2, 1));
+        assert_eq!(line_column("a\r\nb\rc\u{2028}d", 5), (3, 1));
+        assert_eq!(line_column("a\r\nb\rc\u{2028}d", 9), (4, 1));
+    }
+
+    #[test]
+    fn invalid_json_points_into_the_body() {
+        let body = "prose\n\n```index-questions\n{\n  \"version\": 1,,\n}\n```";
+        match explain_question_message(body) {
+            Err(NotAQuestionMessage::InvalidJson { line, column, .. }) => {
+                assert_eq!((line, column), (5, 16));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The block's rules on already-typed values, shared by the JSON reader and
+//! by [`QuestionBlock::validate`](crate::QuestionBlock::validate) so the two
+//! can never disagree.
+
+use std::collections::BTreeSet;
+
+use crate::error::{IssueCode, JsonType, ValidationIssue, ValidationPath};
+use crate::js::utf16_len;
+use crate::{MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS};
+
+/// Collects problems in the order the reference's schema reports them.
+#[derive(Debug, Default)]
+pub(crate) struct Issues(pub(crate) Vec<ValidationIssue>);
+
+impl Issues {
+    pub(crate) fn push(&mut self, path: ValidationPath, code: IssueCode) {
+        self.0.push(ValidationIssue { path, code });
+    }
+
+    /// Whether the block-wide rules may still run: zod skips a refinement
+    /// once a type or literal check has failed anywhere inside.
+    pub(crate) fn refinement_runs(&self) -> bool {
+        !self.0.iter().any(|issue| issue.code.aborts())
+    }
+}
+
+/// Whether `s` passes zod 3's `z.string().uuid()`: 8-4-4-4-12 ASCII hex
+/// digits in either case, hyphenated, nothing before or after. Any version
+/// and variant nibble is accepted, including the nil UUID; braces, `urn:`
+/// prefixes and the unhyphenated form are not.
+pub(crate) fn is_zod_uuid(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+pub(crate) fn check_prompt(path: ValidationPath, prompt: &str, issues: &mut Issues) {
+    let length = utf16_len(prompt);
+    if length < 1 {
+        issues.push(
+            path.clone(),
+            IssueCode::TooSmall {
+                minimum: 1,
+                of: JsonType::String,
+            },
+        );
+    }
+    if length > MAX_PROMPT_LENGTH {
+        issues.push(
+            path,
+            IssueCode::TooBig {
+                maximum: MAX_PROMPT_LENGTH,
+                of: JsonType::String,
+            },
+        );
+    }
+}
+
+pub(crate) fn check_ref(path: ValidationPath, reference: &str, issues: &mut Issues) {
+    if !is_zod_uuid(reference) {
+        issues.push(path, IssueCode::InvalidUuid);
+    }
+}
+
+pub(crate) fn check_question_count(path: ValidationPath, count: usize, issues: &mut Issues) {
+    if count < 1 {
+        issues.push(
+            path.clone(),
+            IssueCode::TooSmall {
+                minimum: 1,
+                of: JsonType::Array,
+            },
+        );
+    }
+    if count > MAX_QUESTIONS {
+        issues.push(
+            path,
+            IssueCode::TooBig {
+                maximum: MAX_QUESTIONS,
+                of: JsonType::Array,
+            },
+        );
+    }
+}
+
+pub(crate) fn check_also_unblocks_count(path: ValidationPath, count: usize, issues: &mut Issues) {
+    if count > MAX_ALSO_UNBLOCKS {
+        issues.push(
+            path,
+            IssueCode::TooBig {
+                maximum: MAX_ALSO_UNBLOCKS,
+                of: JsonType::Array,
+            },
+        );
+    }
+}
+
+/// The block-wide rule: a negotiation ref names one question's negotiation,
+/// so it may appear once in the whole block. Each repeat is reported at its
+/// own position (`questions.Q.opportunityId` or `questions.Q.alsoUnblocks.K`).
+///
+/// `questions` yields each question's refs, primary first. Refs compare as
+/// exact strings, so two spellings of one UUID (`AB…` and `ab…`) are distinct,
+/// as they are in the reference.
+pub(crate) fn check_duplicate_refs<'a, Q, R>(questions: Q, issues: &mut Issues)
+where
+    Q: IntoIterator<Item = R>,
+    R: IntoIterator<Item = &'a str>,
+{
+    let mut seen = BTreeSet::new();
+    for (question_index, refs) in questions.into_iter().enumerate() {
+        for (ref_index, reference) in refs.into_iter().enumerate() {
+            if !seen.insert(reference) {
+                let question = ValidationPath::default()
+                    .key("questions")
+                    .index(question_index);
+                let path = match ref_index.checked_sub(1) {
+                    None => question.key("opportunityId"),
+                    Some(also_index) => question.key("alsoUnblocks").index(also_index),
+                };
+                issues.push(
+                    path,
+                    IssueCode::DuplicateRef {
+                        reference: reference.to_owned(),
+                    },
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_check_matches_zod_shapes() {
+        assert!(is_zod_uuid("00000000-0000-0000-0000-000000000000"));
+        assert!(is_zod_uuid("FFFFFFFF-ffff-FfFf-0000-abcdefABCDEF"));
+        assert!(!is_zod_uuid("00000000000000000000000000000000"));
+        assert!(!is_zod_uuid("{00000000-0000-0000-0000-000000000000}"));
+        assert!(!is_zod_uuid("00000000-0000-0000-0000-000000000000\n"));
+        assert!(!is_zod_uuid("0000000g-0000-0000-0000-000000000000"));
+        assert!(!is_zod_uuid("00000000-0000-0000-0000-00000000000０"));
+    }
+}
