@@ -1,1 +1,56 @@
-fn main() {}
+//! Workspace automation, run as `cargo xtask <command>`.
+//!
+//! Every generator has a write mode and a check mode; the check modes also
+//! run as `#[test]`s, so a stale generated file fails `cargo test`.
+
+// A command-line tool: printing is its output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod check;
+mod fixtures;
+mod metadata;
+mod tidy;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  fixtures [--check]   rewrite fixtures/ from the crates' literals (or fail if stale)
+  check                fixtures, fmt, clippy, tests and the dependency rules
+  deps                 only the dependency rules (browser safety, arrows)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["fixtures"] => fixtures::run(fixtures::Mode::Write),
+        ["fixtures", "--check"] => fixtures::run(fixtures::Mode::Check),
+        ["check"] => check::run(),
+        ["deps"] => metadata::check_dependency_rules(),
+        _ => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A `cargo` command run from the workspace root, with the same cargo that
+/// runs xtask.
+fn cargo(args: &[&str]) -> std::process::Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut command = std::process::Command::new(cargo);
+    command.args(args).current_dir(workspace_root());
+    command
+}
+
+/// The workspace root (the directory holding the top-level `Cargo.toml`).
+fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}

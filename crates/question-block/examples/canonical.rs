@@ -1,6 +1,9 @@
 //! Parses the canonical question message, re-serializes it, and prints the
 //! questions: the quickest way to see the wire contract work end to end.
 
+// An example program: printing is its output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::process::ExitCode;
 
 use index_question_block::fixture::QUESTION_MESSAGE_FIXTURE;

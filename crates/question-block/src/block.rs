@@ -49,8 +49,8 @@ pub struct QuestionBlockQuestion {
     pub prompt: String,
     /// The primary negotiation (an opportunity id, a UUID) this answer unparks.
     pub opportunity_id: String,
-    /// Further negotiations parked on the same gap that this answer also
-    /// unparks: at most 8 UUIDs. An empty list is kept distinct from an
+    /// Other negotiations stalled on the very same missing answer, resumed
+    /// together with the primary one: at most 8 UUIDs. An empty list is kept distinct from an
     /// absent one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub also_unblocks: Option<Vec<String>>,
@@ -61,7 +61,7 @@ impl QuestionBlockQuestion {
     ///
     /// ```
     /// use index_question_block::QuestionBlockQuestion;
-    /// let q = QuestionBlockQuestion::new("Remote or on-site?", "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b");
+    /// let q = QuestionBlockQuestion::new("Remote or on-site?", "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4");
     /// assert!(q.also_unblocks.is_none());
     /// ```
     pub fn new(prompt: impl Into<String>, opportunity_id: impl Into<String>) -> Self {
@@ -76,8 +76,8 @@ impl QuestionBlockQuestion {
     ///
     /// ```
     /// use index_question_block::QuestionBlockQuestion;
-    /// let q = QuestionBlockQuestion::new("Remote or on-site?", "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b")
-    ///     .also_unblocking(["0d9e8f7a-6b5c-4d3e-9f1a-2b3c4d5e6f70"]);
+    /// let q = QuestionBlockQuestion::new("Remote or on-site?", "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4")
+    ///     .also_unblocking(["7c1f4e08-b2d9-4a63-8e5c-d0a9f3b61e27"]);
     /// assert_eq!(q.also_unblocks.as_deref().map(<[String]>::len), Some(1));
     /// ```
     pub fn also_unblocking<I, S>(mut self, refs: I) -> Self
@@ -123,7 +123,7 @@ impl QuestionBlock {
     /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
     /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
     ///     "Remote or on-site?",
-    ///     "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+    ///     "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4",
     /// )]);
     /// assert!(block.validate().is_ok());
     /// ```
@@ -154,10 +154,10 @@ impl QuestionBlock {
     /// ```
     /// use index_question_block::QuestionBlock;
     /// let value = serde_json::json!({"version": 1.0, "questions": [
-    ///     {"prompt": "Remote?", "opportunityId": "6F1C2A3B-4D5E-4F60-8A7B-9C0D1E2F3A4B"}
+    ///     {"prompt": "Remote?", "opportunityId": "9D2E7A41-C3B8-4F05-A6E9-1B7D0C5F82E4"}
     /// ]});
     /// let block = QuestionBlock::from_json_value(&value)?;
-    /// assert_eq!(block.questions[0].opportunity_id, "6F1C2A3B-4D5E-4F60-8A7B-9C0D1E2F3A4B");
+    /// assert_eq!(block.questions[0].opportunity_id, "9D2E7A41-C3B8-4F05-A6E9-1B7D0C5F82E4");
     /// # Ok::<(), index_question_block::InvalidQuestionBlock>(())
     /// ```
     pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
@@ -172,7 +172,7 @@ impl QuestionBlock {
     ///
     /// ```
     /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
-    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new("Q?", "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b")]);
+    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new("Q?", "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4")]);
     /// assert!(block.to_pretty_json().starts_with("{\n  \"version\": 1,\n  \"questions\": [\n"));
     /// ```
     pub fn to_pretty_json(&self) -> String {

@@ -145,6 +145,29 @@ pub enum IssueCode {
 }
 
 impl IssueCode {
+    /// A stable kebab-case name for the rule broken, for logs, tooling and
+    /// fixture names (`invalid-uuid`, `duplicate-ref`, ...).
+    pub fn rule(&self) -> &'static str {
+        match self {
+            IssueCode::InvalidType { received: None, .. } => "missing-field",
+            IssueCode::InvalidType { .. } => "wrong-type",
+            IssueCode::InvalidVersion => "invalid-version",
+            IssueCode::TooSmall {
+                of: JsonType::Array,
+                ..
+            } => "too-few-items",
+            IssueCode::TooSmall { .. } => "too-short",
+            IssueCode::TooBig {
+                of: JsonType::Array,
+                ..
+            } => "too-many-items",
+            IssueCode::TooBig { .. } => "too-long",
+            IssueCode::InvalidUuid => "invalid-uuid",
+            IssueCode::UnrecognizedKeys { .. } => "unknown-key",
+            IssueCode::DuplicateRef { .. } => "duplicate-ref",
+        }
+    }
+
     /// Whether this problem stops the block-wide checks (the duplicate-ref
     /// rule) from running, as a failed type or literal check does in zod.
     /// Length, UUID and unknown-key problems do not.
@@ -246,6 +269,29 @@ impl fmt::Display for InvalidQuestionBlock {
             write!(f, "\n  {issue}")?;
         }
         Ok(())
+    }
+}
+
+impl NotAQuestionMessage {
+    /// A stable kebab-case name for the first rule the body breaks; for an
+    /// invalid block, the rule of its first problem.
+    ///
+    /// ```
+    /// use index_question_block::explain_question_message;
+    /// assert_eq!(explain_question_message("hello").unwrap_err().rule(), "no-marker-fence");
+    /// ```
+    pub fn rule(&self) -> &'static str {
+        match self {
+            NotAQuestionMessage::NoMarkerFence => "no-marker-fence",
+            NotAQuestionMessage::NothingAfterFence { .. } => "nothing-after-fence",
+            NotAQuestionMessage::Unclosed { .. } => "unclosed-fence",
+            NotAQuestionMessage::ContentAfterBlock { .. } => "content-after-block",
+            NotAQuestionMessage::InvalidJson { .. } => "invalid-json",
+            NotAQuestionMessage::InvalidBlock(invalid) => invalid
+                .issues()
+                .first()
+                .map_or("invalid-block", |issue| issue.code.rule()),
+        }
     }
 }
 

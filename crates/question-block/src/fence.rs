@@ -41,24 +41,59 @@ pub(crate) fn terminator_len(bytes: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// Offsets at which `^` matches in multiline mode: 0 and just after every
-/// line terminator.
-fn line_starts(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    let mut next = Some(0);
-    std::iter::from_fn(move || {
-        let start = next?;
-        let mut i = start;
-        next = loop {
-            if i >= bytes.len() {
-                break None;
-            }
-            if let Some(len) = terminator_len(bytes, i) {
-                break Some(i + len);
-            }
-            i += 1;
-        };
-        Some(start)
-    })
+/// Whether `^` matches at `at` in multiline mode: at the start of the input
+/// or just after a line terminator.
+fn is_line_start(bytes: &[u8], at: usize) -> bool {
+    match at.checked_sub(1).and_then(|i| bytes.get(i)) {
+        None => true,
+        Some(b'\n' | b'\r') => true,
+        Some(0xA8 | 0xA9) => at >= 3 && bytes.get(at - 3..at - 1) == Some(&[0xE2, 0x80][..]),
+        Some(_) => false,
+    }
+}
+
+const LOW7: u64 = u64::from_le_bytes([0x7F; 8]);
+
+/// The bytes of `chunk` equal to `needle`, as a mask with the high bit of
+/// each such byte set. Exact (no carry crosses a byte), so the mask can be
+/// read from either end.
+fn match_mask(chunk: &[u8], needle: u8) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(chunk);
+    let x = u64::from_le_bytes(word) ^ (u64::from_le_bytes([0x01; 8]) * u64::from(needle));
+    !((((x & LOW7).wrapping_add(LOW7)) | x) | LOW7)
+}
+
+/// The first `needle` in `haystack`, eight bytes per step.
+fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
+    let mut chunks = haystack.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let found = match_mask(chunk, needle);
+        if found != 0 {
+            return Some(offset + found.trailing_zeros() as usize / 8);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == needle)
+        .map(|i| offset + i)
+}
+
+/// The last `needle` in `haystack`, eight bytes per step from the end.
+fn rfind_byte(haystack: &[u8], needle: u8) -> Option<usize> {
+    let mut chunks = haystack.rchunks_exact(8);
+    let mut end = haystack.len();
+    for chunk in &mut chunks {
+        end -= 8;
+        let found = match_mask(chunk, needle);
+        if found != 0 {
+            return Some(end + 7 - found.leading_zeros() as usize / 8);
+        }
+    }
+    chunks.remainder().iter().rposition(|&b| b == needle)
 }
 
 fn backtick_run(bytes: &[u8], at: usize) -> usize {
@@ -88,38 +123,54 @@ fn fence_tail(bytes: &[u8], at: usize) -> Option<usize> {
     terminator_len(bytes, i).map(|_| i)
 }
 
-/// The last opening marker fence in `body`, as the reference's global
-/// search keeps overwriting its match with the next one.
+/// The last opening marker fence in `body`: the match the reference's
+/// global search ends on.
+///
+/// Searching backwards from the end finds it without walking the prose:
+/// each backtick directly before the marker is checked for a run of three
+/// or more reaching back to a line start, and for a line end after the
+/// marker. A matching line holds exactly one marker occurrence, so the first
+/// occurrence that checks out belongs to the last matching line.
 pub(crate) fn last_open_fence(body: &str) -> Option<OpenFence> {
     let bytes = body.as_bytes();
     let marker = QUESTION_BLOCK_MARKER.as_bytes();
-    line_starts(bytes)
-        .filter_map(|start| {
-            let length = backtick_run(bytes, start);
-            if length < 3 {
-                return None;
-            }
-            let after_marker = start + length + marker.len();
-            if bytes.get(start + length..after_marker) != Some(marker) {
-                return None;
-            }
-            let end = fence_tail(bytes, after_marker)?;
-            Some(OpenFence { start, length, end })
-        })
-        .last()
+    let mut search_end = bytes.len();
+    // The backtick just before a marker occurrence, searched from the end.
+    while let Some(tick) = rfind_byte(bytes.get(..search_end)?, b'`') {
+        let marker_at = tick + 1;
+        let before = bytes.get(..marker_at).unwrap_or_default();
+        let length = before.iter().rev().take_while(|&&b| b == b'`').count();
+        let start = marker_at - length;
+        // Nothing inside this run of backticks can start a later match.
+        search_end = start;
+        if bytes.get(marker_at..marker_at + marker.len()) == Some(marker)
+            && length >= 3
+            && is_line_start(bytes, start)
+            && let Some(end) = fence_tail(bytes, marker_at + marker.len())
+        {
+            return Some(OpenFence { start, length, end });
+        }
+    }
+    None
 }
 
 /// The first line of `text` made of exactly `length` backticks, then only
 /// spaces or tabs (and an optional CR).
 pub(crate) fn first_close_fence(text: &str, length: usize) -> Option<CloseFence> {
     let bytes = text.as_bytes();
-    line_starts(bytes).find_map(|start| {
-        if backtick_run(bytes, start) != length {
-            return None;
+    let mut from = 0;
+    while let Some(offset) = find_byte(bytes.get(from..)?, b'`') {
+        let start = from + offset;
+        let run = backtick_run(bytes, start);
+        if run == length
+            && is_line_start(bytes, start)
+            && let Some(end) = fence_tail(bytes, start + length)
+        {
+            return Some(CloseFence { start, end });
         }
-        let end = fence_tail(bytes, start + length)?;
-        Some(CloseFence { start, end })
-    })
+        from = start + run;
+    }
+    None
 }
 
 /// The longest run of backticks in `text`.
@@ -161,6 +212,37 @@ mod tests {
         assert_eq!(first_close_fence("````\n```", 3).unwrap().start, 5);
         assert!(first_close_fence("```` \n", 3).is_none());
         assert_eq!(first_close_fence("x\r```\t\r", 3).unwrap().end, 7);
+    }
+
+    #[test]
+    fn find_byte_finds_the_first_occurrence_at_every_offset() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut hay = vec![b'x'; len];
+                hay[at] = b'`';
+                if at + 3 < len {
+                    hay[at + 3] = b'`';
+                }
+                assert_eq!(find_byte(&hay, b'`'), Some(at), "len {len} at {at}");
+            }
+            assert_eq!(find_byte(&vec![b'a'; len], b'`'), None);
+        }
+        assert_eq!(find_byte(&[0x60 ^ 0x80, 0x5f, 0x61, b'`'], b'`'), Some(3));
+    }
+
+    #[test]
+    fn rfind_byte_finds_the_last_occurrence_at_every_offset() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut hay = vec![b'x'; len];
+                hay[at] = b'`';
+                if at >= 3 {
+                    hay[at - 3] = b'`';
+                }
+                assert_eq!(rfind_byte(&hay, b'`'), Some(at), "len {len} at {at}");
+            }
+            assert_eq!(rfind_byte(&vec![0x60 ^ 0x01; len], b'`'), None);
+        }
     }
 
     #[test]

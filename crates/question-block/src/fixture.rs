@@ -1,8 +1,8 @@
 //! The canonical question message, for tests on both sides of the wire.
 //!
-//! [`QUESTION_MESSAGE_FIXTURE`] is written by hand, not produced by the
-//! serializer, so a serializer change that would alter the wire format fails
-//! loudly instead of silently redefining it. The same bytes are published as
+//! [`QUESTION_MESSAGE_FIXTURE`] is typed out by hand rather than produced by
+//! the serializer: if the serializer ever drifted, the test comparing the two
+//! breaks, instead of the drift quietly becoming the new format. The same bytes are published as
 //! `fixtures/question-block/canonical.message.txt` for clients in other
 //! languages. Enabled by the `fixture` feature, so test data stays out of
 //! default builds.

@@ -73,5 +73,12 @@ pub fn trim(s: &str) -> &str {
 /// assert_eq!(utf16_len("🙂"), 2);
 /// ```
 pub fn utf16_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
+    if s.is_ascii() {
+        return s.len();
+    }
+    // Every byte that starts a character counts one unit, and a four-byte
+    // character (lead byte 0xF0 or more) counts a second.
+    let continuation = s.bytes().filter(|&b| b & 0xC0 == 0x80).count();
+    let astral = s.bytes().filter(|&b| b >= 0xF0).count();
+    s.len() - continuation + astral
 }

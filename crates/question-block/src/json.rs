@@ -15,7 +15,28 @@ use std::fmt::Write as _;
 use crate::block::{QuestionBlock, QuestionBlockQuestion};
 
 pub(crate) fn pretty_block(block: &QuestionBlock) -> String {
-    let mut out = String::with_capacity(128 + block.questions.len() * 160);
+    let mut out = String::with_capacity(pretty_len_hint(block));
+    write_pretty_block(&mut out, block);
+    out
+}
+
+/// Roughly how many bytes the pretty payload takes, to size buffers once.
+pub(crate) fn pretty_len_hint(block: &QuestionBlock) -> usize {
+    block
+        .questions
+        .iter()
+        .map(|q| {
+            96 + q.prompt.len()
+                + q.also_unblocks
+                    .as_ref()
+                    .map_or(0, |refs| 32 + 48 * refs.len())
+        })
+        .sum::<usize>()
+        + 64
+}
+
+/// Appends the payload to `out`.
+pub(crate) fn write_pretty_block(out: &mut String, block: &QuestionBlock) {
     out.push_str("{\n  \"version\": 1,\n  \"questions\": ");
     if block.questions.is_empty() {
         out.push_str("[]");
@@ -23,12 +44,11 @@ pub(crate) fn pretty_block(block: &QuestionBlock) -> String {
         out.push('[');
         for (i, question) in block.questions.iter().enumerate() {
             out.push_str(if i == 0 { "\n    " } else { ",\n    " });
-            pretty_question(&mut out, question);
+            pretty_question(out, question);
         }
         out.push_str("\n  ]");
     }
     out.push_str("\n}");
-    out
 }
 
 fn pretty_question(out: &mut String, question: &QuestionBlockQuestion) {
@@ -59,26 +79,28 @@ fn pretty_question(out: &mut String, question: &QuestionBlockQuestion) {
 fn push_js_string(out: &mut String, s: &str) {
     out.push('"');
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let escape = match c {
-            '"' => "\\\"",
-            '\\' => "\\\\",
-            '\u{8}' => "\\b",
-            '\t' => "\\t",
-            '\n' => "\\n",
-            '\u{c}' => "\\f",
-            '\r' => "\\r",
-            c if c < ' ' => "",
+    // Only ASCII bytes are ever escaped, so every index where one is found
+    // is a character boundary.
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0C => "\\f",
+            b'\r' => "\\r",
+            0x00..=0x1F => "",
             _ => continue,
         };
         out.push_str(s.get(start..i).unwrap_or_default());
         if escape.is_empty() {
             // Writing to a String cannot fail.
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
+            let _ = write!(out, "\\u{b:04x}");
         } else {
             out.push_str(escape);
         }
-        start = i + c.len_utf8();
+        start = i + 1;
     }
     out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
@@ -87,6 +109,9 @@ fn push_js_string(out: &mut String, s: &str) {
 /// `payload` with every escaped lone surrogate inside a string literal
 /// rewritten as `\ufffd`, borrowed unchanged when there is none.
 pub(crate) fn replace_lone_surrogate_escapes(payload: &str) -> Cow<'_, str> {
+    if !payload.contains("\\u") {
+        return Cow::Borrowed(payload);
+    }
     let bytes = payload.as_bytes();
     let mut out: Option<String> = None;
     let mut copied = 0;

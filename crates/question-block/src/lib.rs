@@ -22,7 +22,7 @@
 //!
 //! let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
 //!     "Which city should the first meeting be in?",
-//!     "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+//!     "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4",
 //! )]);
 //! let message = serialize_question_message("One thing before I continue:", &block)?;
 //! let parsed = parse_question_message(&message).expect("a block we just wrote parses");
@@ -56,7 +56,7 @@ pub use error::{
 pub use message::{explain_question_message, parse_question_message, serialize_question_message};
 pub use structured::{InvalidStructuredQuestion, QuestionOption, StructuredQuestion};
 
-/// Info string of the fenced section that carries the block in a message body.
+/// The info string after the opening backticks that marks a fence as a question block.
 pub const QUESTION_BLOCK_MARKER: &str = "index-questions";
 
 /// The only block version this crate reads or writes. Parsers fail closed on

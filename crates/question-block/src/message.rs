@@ -3,7 +3,8 @@
 use crate::block::{ParsedQuestionMessage, QuestionBlock};
 use crate::error::{InvalidQuestionBlock, NotAQuestionMessage};
 use crate::fence::{first_close_fence, last_open_fence, longest_backtick_run, terminator_len};
-use crate::json::replace_lone_surrogate_escapes;
+use crate::json::{pretty_len_hint, replace_lone_surrogate_escapes, write_pretty_block};
+use crate::validate::{FromStrError, block_from_str};
 use crate::{QUESTION_BLOCK_MARKER, js};
 
 /// Writes `block` after `prose` as a question message, byte for byte as the
@@ -25,7 +26,7 @@ use crate::{QUESTION_BLOCK_MARKER, js};
 /// use index_question_block::{serialize_question_message, QuestionBlock, QuestionBlockQuestion};
 /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
 ///     "Is `remote` fine?",
-///     "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+///     "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4",
 /// )]);
 /// let message = serialize_question_message("  \n", &block)?;
 /// assert!(message.starts_with("```index-questions\n{\n"));
@@ -37,23 +38,39 @@ pub fn serialize_question_message(
     block: &QuestionBlock,
 ) -> Result<String, InvalidQuestionBlock> {
     block.validate()?;
-    let payload = block.to_pretty_json();
-    let fence = "`".repeat(longest_backtick_run(&payload).saturating_add(1).max(3));
+    // The JSON writer neither adds nor escapes backticks, so the payload's
+    // longest run is the longest in the block's strings.
+    let longest_run = block
+        .questions
+        .iter()
+        .flat_map(|q| {
+            [&q.prompt, &q.opportunity_id]
+                .into_iter()
+                .chain(q.also_unblocks.iter().flatten())
+        })
+        .map(|s| longest_backtick_run(s))
+        .max()
+        .unwrap_or(0);
+    let fence_length = longest_run.saturating_add(1).max(3);
     let prose = js::trim_end(prose);
     let mut message = String::with_capacity(
-        prose.len() + payload.len() + 2 * fence.len() + QUESTION_BLOCK_MARKER.len() + 4,
+        prose.len() + pretty_len_hint(block) + 2 * fence_length + QUESTION_BLOCK_MARKER.len() + 4,
     );
     if !prose.is_empty() {
         message.push_str(prose);
         message.push_str("\n\n");
     }
-    message.push_str(&fence);
+    push_fence(&mut message, fence_length);
     message.push_str(QUESTION_BLOCK_MARKER);
     message.push('\n');
-    message.push_str(&payload);
+    write_pretty_block(&mut message, block);
     message.push('\n');
-    message.push_str(&fence);
+    push_fence(&mut message, fence_length);
     Ok(message)
+}
+
+fn push_fence(out: &mut String, length: usize) {
+    out.extend(std::iter::repeat_n('`', length));
 }
 
 /// Reads a question message: the prose and the block that ends it, or
@@ -67,7 +84,7 @@ pub fn serialize_question_message(
 ///
 /// ```
 /// use index_question_block::parse_question_message;
-/// let body = "Two things first.\n\n```index-questions\n{\"version\": 1, \"questions\": [\n  {\"prompt\": \"Budget?\", \"opportunityId\": \"6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b\"}\n]}\n```\n";
+/// let body = "Two things first.\n\n```index-questions\n{\"version\": 1, \"questions\": [\n  {\"prompt\": \"Budget?\", \"opportunityId\": \"9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4\"}\n]}\n```\n";
 /// let parsed = parse_question_message(body).unwrap();
 /// assert_eq!(parsed.prose, "Two things first.");
 /// assert_eq!(parsed.block.questions[0].prompt, "Budget?");
@@ -121,16 +138,19 @@ pub fn explain_question_message(body: &str) -> Result<ParsedQuestionMessage, Not
     }
 
     let payload = rest.get(..close.start).unwrap_or_default();
-    let value: serde_json::Value = serde_json::from_str(&replace_lone_surrogate_escapes(payload))
-        .map_err(|err| {
-        let (line, column) = line_column(body, payload_start + json_error_offset(payload, &err));
-        NotAQuestionMessage::InvalidJson {
-            line,
-            column,
-            reason: json_error_reason(&err),
-        }
-    })?;
-    let block = QuestionBlock::from_json_value(&value)?;
+    let block =
+        block_from_str(&replace_lone_surrogate_escapes(payload)).map_err(|err| match err {
+            FromStrError::Invalid(invalid) => NotAQuestionMessage::InvalidBlock(invalid),
+            FromStrError::Json(err) => {
+                let (line, column) =
+                    line_column(body, payload_start + json_error_offset(payload, &err));
+                NotAQuestionMessage::InvalidJson {
+                    line,
+                    column,
+                    reason: json_error_reason(&err),
+                }
+            }
+        })?;
     Ok(ParsedQuestionMessage {
         prose: js::trim_end(body.get(..open.start).unwrap_or_default()).to_owned(),
         block,

@@ -8,13 +8,44 @@ use crate::error::{IssueCode, JsonType, ValidationIssue, ValidationPath};
 use crate::js::utf16_len;
 use crate::{MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS};
 
+/// A position in the block, built on the stack as the walk descends and
+/// turned into a [`ValidationPath`] only when a problem is reported, so a
+/// valid block costs no allocation for paths.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'static str),
+    Index(&'a At<'a>, usize),
+}
+
+impl<'a> At<'a> {
+    pub(crate) fn key(&'a self, key: &'static str) -> At<'a> {
+        At::Key(self, key)
+    }
+
+    pub(crate) fn index(&'a self, index: usize) -> At<'a> {
+        At::Index(self, index)
+    }
+
+    pub(crate) fn path(&self) -> ValidationPath {
+        match self {
+            At::Root => ValidationPath::default(),
+            At::Key(parent, key) => parent.path().key(key),
+            At::Index(parent, index) => parent.path().index(*index),
+        }
+    }
+}
+
 /// Collects problems in the order the reference's schema reports them.
 #[derive(Debug, Default)]
 pub(crate) struct Issues(pub(crate) Vec<ValidationIssue>);
 
 impl Issues {
-    pub(crate) fn push(&mut self, path: ValidationPath, code: IssueCode) {
-        self.0.push(ValidationIssue { path, code });
+    pub(crate) fn push(&mut self, at: &At<'_>, code: IssueCode) {
+        self.0.push(ValidationIssue {
+            path: at.path(),
+            code,
+        });
     }
 
     /// Whether the block-wide rules may still run: zod skips a refinement
@@ -37,11 +68,11 @@ pub(crate) fn is_zod_uuid(s: &str) -> bool {
         })
 }
 
-pub(crate) fn check_prompt(path: ValidationPath, prompt: &str, issues: &mut Issues) {
+pub(crate) fn check_prompt(at: &At<'_>, prompt: &str, issues: &mut Issues) {
     let length = utf16_len(prompt);
     if length < 1 {
         issues.push(
-            path.clone(),
+            at,
             IssueCode::TooSmall {
                 minimum: 1,
                 of: JsonType::String,
@@ -50,7 +81,7 @@ pub(crate) fn check_prompt(path: ValidationPath, prompt: &str, issues: &mut Issu
     }
     if length > MAX_PROMPT_LENGTH {
         issues.push(
-            path,
+            at,
             IssueCode::TooBig {
                 maximum: MAX_PROMPT_LENGTH,
                 of: JsonType::String,
@@ -59,16 +90,16 @@ pub(crate) fn check_prompt(path: ValidationPath, prompt: &str, issues: &mut Issu
     }
 }
 
-pub(crate) fn check_ref(path: ValidationPath, reference: &str, issues: &mut Issues) {
+pub(crate) fn check_ref(at: &At<'_>, reference: &str, issues: &mut Issues) {
     if !is_zod_uuid(reference) {
-        issues.push(path, IssueCode::InvalidUuid);
+        issues.push(at, IssueCode::InvalidUuid);
     }
 }
 
-pub(crate) fn check_question_count(path: ValidationPath, count: usize, issues: &mut Issues) {
+pub(crate) fn check_question_count(at: &At<'_>, count: usize, issues: &mut Issues) {
     if count < 1 {
         issues.push(
-            path.clone(),
+            at,
             IssueCode::TooSmall {
                 minimum: 1,
                 of: JsonType::Array,
@@ -77,7 +108,7 @@ pub(crate) fn check_question_count(path: ValidationPath, count: usize, issues: &
     }
     if count > MAX_QUESTIONS {
         issues.push(
-            path,
+            at,
             IssueCode::TooBig {
                 maximum: MAX_QUESTIONS,
                 of: JsonType::Array,
@@ -86,10 +117,10 @@ pub(crate) fn check_question_count(path: ValidationPath, count: usize, issues: &
     }
 }
 
-pub(crate) fn check_also_unblocks_count(path: ValidationPath, count: usize, issues: &mut Issues) {
+pub(crate) fn check_also_unblocks_count(at: &At<'_>, count: usize, issues: &mut Issues) {
     if count > MAX_ALSO_UNBLOCKS {
         issues.push(
-            path,
+            at,
             IssueCode::TooBig {
                 maximum: MAX_ALSO_UNBLOCKS,
                 of: JsonType::Array,
@@ -114,15 +145,16 @@ where
     for (question_index, refs) in questions.into_iter().enumerate() {
         for (ref_index, reference) in refs.into_iter().enumerate() {
             if !seen.insert(reference) {
-                let question = ValidationPath::default()
-                    .key("questions")
-                    .index(question_index);
-                let path = match ref_index.checked_sub(1) {
+                let root = At::Root;
+                let questions = root.key("questions");
+                let question = questions.index(question_index);
+                let refs = question.key("alsoUnblocks");
+                let at = match ref_index.checked_sub(1) {
                     None => question.key("opportunityId"),
-                    Some(also_index) => question.key("alsoUnblocks").index(also_index),
+                    Some(also_index) => refs.index(also_index),
                 };
                 issues.push(
-                    path,
+                    &at,
                     IssueCode::DuplicateRef {
                         reference: reference.to_owned(),
                     },

@@ -6,13 +6,14 @@
 //! (duplicate refs), which only runs while no type or literal check has
 //! failed. Both walks below follow that order exactly.
 
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::block::{QuestionBlock, QuestionBlockQuestion};
-use crate::error::{InvalidQuestionBlock, IssueCode, JsonType, ValidationPath};
+use crate::error::{InvalidQuestionBlock, IssueCode, JsonType};
 use crate::rules::{
-    Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt, check_question_count,
-    check_ref,
+    At, Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt,
+    check_question_count, check_ref,
 };
 
 const BLOCK_KEYS: [&str; 2] = ["version", "questions"];
@@ -24,23 +25,87 @@ pub(crate) fn is_version_literal(value: &Value) -> bool {
     value.as_f64() == Some(1.0)
 }
 
+/// Why JSON text did not yield a block.
+pub(crate) enum FromStrError {
+    /// The text is not JSON.
+    Json(serde_json::Error),
+    /// The JSON breaks the contract.
+    Invalid(InvalidQuestionBlock),
+}
+
+/// Reads a block from JSON text.
+///
+/// Well-typed input (the normal case) is decoded straight into the block's
+/// shape, without building a `Value` tree, and then checked by the typed
+/// rules, which report exactly what the JSON walk would (there are no type
+/// problems to interleave). Anything serde's derive refuses, including
+/// duplicate keys that JavaScript resolves last-wins, takes the faithful
+/// `Value` walk instead.
+pub(crate) fn block_from_str(json: &str) -> Result<QuestionBlock, FromStrError> {
+    if let Ok(fast) = serde_json::from_str::<FastBlock>(json)
+        && fast.version == 1.0
+    {
+        let block = QuestionBlock::new(fast.questions.into_iter().map(Into::into).collect());
+        return validate_block(&block)
+            .map(|()| block)
+            .map_err(FromStrError::Invalid);
+    }
+    let value: Value = serde_json::from_str(json).map_err(FromStrError::Json)?;
+    block_from_value(&value).map_err(FromStrError::Invalid)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FastBlock {
+    version: f64,
+    questions: Vec<FastQuestion>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FastQuestion {
+    prompt: String,
+    opportunity_id: String,
+    /// Absent reads as `None`; `null` is refused (zod's `.optional()` does
+    /// not accept null), sending the input to the faithful walk.
+    #[serde(default, deserialize_with = "present_list")]
+    also_unblocks: Option<Vec<String>>,
+}
+
+fn present_list<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<String>>, D::Error> {
+    Vec::<String>::deserialize(deserializer).map(Some)
+}
+
+impl From<FastQuestion> for QuestionBlockQuestion {
+    fn from(fast: FastQuestion) -> Self {
+        QuestionBlockQuestion {
+            prompt: fast.prompt,
+            opportunity_id: fast.opportunity_id,
+            also_unblocks: fast.also_unblocks,
+        }
+    }
+}
+
 pub(crate) fn validate_block(block: &QuestionBlock) -> Result<(), InvalidQuestionBlock> {
     let mut issues = Issues::default();
-    let questions_path = ValidationPath::default().key("questions");
-    check_question_count(questions_path.clone(), block.questions.len(), &mut issues);
+    let root = At::Root;
+    let questions_at = root.key("questions");
+    check_question_count(&questions_at, block.questions.len(), &mut issues);
     for (index, question) in block.questions.iter().enumerate() {
-        let path = questions_path.index(index);
-        check_prompt(path.key("prompt"), &question.prompt, &mut issues);
+        let at = questions_at.index(index);
+        check_prompt(&at.key("prompt"), &question.prompt, &mut issues);
         check_ref(
-            path.key("opportunityId"),
+            &at.key("opportunityId"),
             &question.opportunity_id,
             &mut issues,
         );
         if let Some(refs) = &question.also_unblocks {
-            let refs_path = path.key("alsoUnblocks");
-            check_also_unblocks_count(refs_path.clone(), refs.len(), &mut issues);
+            let refs_at = at.key("alsoUnblocks");
+            check_also_unblocks_count(&refs_at, refs.len(), &mut issues);
             for (ref_index, reference) in refs.iter().enumerate() {
-                check_ref(refs_path.index(ref_index), reference, &mut issues);
+                check_ref(&refs_at.index(ref_index), reference, &mut issues);
             }
         }
     }
@@ -53,22 +118,22 @@ pub(crate) fn validate_block(block: &QuestionBlock) -> Result<(), InvalidQuestio
 
 pub(crate) fn block_from_value(value: &Value) -> Result<QuestionBlock, InvalidQuestionBlock> {
     let mut issues = Issues::default();
-    let root = ValidationPath::default();
+    let root = At::Root;
     let Some(object) = expect_object(&root, value, &mut issues) else {
         return finish(issues, QuestionBlock::new(Vec::new()));
     };
 
     if !object.get("version").is_some_and(is_version_literal) {
-        issues.push(root.key("version"), IssueCode::InvalidVersion);
+        issues.push(&root.key("version"), IssueCode::InvalidVersion);
     }
 
-    let questions_path = root.key("questions");
+    let questions_at = root.key("questions");
     let mut questions = Vec::new();
-    if let Some(items) = expect_array(&questions_path, object.get("questions"), &mut issues) {
-        check_question_count(questions_path.clone(), items.len(), &mut issues);
+    if let Some(items) = expect_array(&questions_at, object.get("questions"), &mut issues) {
+        check_question_count(&questions_at, items.len(), &mut issues);
         for (index, item) in items.iter().enumerate() {
             if let Some(question) =
-                question_from_value(questions_path.index(index), item, &mut issues)
+                question_from_value(&questions_at.index(index), item, &mut issues)
             {
                 questions.push(question);
             }
@@ -86,37 +151,37 @@ pub(crate) fn block_from_value(value: &Value) -> Result<QuestionBlock, InvalidQu
 }
 
 fn question_from_value(
-    path: ValidationPath,
+    at: &At<'_>,
     value: &Value,
     issues: &mut Issues,
 ) -> Option<QuestionBlockQuestion> {
-    let object = expect_object(&path, value, issues)?;
+    let object = expect_object(at, value, issues)?;
 
-    let prompt_path = path.key("prompt");
-    let prompt = expect_string(&prompt_path, object.get("prompt"), issues);
+    let prompt_at = at.key("prompt");
+    let prompt = expect_string(&prompt_at, object.get("prompt"), issues);
     if let Some(prompt) = prompt {
-        check_prompt(prompt_path, prompt, issues);
+        check_prompt(&prompt_at, prompt, issues);
     }
 
-    let id_path = path.key("opportunityId");
-    let opportunity_id = expect_string(&id_path, object.get("opportunityId"), issues);
+    let id_at = at.key("opportunityId");
+    let opportunity_id = expect_string(&id_at, object.get("opportunityId"), issues);
     if let Some(id) = opportunity_id {
-        check_ref(id_path, id, issues);
+        check_ref(&id_at, id, issues);
     }
 
     let mut also_unblocks = None;
     let mut refs_complete = true;
     if let Some(refs_value) = object.get("alsoUnblocks") {
-        let refs_path = path.key("alsoUnblocks");
-        match expect_array(&refs_path, Some(refs_value), issues) {
+        let refs_at = at.key("alsoUnblocks");
+        match expect_array(&refs_at, Some(refs_value), issues) {
             Some(items) => {
-                check_also_unblocks_count(refs_path.clone(), items.len(), issues);
+                check_also_unblocks_count(&refs_at, items.len(), issues);
                 let mut refs = Vec::with_capacity(items.len());
                 for (index, item) in items.iter().enumerate() {
-                    let item_path = refs_path.index(index);
-                    match expect_string(&item_path, Some(item), issues) {
+                    let item_at = refs_at.index(index);
+                    match expect_string(&item_at, Some(item), issues) {
                         Some(reference) => {
-                            check_ref(item_path, reference, issues);
+                            check_ref(&item_at, reference, issues);
                             refs.push(reference.to_owned());
                         }
                         None => refs_complete = false,
@@ -127,7 +192,7 @@ fn question_from_value(
             None => refs_complete = false,
         }
     }
-    check_unknown_keys(&path, object, &QUESTION_KEYS, issues);
+    check_unknown_keys(at, object, &QUESTION_KEYS, issues);
 
     match (prompt, opportunity_id, refs_complete) {
         (Some(prompt), Some(id), true) => Some(QuestionBlockQuestion {
@@ -147,14 +212,9 @@ fn finish<T>(issues: Issues, value: T) -> Result<T, InvalidQuestionBlock> {
     }
 }
 
-fn type_issue(
-    path: &ValidationPath,
-    expected: JsonType,
-    found: Option<&Value>,
-    issues: &mut Issues,
-) {
+fn type_issue(at: &At<'_>, expected: JsonType, found: Option<&Value>, issues: &mut Issues) {
     issues.push(
-        path.clone(),
+        at,
         IssueCode::InvalidType {
             expected,
             received: found.map(JsonType::of),
@@ -163,43 +223,43 @@ fn type_issue(
 }
 
 fn expect_object<'v>(
-    path: &ValidationPath,
+    at: &At<'_>,
     value: &'v Value,
     issues: &mut Issues,
 ) -> Option<&'v Map<String, Value>> {
     let object = value.as_object();
     if object.is_none() {
-        type_issue(path, JsonType::Object, Some(value), issues);
+        type_issue(at, JsonType::Object, Some(value), issues);
     }
     object
 }
 
 fn expect_array<'v>(
-    path: &ValidationPath,
+    at: &At<'_>,
     value: Option<&'v Value>,
     issues: &mut Issues,
 ) -> Option<&'v Vec<Value>> {
     let array = value.and_then(Value::as_array);
     if array.is_none() {
-        type_issue(path, JsonType::Array, value, issues);
+        type_issue(at, JsonType::Array, value, issues);
     }
     array
 }
 
 fn expect_string<'v>(
-    path: &ValidationPath,
+    at: &At<'_>,
     value: Option<&'v Value>,
     issues: &mut Issues,
 ) -> Option<&'v str> {
     let string = value.and_then(Value::as_str);
     if string.is_none() {
-        type_issue(path, JsonType::String, value, issues);
+        type_issue(at, JsonType::String, value, issues);
     }
     string
 }
 
 fn check_unknown_keys(
-    path: &ValidationPath,
+    at: &At<'_>,
     object: &Map<String, Value>,
     known: &[&str],
     issues: &mut Issues,
@@ -210,6 +270,6 @@ fn check_unknown_keys(
         .cloned()
         .collect();
     if !keys.is_empty() {
-        issues.push(path.clone(), IssueCode::UnrecognizedKeys { keys });
+        issues.push(at, IssueCode::UnrecognizedKeys { keys });
     }
 }

@@ -1,6 +1,14 @@
 //! Runs every shared test vector in `fixtures/question-block/vectors.jsonl`,
 //! whose expected results were recorded from the reference implementation.
 
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use index_question_block::{QuestionBlock, parse_question_message, serialize_question_message};
 use serde_json::Value;
 

@@ -1,0 +1,43 @@
+//! `cargo xtask check`: everything a change must pass before it lands.
+
+use crate::{fixtures, metadata};
+
+pub(crate) fn run() -> Result<(), String> {
+    step("fixtures are fresh", || {
+        fixtures::run(fixtures::Mode::Check)
+    })?;
+    step("dependency rules", metadata::check_dependency_rules)?;
+    step("rustfmt", || cargo(&["fmt", "--all", "--check"]))?;
+    step("clippy", || {
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ])
+    })?;
+    step("tests", || {
+        cargo(&["test", "--workspace", "--all-features"])
+    })?;
+    println!("all checks passed");
+    Ok(())
+}
+
+fn step(name: &str, run: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    println!("== {name}");
+    run().map_err(|message| format!("{name} failed: {message}"))
+}
+
+fn cargo(args: &[&str]) -> Result<(), String> {
+    let status = crate::cargo(args)
+        .status()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` exited with {status}", args.join(" ")))
+    }
+}

@@ -1,0 +1,71 @@
+//! Cheap guards on the source tree itself, run as tests.
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if !path.ends_with("target") {
+                    rust_files(&path, out);
+                }
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    fn sources() -> Vec<(PathBuf, String)> {
+        let root = crate::workspace_root();
+        let mut files = Vec::new();
+        rust_files(&root.join("crates"), &mut files);
+        rust_files(&root.join("xtask"), &mut files);
+        files
+            .into_iter()
+            .map(|path| {
+                let text = fs::read_to_string(&path).unwrap();
+                (path, text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_source_file_says_what_it_holds() {
+        let missing: Vec<_> = sources()
+            .into_iter()
+            .filter(|(_, text)| !text.starts_with("//!"))
+            .map(|(path, _)| path)
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "files without a leading //! line: {missing:?}"
+        );
+    }
+
+    #[test]
+    fn no_stubs_or_skipped_tests() {
+        // Assembled so this file does not match itself.
+        let banned = [
+            ["#[", "ignore"].concat(),
+            ["#[", "should_panic"].concat(),
+            ["todo", "!("].concat(),
+            ["unimplemented", "!("].concat(),
+            ["dbg", "!("].concat(),
+        ];
+        let mut found = Vec::new();
+        for (path, text) in sources() {
+            for pattern in &banned {
+                if text.contains(pattern.as_str()) {
+                    found.push(format!("{}: {pattern}", path.display()));
+                }
+            }
+        }
+        assert!(found.is_empty(), "{found:?}");
+    }
+}
