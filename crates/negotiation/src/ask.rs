@@ -1,0 +1,263 @@
+//! The ask-round budget: how often a negotiation may stop to ask its people,
+//! read from the negotiation's own message record.
+//!
+//! Each `ask_user` message in the record is one round spent, whichever side
+//! asked and whether it was a question mid-negotiation or a park after a
+//! stall. The cap bounds the whole park, answer, resume loop so two agents
+//! cannot keep sending their people questions forever.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use index_question_block::StructuredQuestion;
+
+use crate::js_number;
+
+/// The ask rounds a negotiation may spend when nothing overrides it. Three
+/// leaves room for one park after a stall even once each side has asked
+/// once mid-negotiation.
+pub const DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP: usize = 3;
+
+/// The environment variable that overrides the cap.
+pub const NEGOTIATION_ASK_ROUNDS_CAP_ENV: &str = "NEGOTIATION_ASK_ROUNDS_CAP";
+
+/// How long a parked negotiation waits for its person's answer: 24 hours.
+pub const DEFAULT_ASK_USER_WINDOW_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// The `action` of a park turn.
+pub const ASK_USER_ACTION: &str = "ask_user";
+
+/// The ask-round cap, from [`NEGOTIATION_ASK_ROUNDS_CAP_ENV`].
+///
+/// Only a positive integer, as JavaScript's `Number` reads the variable,
+/// counts; anything else (unset, empty, zero, negative, fractional, not a
+/// number) means [`DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP`]. Zero does not turn
+/// the budget off: the cap exists so the loop always ends.
+pub fn negotiation_ask_rounds_cap() -> usize {
+    let raw =
+        std::env::var_os(NEGOTIATION_ASK_ROUNDS_CAP_ENV).map(|v| v.to_string_lossy().into_owned());
+    negotiation_ask_rounds_cap_from(raw.as_deref())
+}
+
+/// [`negotiation_ask_rounds_cap`] with the variable's raw value passed in.
+/// A cap beyond `usize::MAX` saturates, which compares the same against any
+/// count.
+///
+/// ```
+/// use index_negotiation::negotiation_ask_rounds_cap_from;
+/// assert_eq!(negotiation_ask_rounds_cap_from(Some("5")), 5);
+/// assert_eq!(negotiation_ask_rounds_cap_from(Some(" 0x4 ")), 4);
+/// assert_eq!(negotiation_ask_rounds_cap_from(Some("2.0")), 2);
+/// assert_eq!(negotiation_ask_rounds_cap_from(Some("0")), 3);
+/// assert_eq!(negotiation_ask_rounds_cap_from(Some("2.5")), 3);
+/// assert_eq!(negotiation_ask_rounds_cap_from(None), 3);
+/// ```
+pub fn negotiation_ask_rounds_cap_from(raw: Option<&str>) -> usize {
+    let Some(raw) = raw.filter(|raw| !raw.is_empty()) else {
+        return DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP;
+    };
+    let parsed = js_number(raw);
+    if parsed.is_finite() && parsed.fract() == 0.0 && parsed > 0.0 {
+        if parsed >= usize::MAX as f64 {
+            usize::MAX
+        } else {
+            parsed as usize
+        }
+    } else {
+        DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP
+    }
+}
+
+/// One part of a negotiation message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum MessagePart {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Structured data, such as a turn payload.
+    Data {
+        /// The data: a JSON object.
+        data: serde_json::Map<String, serde_json::Value>,
+    },
+}
+
+/// A message in a negotiation's own record: who sent it and its parts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NegotiationMessage {
+    /// The sender; a seat's agent is `agent:{userId}`.
+    pub sender_id: String,
+    /// The parts, in order.
+    pub parts: Vec<MessagePart>,
+}
+
+impl NegotiationMessage {
+    /// Whether this message is an ask round: its first data part's `action`
+    /// is `ask_user`.
+    pub fn is_ask_user(&self) -> bool {
+        self.parts
+            .iter()
+            .find_map(|part| match part {
+                MessagePart::Data { data } => Some(data),
+                MessagePart::Text { .. } => None,
+            })
+            .and_then(|data| data.get("action"))
+            .and_then(serde_json::Value::as_str)
+            == Some(ASK_USER_ACTION)
+    }
+}
+
+/// The sender id of `user_id`'s agent.
+pub fn agent_sender_id(user_id: &str) -> String {
+    format!("agent:{user_id}")
+}
+
+/// How many ask rounds the negotiation has spent, both sides together.
+///
+/// ```
+/// use index_negotiation::{count_negotiation_ask_rounds, NegotiationMessage, MessagePart};
+/// let ask = |who: &str| NegotiationMessage {
+///     sender_id: format!("agent:{who}"),
+///     parts: vec![MessagePart::Data { data: serde_json::json!({"action": "ask_user"}).as_object().unwrap().clone() }],
+/// };
+/// assert_eq!(count_negotiation_ask_rounds(&[ask("alice"), ask("bob")]), 2);
+/// ```
+pub fn count_negotiation_ask_rounds(messages: &[NegotiationMessage]) -> usize {
+    messages.iter().filter(|m| m.is_ask_user()).count()
+}
+
+/// Whether `user_id`'s side has already asked in this negotiation.
+pub fn has_prior_ask_user(messages: &[NegotiationMessage], user_id: &str) -> bool {
+    let sender = agent_sender_id(user_id);
+    messages
+        .iter()
+        .any(|m| m.is_ask_user() && m.sender_id == sender)
+}
+
+/// Why a negotiation pauses to ask its person: a closed set of categories
+/// recorded for the server, never shown as wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NegotiationConsultationReason {
+    /// A constraint of the person's is unknown and decides the outcome.
+    UnresolvedOwnerConstraint,
+    /// Going on would disclose something that needs the person's permission.
+    ConsequentialDisclosurePermission,
+    /// The seats keep failing to converge without new input.
+    RepeatedNonConvergence,
+    /// The agent may not commit to what the deal needs.
+    InsufficientCommitmentAuthority,
+}
+
+/// The literal `"ask_user"`, as a type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct AskUserAction;
+
+impl Serialize for AskUserAction {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(ASK_USER_ACTION)
+    }
+}
+
+impl<'de> Deserialize<'de> for AskUserAction {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let action = String::deserialize(deserializer)?;
+        if action == ASK_USER_ACTION {
+            Ok(AskUserAction)
+        } else {
+            Err(serde::de::Error::custom(format_args!(
+                "expected \"ask_user\", got {action:?}"
+            )))
+        }
+    }
+}
+
+/// The roles an assessment suggests for the two people (`peer`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestedRoles {
+    /// The role suggested for this side's person.
+    pub own_user: String,
+    /// The role suggested for the other person.
+    pub other_user: String,
+}
+
+impl SuggestedRoles {
+    /// Both people as peers: what a park uses when no turn suggested roles.
+    pub fn peers() -> Self {
+        SuggestedRoles {
+            own_user: "peer".to_owned(),
+            other_user: "peer".to_owned(),
+        }
+    }
+}
+
+/// The assessment a park turn carries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskUserAssessment {
+    /// Why the turn was taken.
+    pub reasoning: String,
+    /// The roles suggested for the people.
+    pub suggested_roles: SuggestedRoles,
+}
+
+/// The question a park asks, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AskUser {
+    /// Why the pause is warranted.
+    pub reason: NegotiationConsultationReason,
+    /// What the person is asked.
+    pub question: StructuredQuestion,
+}
+
+/// An `ask_user` turn: the data part of a message that parks a negotiation
+/// on a question for one person.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AskUserTurn {
+    /// Always `ask_user`.
+    pub action: AskUserAction,
+    /// The turn's assessment.
+    pub assessment: AskUserAssessment,
+    /// Always `null`: a park says nothing to the other seat.
+    pub message: (),
+    /// The question.
+    pub ask_user: AskUser,
+}
+
+impl AskUserTurn {
+    /// The park as a message from `user_id`'s agent, ready for the record.
+    ///
+    /// ```
+    /// use index_negotiation::*;
+    /// use index_question_block::{QuestionOption, StructuredQuestion};
+    /// let option = |l: &str| QuestionOption { label: l.into(), description: format!("Retry with {l}.") };
+    /// let turn = AskUserTurn {
+    ///     action: Default::default(),
+    ///     assessment: AskUserAssessment { reasoning: "Parked.".into(), suggested_roles: SuggestedRoles::peers() },
+    ///     message: (),
+    ///     ask_user: AskUser {
+    ///         reason: NegotiationConsultationReason::UnresolvedOwnerConstraint,
+    ///         question: StructuredQuestion { title: "Budget".into(), prompt: "Which budget?".into(), options: vec![option("low"), option("high")], multi_select: false },
+    ///     },
+    /// };
+    /// let message = turn.to_message("alice");
+    /// assert_eq!(message.sender_id, "agent:alice");
+    /// assert!(message.is_ask_user());
+    /// ```
+    pub fn to_message(&self, user_id: &str) -> NegotiationMessage {
+        let data = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(map)) => map,
+            // A struct of strings, enums and a unit always serializes to an
+            // object; this arm only satisfies the type.
+            _ => serde_json::Map::new(),
+        };
+        NegotiationMessage {
+            sender_id: agent_sender_id(user_id),
+            parts: vec![MessagePart::Data { data }],
+        }
+    }
+}

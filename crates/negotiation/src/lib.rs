@@ -1,0 +1,84 @@
+//! The Index protocol's negotiation rules, as pure functions.
+//!
+//! Two seats, an initiator and a responder, negotiate for their people by
+//! taking turns: `propose`, `counter`, `accept`, `decline`. Talks run in
+//! rounds of at most [`NEGOTIATION_MAX_TURNS`] turns. A decline, or a round's
+//! last turn, ends the round with nobody to move; the pair stays in talks
+//! until a seat [resumes](decide_negotiation_resume) it because its person
+//! added context that bears on the pair. Only an `accept` of the other
+//! seat's standing proposal settles a negotiation.
+//!
+//! Everything here decides and nothing applies: a host reads the state under
+//! a lock, calls a `decide_*` function, and applies exactly what it returns
+//! (see the `index-negotiation-store` crate). The same input always gets the
+//! same decision, checked in the reference's order.
+//!
+//! ```
+//! use index_negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationState, NegotiationTurn};
+//!
+//! let state = NegotiationState::opened("alice", "bob");
+//! let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call next week?");
+//! let decision = decide_negotiation_turn(Some(&state), "alice", &turn);
+//! let permitted = decision.permitted().expect("alice opens");
+//! assert_eq!(permitted.awaiting_user_id.as_deref(), Some("bob"));
+//! ```
+//!
+//! The ask-round budget ([`count_negotiation_ask_rounds`],
+//! [`negotiation_ask_rounds_cap`]) bounds how often a negotiation may stop to
+//! ask its people a question.
+//!
+//! This crate is browser-safe: no I/O, no clock, no randomness.
+
+mod ask;
+mod decision;
+mod guidance;
+mod js_number;
+mod rules;
+mod state;
+mod timeout;
+mod turn;
+
+pub use ask::{
+    ASK_USER_ACTION, AskUser, AskUserAction, AskUserAssessment, AskUserTurn,
+    DEFAULT_ASK_USER_WINDOW_MS, DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP, MessagePart,
+    NEGOTIATION_ASK_ROUNDS_CAP_ENV, NegotiationConsultationReason, NegotiationMessage,
+    SuggestedRoles, agent_sender_id, count_negotiation_ask_rounds, has_prior_ask_user,
+    negotiation_ask_rounds_cap, negotiation_ask_rounds_cap_from,
+};
+pub use decision::{
+    Decision, NegotiationDecision, NegotiationRejection, NegotiationResumeDecision,
+    NegotiationResumeRejection, ResumePermitted, TurnPermitted,
+};
+pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATION_GUIDANCE};
+pub use js_number::js_number;
+pub use rules::{
+    NegotiationObservation, current_round, decide_negotiation_opening, decide_negotiation_resume,
+    decide_negotiation_turn, decide_negotiation_turn_value, negotiation_blocked_reason,
+    observe_negotiation,
+};
+pub use state::{
+    NegotiationOpened, NegotiationOpening, NegotiationOutcome, NegotiationState, OpportunityStatus,
+    RoundEnded, SeatTurn,
+};
+pub use timeout::{
+    DEFAULT_TURN_TIMEOUT_MS, NEGOTIATOR_TURN_TIMEOUT_MS_ENV, resolve_turn_timeout_ms,
+    resolve_turn_timeout_ms_from, turn_timeout,
+};
+pub use turn::{HasAction, NegotiationAction, NegotiationTurn, is_valid_turn};
+
+/// The most turns one round may hold. Not a limit on the negotiation: after
+/// a round's last turn, a seat may resume and start another.
+pub const NEGOTIATION_MAX_TURNS: usize = max_turns!();
+
+/// The longest turn message, in UTF-16 code units after JavaScript-style
+/// trimming.
+pub const NEGOTIATION_MESSAGE_LIMIT: usize = 4000;
+
+/// Expands to the round limit as a literal, so the guidance text can quote
+/// it with `concat!` and never disagree with [`NEGOTIATION_MAX_TURNS`].
+macro_rules! max_turns {
+    () => {
+        12
+    };
+}
+use max_turns;

@@ -1,0 +1,272 @@
+//! The rules: rounds, openings, turns, resumes and what a seat may do now.
+
+use serde::Serialize;
+
+use crate::decision::{
+    Decision, NegotiationDecision, NegotiationRejection, NegotiationResumeDecision,
+    NegotiationResumeRejection, ResumePermitted, TurnPermitted,
+};
+use crate::guidance::NEGOTIATION_GUIDANCE;
+use crate::state::{
+    NegotiationOpened, NegotiationOpening, NegotiationOutcome, NegotiationState, OpportunityStatus,
+    RoundEnded,
+};
+use crate::turn::{HasAction, NegotiationAction, NegotiationTurn, is_valid_turn, turn_from_value};
+use crate::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
+
+/// The turns of the round in progress: those after the last decline or the
+/// last full round, oldest first.
+///
+/// A round ends at a decline or once it holds [`NEGOTIATION_MAX_TURNS`]
+/// turns; right after it ends, the current round is empty.
+///
+/// ```
+/// use index_negotiation::{current_round, NegotiationAction::*};
+/// assert_eq!(current_round(&[Propose, Counter, Decline, Propose]), &[Propose]);
+/// assert!(current_round(&[Propose, Decline]).is_empty());
+/// assert_eq!(current_round(&[Propose; 13]).len(), 1);
+/// ```
+pub fn current_round<T: HasAction>(turns: &[T]) -> &[T] {
+    let mut start = 0;
+    for (index, turn) in turns.iter().enumerate() {
+        if turn.action() == NegotiationAction::Decline || index + 1 - start >= NEGOTIATION_MAX_TURNS
+        {
+            start = index + 1;
+        }
+    }
+    turns.get(start..).unwrap_or_default()
+}
+
+/// Whether a pair may open a negotiation: eligible, two different people,
+/// two different intents. The initiator moves first.
+///
+/// ```
+/// use index_negotiation::{decide_negotiation_opening, NegotiationOpening};
+/// let pair = NegotiationOpening {
+///     user_a: "alice".into(), user_b: "bob".into(),
+///     intent_a: "i-1".into(), intent_b: "i-2".into(), eligible: true,
+/// };
+/// assert_eq!(decide_negotiation_opening(&pair).unwrap().awaiting_user_id, "alice");
+/// ```
+pub fn decide_negotiation_opening(pair: &NegotiationOpening) -> Option<NegotiationOpened> {
+    (pair.eligible && pair.user_a != pair.user_b && pair.intent_a != pair.intent_b).then(|| {
+        NegotiationOpened {
+            initiator_user_id: pair.user_a.clone(),
+            responder_user_id: pair.user_b.clone(),
+            awaiting_user_id: pair.user_a.clone(),
+        }
+    })
+}
+
+/// Why `user_id` may not act on `state` right now, checked in this order:
+/// not a seat, settled, an intent inactive, not this seat's turn.
+pub fn negotiation_blocked_reason(
+    state: &NegotiationState,
+    user_id: &str,
+) -> Option<NegotiationRejection> {
+    if !state.is_seat(user_id) {
+        Some(NegotiationRejection::NotASeat)
+    } else if state.settled {
+        Some(NegotiationRejection::AlreadySettled)
+    } else if !state.eligible {
+        Some(NegotiationRejection::IntentInactive)
+    } else if state.awaiting_user_id.as_deref() != Some(user_id) {
+        Some(NegotiationRejection::NotYourTurn)
+    } else {
+        None
+    }
+}
+
+/// The complete transition for `user_id` taking `turn` on the locked
+/// `state`, or why it is refused.
+///
+/// Checks run in the reference's order: the negotiation exists; the blocked
+/// reasons of [`negotiation_blocked_reason`]; the turn is valid; a round
+/// does not open with a counter; an accept answers the other seat's
+/// standing propose; a propose does not answer one. Only an accept settles
+/// (`outcome` agreed, status pending). A decline, or the round's last turn,
+/// ends the round with nobody to move.
+///
+/// ```
+/// use index_negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationRejection, NegotiationState, NegotiationTurn};
+/// let state = NegotiationState::opened("alice", "bob");
+/// let counter = NegotiationTurn::new(NegotiationAction::Counter, "What is on offer?");
+/// let decision = decide_negotiation_turn(Some(&state), "alice", &counter);
+/// assert_eq!(decision.rejection(), Some(NegotiationRejection::CounterIsFirst));
+/// ```
+pub fn decide_negotiation_turn(
+    state: Option<&NegotiationState>,
+    user_id: &str,
+    turn: &NegotiationTurn,
+) -> NegotiationDecision {
+    decide_turn(state, user_id, is_valid_turn(turn).then_some(turn.action))
+}
+
+/// [`decide_negotiation_turn`] for a turn that arrives as untyped JSON: an
+/// unknown action, a missing or non-string message, or a message out of
+/// bounds is `invalid_turn`, reported after the checks that come before it.
+///
+/// ```
+/// use index_negotiation::{decide_negotiation_turn_value, NegotiationRejection, NegotiationState};
+/// let state = NegotiationState::opened("alice", "bob");
+/// let turn = serde_json::json!({"action": "haggle", "message": "hm"});
+/// assert_eq!(decide_negotiation_turn_value(Some(&state), "alice", &turn).rejection(), Some(NegotiationRejection::InvalidTurn));
+/// assert_eq!(decide_negotiation_turn_value(None, "alice", &turn).rejection(), Some(NegotiationRejection::NotFound));
+/// ```
+pub fn decide_negotiation_turn_value(
+    state: Option<&NegotiationState>,
+    user_id: &str,
+    turn: &serde_json::Value,
+) -> NegotiationDecision {
+    decide_turn(
+        state,
+        user_id,
+        turn_from_value(turn).map(|turn| turn.action),
+    )
+}
+
+/// The shared decision; `action` is `None` when the turn failed its schema.
+fn decide_turn(
+    state: Option<&NegotiationState>,
+    user_id: &str,
+    action: Option<NegotiationAction>,
+) -> NegotiationDecision {
+    let Some(state) = state else {
+        return Decision::Refused(NegotiationRejection::NotFound);
+    };
+    if let Some(blocked) = negotiation_blocked_reason(state, user_id) {
+        return Decision::Refused(blocked);
+    }
+    let turn_index = state.turns.len();
+    let Some(action) = action else {
+        return Decision::Refused(NegotiationRejection::InvalidTurn);
+    };
+    let round = current_round(&state.turns);
+    let previous = round.last();
+    if action == NegotiationAction::Counter && round.is_empty() {
+        return Decision::Refused(NegotiationRejection::CounterIsFirst);
+    }
+    // Only a propose stands to be accepted: a counter asks without offering.
+    let other_seat_proposed = previous
+        .is_some_and(|p| p.seat_user_id != user_id && p.action == NegotiationAction::Propose);
+    if action == NegotiationAction::Accept && !other_seat_proposed {
+        return Decision::Refused(NegotiationRejection::AcceptWithoutOffer);
+    }
+    if action == NegotiationAction::Propose && other_seat_proposed {
+        return Decision::Refused(NegotiationRejection::ProposeOverOffer);
+    }
+
+    let agreed = action == NegotiationAction::Accept;
+    let round_ended = if agreed {
+        None
+    } else if action == NegotiationAction::Decline {
+        Some(RoundEnded::Declined)
+    } else if round.len() + 1 >= NEGOTIATION_MAX_TURNS {
+        Some(RoundEnded::TurnLimit)
+    } else {
+        None
+    };
+    let awaiting_user_id =
+        (!agreed && round_ended.is_none()).then(|| state.other_seat(user_id).to_owned());
+    Decision::Permitted(TurnPermitted {
+        turn_index,
+        outcome: agreed.then_some(NegotiationOutcome::Agreed),
+        round_ended,
+        awaiting_user_id,
+        opportunity_status: if agreed {
+            OpportunityStatus::Pending
+        } else {
+            OpportunityStatus::Negotiating
+        },
+    })
+}
+
+/// Whether `user_id` may resume a negotiation paused between rounds, taking
+/// the first turn of a new one. Nothing resumes on its own: a seat resumes
+/// when its person's new context bears on the pair.
+///
+/// ```
+/// use index_negotiation::{decide_negotiation_resume, NegotiationResumeRejection, NegotiationState};
+/// let mut state = NegotiationState::opened("alice", "bob");
+/// assert_eq!(decide_negotiation_resume(Some(&state), "bob").rejection(), Some(NegotiationResumeRejection::NotPaused));
+/// state.awaiting_user_id = None;
+/// assert_eq!(decide_negotiation_resume(Some(&state), "bob").permitted().unwrap().awaiting_user_id, "bob");
+/// ```
+pub fn decide_negotiation_resume(
+    state: Option<&NegotiationState>,
+    user_id: &str,
+) -> NegotiationResumeDecision {
+    let Some(state) = state else {
+        return Decision::Refused(NegotiationResumeRejection::NotFound);
+    };
+    let rejection = if !state.is_seat(user_id) {
+        NegotiationResumeRejection::NotASeat
+    } else if state.settled {
+        NegotiationResumeRejection::AlreadySettled
+    } else if !state.eligible {
+        NegotiationResumeRejection::IntentInactive
+    } else if state.awaiting_user_id.is_some() {
+        NegotiationResumeRejection::NotPaused
+    } else {
+        return Decision::Permitted(ResumePermitted {
+            awaiting_user_id: user_id.to_owned(),
+        });
+    };
+    Decision::Refused(rejection)
+}
+
+/// What a seat sees when it looks at a negotiation: the guidance, what it
+/// may do now, and the limits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NegotiationObservation {
+    /// [`NEGOTIATION_GUIDANCE`].
+    pub guidance: &'static str,
+    /// The actions the seat may take now, in the reference's order; empty
+    /// when blocked.
+    pub available_actions: Vec<NegotiationAction>,
+    /// Why the seat may not act now, if it may not.
+    pub blocked_reason: Option<NegotiationRejection>,
+    /// [`NEGOTIATION_MAX_TURNS`].
+    pub max_turns: usize,
+    /// Turns left in the current round.
+    pub remaining_turns: usize,
+    /// [`NEGOTIATION_MESSAGE_LIMIT`].
+    pub message_limit: usize,
+}
+
+/// What `user_id` may do on `state` now. An action is offered exactly when
+/// [`decide_negotiation_turn`] would permit it with a valid message.
+///
+/// ```
+/// use index_negotiation::{observe_negotiation, NegotiationAction::*, NegotiationState};
+/// let state = NegotiationState::opened("alice", "bob");
+/// assert_eq!(observe_negotiation(&state, "alice").available_actions, [Propose, Decline]);
+/// assert!(observe_negotiation(&state, "bob").available_actions.is_empty());
+/// ```
+pub fn observe_negotiation(state: &NegotiationState, user_id: &str) -> NegotiationObservation {
+    let blocked_reason = negotiation_blocked_reason(state, user_id);
+    let round = current_round(&state.turns);
+    let available_actions = match (blocked_reason, round.last().map(|turn| turn.action)) {
+        (Some(_), _) => Vec::new(),
+        (None, None) => vec![NegotiationAction::Propose, NegotiationAction::Decline],
+        (None, Some(NegotiationAction::Propose)) => vec![
+            NegotiationAction::Counter,
+            NegotiationAction::Accept,
+            NegotiationAction::Decline,
+        ],
+        (None, Some(_)) => vec![
+            NegotiationAction::Propose,
+            NegotiationAction::Counter,
+            NegotiationAction::Decline,
+        ],
+    };
+    NegotiationObservation {
+        guidance: NEGOTIATION_GUIDANCE,
+        available_actions,
+        blocked_reason,
+        max_turns: NEGOTIATION_MAX_TURNS,
+        remaining_turns: NEGOTIATION_MAX_TURNS.saturating_sub(round.len()),
+        message_limit: NEGOTIATION_MESSAGE_LIMIT,
+    }
+}

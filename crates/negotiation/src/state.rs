@@ -1,0 +1,176 @@
+//! The negotiation as a host reads it, and what a decision may change.
+
+use serde::{Deserialize, Serialize};
+
+use crate::decision::{ResumePermitted, TurnPermitted};
+use crate::turn::{HasAction, NegotiationAction, NegotiationTurn};
+
+/// How a negotiation ended, if it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NegotiationOutcome {
+    /// A seat accepted the other's proposal.
+    Agreed,
+    /// Recorded by hosts that ended talks on a decline before rounds existed.
+    Declined,
+    /// A person passed, the negotiation expired, or an intent was removed.
+    Closed,
+}
+
+/// A turn in the log: who took it, what they did and said.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatTurn {
+    /// The seat (user id) that took the turn.
+    pub seat_user_id: String,
+    /// What it did.
+    pub action: NegotiationAction,
+    /// What it said.
+    pub message: String,
+}
+
+impl HasAction for SeatTurn {
+    fn action(&self) -> NegotiationAction {
+        self.action
+    }
+}
+
+/// The authoritative state of one negotiation, as the host locked it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NegotiationState {
+    /// The seat that opened the negotiation.
+    pub initiator_user_id: String,
+    /// The other seat.
+    pub responder_user_id: String,
+    /// The seat whose turn it is, or `None` (JSON `null`) when nobody may
+    /// move: between rounds, or once settled.
+    pub awaiting_user_id: Option<String>,
+    /// How the negotiation ended, or `None` while in talks.
+    pub outcome: Option<NegotiationOutcome>,
+    /// Whether the negotiation is over; nothing may happen after.
+    pub settled: bool,
+    /// Whether both seats' intents are still active and shared.
+    pub eligible: bool,
+    /// Every turn so far, oldest first, across all rounds.
+    pub turns: Vec<SeatTurn>,
+}
+
+impl NegotiationState {
+    /// A freshly opened negotiation: eligible, no turns, the initiator to move.
+    ///
+    /// ```
+    /// use index_negotiation::NegotiationState;
+    /// let state = NegotiationState::opened("alice", "bob");
+    /// assert_eq!(state.awaiting_user_id.as_deref(), Some("alice"));
+    /// ```
+    pub fn opened(initiator: impl Into<String>, responder: impl Into<String>) -> Self {
+        let initiator = initiator.into();
+        NegotiationState {
+            awaiting_user_id: Some(initiator.clone()),
+            initiator_user_id: initiator,
+            responder_user_id: responder.into(),
+            outcome: None,
+            settled: false,
+            eligible: true,
+            turns: Vec::new(),
+        }
+    }
+
+    /// Whether `user_id` holds one of the two seats.
+    pub fn is_seat(&self, user_id: &str) -> bool {
+        user_id == self.initiator_user_id || user_id == self.responder_user_id
+    }
+
+    /// Applies a permitted turn: appends it for `user_id`, hands the turn on
+    /// as decided, and records a settlement. Hosts that keep the state in
+    /// memory call this inside their lock; hosts with tables write the same
+    /// changes as rows.
+    ///
+    /// ```
+    /// use index_negotiation::*;
+    /// let mut state = NegotiationState::opened("alice", "bob");
+    /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Coffee Tuesday?");
+    /// if let Decision::Permitted(permitted) = decide_negotiation_turn(Some(&state), "alice", &turn) {
+    ///     state.apply_turn("alice", &turn, &permitted);
+    /// }
+    /// assert_eq!(state.turns.len(), 1);
+    /// assert_eq!(state.awaiting_user_id.as_deref(), Some("bob"));
+    /// ```
+    pub fn apply_turn(&mut self, user_id: &str, turn: &NegotiationTurn, permitted: &TurnPermitted) {
+        self.turns.push(SeatTurn {
+            seat_user_id: user_id.to_owned(),
+            action: turn.action,
+            message: turn.message.clone(),
+        });
+        self.awaiting_user_id
+            .clone_from(&permitted.awaiting_user_id);
+        if let Some(outcome) = permitted.outcome {
+            self.outcome = Some(outcome);
+            self.settled = true;
+        }
+    }
+
+    /// Applies a permitted resume: the resuming seat holds the turn.
+    pub fn apply_resume(&mut self, permitted: &ResumePermitted) {
+        self.awaiting_user_id = Some(permitted.awaiting_user_id.clone());
+    }
+
+    /// The seat across from `user_id` (the initiator for anyone else).
+    pub fn other_seat(&self, user_id: &str) -> &str {
+        if user_id == self.initiator_user_id {
+            &self.responder_user_id
+        } else {
+            &self.initiator_user_id
+        }
+    }
+}
+
+/// The opportunity's status as a turn leaves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpportunityStatus {
+    /// Still in talks.
+    Negotiating,
+    /// Agreed by the agents; waiting for the people to review.
+    Pending,
+}
+
+/// Why a turn ended its round, leaving nobody to move until a seat resumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundEnded {
+    /// The turn was a decline.
+    Declined,
+    /// The turn was the round's last.
+    TurnLimit,
+}
+
+/// A pair that might open a negotiation, with what the host knows of it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NegotiationOpening {
+    /// The user who would initiate.
+    pub user_a: String,
+    /// The user who would respond.
+    pub user_b: String,
+    /// The initiator's intent.
+    pub intent_a: String,
+    /// The responder's intent.
+    pub intent_b: String,
+    /// Whether both are current members with active intents shared into a
+    /// common network.
+    pub eligible: bool,
+}
+
+/// A permitted opening: who holds which seat, and who moves first.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NegotiationOpened {
+    /// The initiating seat.
+    pub initiator_user_id: String,
+    /// The responding seat.
+    pub responder_user_id: String,
+    /// Who moves first: the initiator.
+    pub awaiting_user_id: String,
+}
