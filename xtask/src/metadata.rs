@@ -33,6 +33,11 @@ const BROWSER_FORBIDDEN: &[&str] = &[
 const ARROWS: &[(&str, &[&str])] = &[
     ("index-question-block", &[]),
     ("index-negotiation", &["index-question-block"]),
+    ("index-negotiation-store", &["index-negotiation"]),
+    (
+        "index-negotiation-store-sqlite",
+        &["index-negotiation-store", "index-negotiation"],
+    ),
     ("xtask", &["*"]),
 ];
 

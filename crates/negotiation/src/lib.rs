@@ -1,11 +1,12 @@
 //! The Index protocol's negotiation rules, as pure functions.
 //!
 //! Two seats, an initiator and a responder, negotiate for their people by
-//! taking turns: `propose`, `counter`, `accept`, `decline`. Talks run in
-//! rounds of at most [`NEGOTIATION_MAX_TURNS`] turns. A decline, or a round's
-//! last turn, ends the round with nobody to move; the pair stays in talks
-//! until a seat [resumes](decide_negotiation_resume) it because its person
-//! added context that bears on the pair. Only an `accept` of the other
+//! taking turns: `propose`, `counter`, `accept`, `decline`. Talks are split
+//! into rounds, each capped at [`NEGOTIATION_MAX_TURNS`] turns. When a seat
+//! declines, or a round fills up, that round is over and neither seat may
+//! move; the pair is still in talks, and a seat
+//! [resumes](decide_negotiation_resume) them once its person brings context
+//! that matters for this pair. Only an `accept` of the other
 //! seat's standing proposal settles a negotiation.
 //!
 //! Everything here decides and nothing applies: a host reads the state under

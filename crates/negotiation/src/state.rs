@@ -136,7 +136,7 @@ pub enum OpportunityStatus {
     Pending,
 }
 
-/// Why a turn ended its round, leaving nobody to move until a seat resumes.
+/// What closed the round with this turn; no seat may move again until one resumes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RoundEnded {

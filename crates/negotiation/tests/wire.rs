@@ -105,12 +105,12 @@ fn guidance_states_the_rules_with_the_real_limit() {
         NEGOTIATION_GUIDANCE.contains(&format!("rounds of at most {NEGOTIATION_MAX_TURNS} turns"))
     );
     for phrase in [
-        "decline passes for the moment",
+        "decline steps back for now",
         "closes that round but keeps the pair in talks, with nobody to move",
         "Resume only when your person adds context that bears on this pair",
         "Only an agreement settles",
-        "a person passing, expiry or a removed intent closes it",
-        "never count as consent",
+        "when a person passes, when it expires, or when an intent is removed",
+        "ever counts as consent",
         "read the negotiation again",
     ] {
         assert!(NEGOTIATION_GUIDANCE.contains(phrase), "{phrase}");

@@ -1,0 +1,157 @@
+//! The embedded default backend for the negotiation store: one SQLite file.
+//!
+//! Every commit is one `BEGIN IMMEDIATE` transaction: it takes the
+//! database's write lock, reads the negotiation and both seats'
+//! eligibility, asks the rules once, and writes the turn and the new state
+//! before committing, so concurrent tasks and separate processes on the
+//! same file serialize. The `(negotiation, turn_index)` primary key is the
+//! backstop: an index already taken is reported as `raced`. The journal is
+//! WAL; all SQLite work runs on tokio's blocking pool, never on the async
+//! executor.
+//!
+//! Opening a file that is not a database, belongs to another program, or
+//! was written by a newer schema is refused with a clear error before
+//! anything is written to it.
+//!
+//! ```
+//! use index_negotiation::{NegotiationAction, NegotiationTurn};
+//! use index_negotiation_store::{Negotiations, OpenNegotiation, Seat};
+//! use index_negotiation_store_sqlite::SqliteStore;
+//!
+//! # tokio::runtime::Builder::new_multi_thread().build().unwrap().block_on(async {
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = SqliteStore::open(dir.path().join("index.db")).await?;
+//! let negotiations = Negotiations::new(store);
+//! negotiations.open(&OpenNegotiation {
+//!     opportunity_id: "opp-1".into(),
+//!     initiator: Seat { user_id: "alice".into(), intent_id: "hire".into() },
+//!     responder: Seat { user_id: "bob".into(), intent_id: "join".into() },
+//!     eligible: true,
+//! }).await?;
+//! let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
+//! assert!(negotiations.execute(&"opp-1".into(), &"alice".into(), turn).await?.is_ok());
+//! # Ok::<(), index_negotiation_store::StoreError>(())
+//! # }).unwrap();
+//! ```
+
+mod pool;
+mod rows;
+mod schema;
+mod store;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use index_negotiation_store::StoreError;
+
+pub use schema::SCHEMA_VERSION as CURRENT_SCHEMA_VERSION;
+
+/// How hard SQLite works to make each commit durable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Synchronous {
+    /// `synchronous=NORMAL`: in WAL mode a commit survives a process crash;
+    /// after a power loss the last commits may be lost, never corrupted.
+    #[default]
+    Normal,
+    /// `synchronous=FULL`: every commit is synced to disk before it returns.
+    Full,
+}
+
+/// Settings for [`SqliteStore::open_with`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SqliteOptions {
+    /// Durability of each commit.
+    pub synchronous: Synchronous,
+    /// How long a commit waits for another connection's write lock before
+    /// failing with a storage error.
+    pub busy_timeout: Duration,
+    /// Connections kept open for reuse.
+    pub max_idle_connections: usize,
+}
+
+impl Default for SqliteOptions {
+    fn default() -> Self {
+        SqliteOptions {
+            synchronous: Synchronous::Normal,
+            busy_timeout: Duration::from_secs(10),
+            max_idle_connections: 8,
+        }
+    }
+}
+
+/// A negotiation store in one SQLite file. Cheap to clone; clones share
+/// their connections.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: Arc<pool::Pool>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the store at `path` with default options.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NotAStore`] for a file that is not ours,
+    /// [`StoreError::NewerSchema`] for one from a newer version, and
+    /// [`StoreError::Backend`] when SQLite fails; the file is untouched in
+    /// the first two cases.
+    pub async fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        Self::open_with(path, SqliteOptions::default()).await
+    }
+
+    /// Opens the store at `path` with `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`SqliteStore::open`].
+    pub async fn open_with(
+        path: impl AsRef<Path>,
+        options: SqliteOptions,
+    ) -> Result<Self, StoreError> {
+        let path: PathBuf = path.as_ref().to_path_buf();
+        let pool = tokio::task::spawn_blocking(move || pool::Pool::open(path, options))
+            .await
+            .map_err(StoreError::backend)??;
+        Ok(SqliteStore {
+            pool: Arc::new(pool),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        self.pool.path()
+    }
+
+    /// Runs SQLite's integrity check; `Ok(())` when the file is consistent.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] with SQLite's findings, or a storage error.
+    pub async fn check_integrity(&self) -> Result<(), StoreError> {
+        self.pool
+            .run(|conn| {
+                let verdict: String = conn
+                    .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+                    .map_err(sql_error)?;
+                if verdict == "ok" {
+                    Ok(())
+                } else {
+                    Err(StoreError::Corrupt(verdict))
+                }
+            })
+            .await
+    }
+}
+
+/// SQLite's errors as storage errors; a malformed file is reported as corrupt.
+pub(crate) fn sql_error(err: rusqlite::Error) -> StoreError {
+    match &err {
+        rusqlite::Error::SqliteFailure(failure, _)
+            if failure.code == rusqlite::ErrorCode::DatabaseCorrupt =>
+        {
+            StoreError::Corrupt(err.to_string())
+        }
+        _ => StoreError::backend(err),
+    }
+}

@@ -1,0 +1,125 @@
+//! A small pool of connections, each used by one blocking task at a time.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::Connection;
+
+use index_negotiation_store::StoreError;
+
+use crate::{SqliteOptions, Synchronous, schema, sql_error};
+
+#[derive(Debug)]
+pub(crate) struct Pool {
+    path: PathBuf,
+    options: SqliteOptions,
+    idle: Mutex<Vec<Connection>>,
+    /// Taken around write transactions so this process's writers queue here
+    /// instead of colliding on SQLite's lock and sleeping in its busy
+    /// handler. Other processes still serialize through SQLite itself.
+    writer: Mutex<()>,
+}
+
+impl Pool {
+    /// Verifies and migrates the file, keeping the connection that did it.
+    pub(crate) fn open(path: PathBuf, options: SqliteOptions) -> Result<Self, StoreError> {
+        let conn = schema::open_verified(&path)?;
+        let pool = Pool {
+            path,
+            options,
+            idle: Mutex::new(Vec::new()),
+            writer: Mutex::new(()),
+        };
+        pool.configure(&conn)?;
+        pool.put(conn);
+        Ok(pool)
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn configure(&self, conn: &Connection) -> Result<(), StoreError> {
+        let synchronous = match self.options.synchronous {
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Full => "FULL",
+        };
+        conn.pragma_update(None, "synchronous", synchronous)
+            .map_err(sql_error)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(sql_error)?;
+        conn.busy_timeout(self.options.busy_timeout)
+            .map_err(sql_error)
+    }
+
+    fn take(&self) -> Result<Connection, StoreError> {
+        let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        match idle {
+            Some(conn) => Ok(conn),
+            None => {
+                let conn = Connection::open(&self.path).map_err(sql_error)?;
+                self.configure(&conn)?;
+                Ok(conn)
+            }
+        }
+    }
+
+    fn put(&self, conn: Connection) {
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < self.options.max_idle_connections
+        {
+            idle.push(conn);
+        }
+    }
+
+    /// Runs read-only `work` with a connection on tokio's blocking pool. A
+    /// connection whose work failed is closed rather than reused.
+    pub(crate) async fn run<T, F>(self: &std::sync::Arc<Self>, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.run_inner(false, work).await
+    }
+
+    /// Runs `work`, which writes, behind this process's writer lock.
+    pub(crate) async fn run_write<T, F>(
+        self: &std::sync::Arc<Self>,
+        work: F,
+    ) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.run_inner(true, work).await
+    }
+
+    async fn run_inner<T, F>(
+        self: &std::sync::Arc<Self>,
+        writes: bool,
+        work: F,
+    ) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let pool = std::sync::Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            // A poisoned writer lock only means another writer panicked; the
+            // database itself is protected by its own transaction.
+            let _writer = writes.then(|| {
+                pool.writer
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+            });
+            let mut conn = pool.take()?;
+            let result = work(&mut conn);
+            if result.is_ok() {
+                pool.put(conn);
+            }
+            result
+        })
+        .await
+        .map_err(StoreError::backend)?
+    }
+}

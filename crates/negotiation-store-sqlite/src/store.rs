@@ -1,0 +1,279 @@
+//! The store contract, implemented with one transaction per operation.
+
+use async_trait::async_trait;
+use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, params};
+
+use index_negotiation::{
+    Decision, NegotiationDecision, NegotiationMessage, NegotiationRejection,
+    NegotiationResumeDecision, NegotiationState, NegotiationTurn,
+};
+use index_negotiation_store::{
+    CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+};
+
+use crate::rows::{self, outcome_name};
+use crate::{SqliteStore, sql_error};
+
+/// Starts a write transaction, taking the database's write lock now rather
+/// than at the first write, so the read that follows is the locked state.
+fn begin_write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
+    conn.transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(sql_error)
+}
+
+/// The negotiation's row key and its state, as locked by `tx`.
+fn locked_state(
+    tx: &Transaction<'_>,
+    id: &OpportunityId,
+) -> Result<Option<(i64, NegotiationState)>, StoreError> {
+    match rows::find(tx, id)? {
+        None => Ok(None),
+        Some(stored) => {
+            let state = stored.summary.state(rows::turns(tx, stored.seq)?);
+            Ok(Some((stored.seq, state)))
+        }
+    }
+}
+
+fn is_constraint_violation(err: &rusqlite::Error) -> bool {
+    matches!(err, rusqlite::Error::SqliteFailure(failure, _) if failure.code == ErrorCode::ConstraintViolation)
+}
+
+#[async_trait]
+impl NegotiationStore for SqliteStore {
+    async fn read_negotiation_state(
+        &self,
+        id: &OpportunityId,
+        _user_id: &UserId,
+    ) -> Result<Option<NegotiationState>, StoreError> {
+        let id = id.clone();
+        self.pool
+            .run(move |conn| {
+                // One read transaction, so the row and its turns agree.
+                let tx = conn.transaction().map_err(sql_error)?;
+                let state = locked_state(&tx, &id)?.map(|(_, state)| state);
+                tx.commit().map_err(sql_error)?;
+                Ok(state)
+            })
+            .await
+    }
+
+    async fn commit_negotiation_turn(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<NegotiationDecision, StoreError> {
+        let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
+        self.pool
+            .run_write(move |conn| {
+                let tx = begin_write(conn)?;
+                let Some((seq, state)) = locked_state(&tx, &id)? else {
+                    return Ok(decide(None));
+                };
+                let decision = decide(Some(&state));
+                let Decision::Permitted(permitted) = &decision else {
+                    return Ok(decision);
+                };
+                let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
+                let inserted = tx.execute(
+                    "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![seq, index, user_id.as_str(), turn.action.as_str(), turn.message],
+                );
+                match inserted {
+                    Err(err) if is_constraint_violation(&err) => {
+                        return Ok(Decision::Refused(NegotiationRejection::Raced));
+                    }
+                    other => other.map_err(sql_error)?,
+                };
+                tx.execute(
+                    "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
+                     settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
+                    params![
+                        permitted.awaiting_user_id,
+                        permitted.outcome.map(outcome_name),
+                        RecordStatus::from(permitted.opportunity_status).as_str(),
+                        seq
+                    ],
+                )
+                .map_err(sql_error)?;
+                tx.commit().map_err(sql_error)?;
+                Ok(decision)
+            })
+            .await
+    }
+
+    async fn commit_negotiation_resume(
+        &self,
+        id: &OpportunityId,
+        _user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<NegotiationResumeDecision, StoreError> {
+        let id = id.clone();
+        self.pool
+            .run_write(move |conn| {
+                let tx = begin_write(conn)?;
+                let Some((seq, state)) = locked_state(&tx, &id)? else {
+                    return Ok(decide(None));
+                };
+                let decision = decide(Some(&state));
+                if let Decision::Permitted(permitted) = &decision {
+                    tx.execute(
+                        "UPDATE negotiations SET awaiting_user_id = ?1 WHERE seq = ?2",
+                        params![permitted.awaiting_user_id, seq],
+                    )
+                    .map_err(sql_error)?;
+                    tx.commit().map_err(sql_error)?;
+                }
+                Ok(decision)
+            })
+            .await
+    }
+
+    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
+        let negotiation = negotiation.clone();
+        self.pool
+            .run_write(move |conn| {
+                let inserted = conn
+                    .execute(
+                        "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
+                         responder_intent_id, awaiting_user_id) VALUES (?1, ?2, ?3, ?4, ?5, ?2) \
+                         ON CONFLICT (id) DO NOTHING",
+                        params![
+                            negotiation.opportunity_id.as_str(),
+                            negotiation.initiator.user_id.as_str(),
+                            negotiation.initiator.intent_id.as_str(),
+                            negotiation.responder.user_id.as_str(),
+                            negotiation.responder.intent_id.as_str(),
+                        ],
+                    )
+                    .map_err(sql_error)?;
+                Ok(inserted == 1)
+            })
+            .await
+    }
+
+    async fn set_seat_eligibility(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        eligible: bool,
+    ) -> Result<bool, StoreError> {
+        let (id, user_id) = (id.clone(), user_id.clone());
+        self.pool
+            .run_write(move |conn| {
+                let updated = conn
+                    .execute(
+                        "UPDATE negotiations SET \
+                         initiator_eligible = CASE WHEN initiator_user_id = ?1 THEN ?2 ELSE initiator_eligible END, \
+                         responder_eligible = CASE WHEN responder_user_id = ?1 THEN ?2 ELSE responder_eligible END \
+                         WHERE id = ?3 AND (initiator_user_id = ?1 OR responder_user_id = ?1)",
+                        params![user_id.as_str(), eligible, id.as_str()],
+                    )
+                    .map_err(sql_error)?;
+                Ok(updated == 1)
+            })
+            .await
+    }
+
+    async fn close_negotiation(
+        &self,
+        id: &OpportunityId,
+        reason: CloseReason,
+    ) -> Result<Option<NegotiationSummary>, StoreError> {
+        let id = id.clone();
+        self.pool
+            .run_write(move |conn| {
+                let tx = begin_write(conn)?;
+                tx.execute(
+                    "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
+                     awaiting_user_id = NULL, status = ?2 WHERE id = ?3",
+                    params![
+                        outcome_name(index_negotiation::NegotiationOutcome::Closed),
+                        reason.status().as_str(),
+                        id.as_str()
+                    ],
+                )
+                .map_err(sql_error)?;
+                let summary = rows::find(&tx, &id)?.map(|stored| stored.summary);
+                tx.commit().map_err(sql_error)?;
+                Ok(summary)
+            })
+            .await
+    }
+
+    async fn get_negotiation(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationSummary>, StoreError> {
+        let id = id.clone();
+        self.pool
+            .run(move |conn| Ok(rows::find(conn, &id)?.map(|stored| stored.summary)))
+            .await
+    }
+
+    async fn list_negotiations(
+        &self,
+        user_id: &UserId,
+        filter: &ListFilter,
+    ) -> Result<Vec<NegotiationSummary>, StoreError> {
+        let (user_id, filter) = (user_id.clone(), filter.clone());
+        self.pool
+            .run(move |conn| {
+                let all = rows::of_user(conn, &user_id)?;
+                Ok(all
+                    .into_iter()
+                    .filter(|summary| filter.matches(summary, &user_id))
+                    .collect())
+            })
+            .await
+    }
+
+    async fn append_message(
+        &self,
+        id: &OpportunityId,
+        message: &NegotiationMessage,
+    ) -> Result<bool, StoreError> {
+        let id = id.clone();
+        let sender_id = message.sender_id.clone();
+        let parts = serde_json::to_string(&message.parts)
+            .map_err(|err| StoreError::InvalidRequest(err.to_string()))?;
+        self.pool
+            .run_write(move |conn| {
+                let tx = begin_write(conn)?;
+                let Some(stored) = rows::find(&tx, &id)? else {
+                    return Ok(false);
+                };
+                tx.execute(
+                    "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES (?1, \
+                     (SELECT coalesce(max(position) + 1, 0) FROM messages WHERE negotiation_seq = ?1), ?2, ?3)",
+                    params![stored.seq, sender_id, parts],
+                )
+                .map_err(sql_error)?;
+                tx.commit().map_err(sql_error)?;
+                Ok(true)
+            })
+            .await
+    }
+
+    async fn list_messages(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Vec<NegotiationMessage>, StoreError> {
+        let id = id.clone();
+        self.pool
+            .run(move |conn| {
+                let tx = conn.transaction().map_err(sql_error)?;
+                let messages = match rows::find(&tx, &id)? {
+                    None => Vec::new(),
+                    Some(stored) => rows::messages(&tx, stored.seq)?,
+                };
+                tx.commit().map_err(sql_error)?;
+                Ok(messages)
+            })
+            .await
+    }
+}

@@ -1,0 +1,880 @@
+//! The conformance suite: what every [`NegotiationStore`] must do, as async
+//! functions that take a fresh, empty store.
+//!
+//! A backend runs all of it from its own tests with one line:
+//!
+//! ```text
+//! index_negotiation_store::negotiation_store_conformance!(my_backend::fresh_store());
+//! ```
+//!
+//! where the expression is a future resolving to an empty store (it is
+//! evaluated once per test). The backend's test crate needs `tokio` with
+//! the `macros` and `rt-multi-thread` features.
+//!
+//! The suite panics on a broken promise, as tests do; it is test code and
+//! only compiled with the `conformance` feature.
+
+// Test code reports a broken promise by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
+use index_negotiation::{
+    Decision, MessagePart, NegotiationAction, NegotiationDecision, NegotiationMessage,
+    NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision,
+    NegotiationResumeRejection, NegotiationState, NegotiationTurn, RoundEnded,
+    count_negotiation_ask_rounds, decide_negotiation_resume, decide_negotiation_turn,
+};
+
+use crate::{
+    CloseReason, ListFilter, NegotiationStore, Negotiations, OpenDecision, OpenNegotiation,
+    OpenRejection, OpportunityId, RecordStatus, Seat, StateFilter, UserId,
+};
+
+/// Generates one `#[tokio::test]` per conformance case, each on a fresh
+/// store from `$make` (a future resolving to the store).
+#[macro_export]
+macro_rules! negotiation_store_conformance {
+    ($make:expr) => {
+        $crate::negotiation_store_conformance!(@cases $make;
+            opening_creates_a_negotiation_with_the_initiator_to_move,
+            opening_twice_is_refused,
+            ineligible_pairs_are_not_opened,
+            turns_alternate_and_are_logged_in_order,
+            decline_ends_the_round_and_resume_starts_the_next,
+            the_turn_limit_ends_the_round,
+            resume_is_refused_while_a_seat_holds_the_turn,
+            accept_settles_and_leaves_the_opportunity_pending,
+            strangers_hold_no_seat,
+            missing_negotiations_are_not_found,
+            an_inactive_intent_blocks_turns_and_resumes,
+            closed_negotiations_refuse_everything,
+            decide_is_called_exactly_once_per_commit,
+            refusals_change_nothing,
+            messages_keep_their_order,
+            listing_filters_by_intent_and_state,
+            racing_turns_have_one_winner_per_index,
+            racing_resumes_have_one_winner,
+            racing_seats_never_lose_or_duplicate_a_turn,
+        );
+    };
+    (@cases $make:expr; $($case:ident),* $(,)?) => {
+        $(
+            #[::tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                $crate::conformance::$case($make.await).await;
+            }
+        )*
+    };
+}
+
+const ALICE: &str = "alice";
+const BOB: &str = "bob";
+
+fn id(n: u32) -> OpportunityId {
+    OpportunityId::new(format!("0b3c9e2a-4f6d-4a8b-9c1e-{n:012x}"))
+}
+
+fn user(name: &str) -> UserId {
+    UserId::from(name)
+}
+
+fn request(n: u32) -> OpenNegotiation {
+    OpenNegotiation {
+        opportunity_id: id(n),
+        initiator: Seat {
+            user_id: user(ALICE),
+            intent_id: format!("alice-intent-{n}").into(),
+        },
+        responder: Seat {
+            user_id: user(BOB),
+            intent_id: format!("bob-intent-{n}").into(),
+        },
+        eligible: true,
+    }
+}
+
+async fn open<S: NegotiationStore>(store: &S, n: u32) -> OpportunityId {
+    let service = Negotiations::new(store);
+    match service.open(&request(n)).await.unwrap() {
+        OpenDecision::Opened { negotiation } => negotiation.id,
+        OpenDecision::Refused { rejection } => panic!("opening {n} refused: {rejection:?}"),
+    }
+}
+
+async fn turn<S: NegotiationStore>(
+    store: &S,
+    id: &OpportunityId,
+    who: &str,
+    action: NegotiationAction,
+) -> NegotiationDecision {
+    Negotiations::new(store)
+        .execute(
+            id,
+            &user(who),
+            NegotiationTurn::new(action, format!("{who} says {action}")),
+        )
+        .await
+        .unwrap()
+}
+
+async fn resume<S: NegotiationStore>(
+    store: &S,
+    id: &OpportunityId,
+    who: &str,
+) -> NegotiationResumeDecision {
+    Negotiations::new(store)
+        .resume(id, &user(who))
+        .await
+        .unwrap()
+}
+
+async fn state<S: NegotiationStore>(store: &S, id: &OpportunityId) -> NegotiationState {
+    store
+        .read_negotiation_state(id, &user(ALICE))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn rejection(decision: &NegotiationDecision) -> Option<NegotiationRejection> {
+    decision.rejection()
+}
+
+/// Runs turns that must all be permitted.
+async fn play<S: NegotiationStore>(
+    store: &S,
+    id: &OpportunityId,
+    turns: &[(&str, NegotiationAction)],
+) {
+    for (who, action) in turns {
+        let decision = turn(store, id, who, *action).await;
+        assert!(decision.is_ok(), "{who} {action}: {decision:?}");
+    }
+}
+
+/// A fresh negotiation is in talks, the initiator to move, no turns.
+pub async fn opening_creates_a_negotiation_with_the_initiator_to_move<S: NegotiationStore>(
+    store: S,
+) {
+    let id = open(&store, 1).await;
+    let state = state(&store, &id).await;
+    assert_eq!(state, NegotiationState::opened(ALICE, BOB));
+    let summary = store.get_negotiation(&id).await.unwrap().unwrap();
+    assert_eq!(summary.status, RecordStatus::Negotiating);
+    assert_eq!(summary.awaiting_user_id, Some(user(ALICE)));
+    assert_eq!(summary.turn_count, 0);
+}
+
+/// One opportunity, one negotiation.
+pub async fn opening_twice_is_refused<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    play(&store, &id, &[(ALICE, Propose)]).await;
+    let again = Negotiations::new(&store).open(&request(1)).await.unwrap();
+    assert_eq!(
+        again,
+        OpenDecision::Refused {
+            rejection: OpenRejection::AlreadyExists
+        }
+    );
+    assert_eq!(
+        state(&store, &id).await.turns.len(),
+        1,
+        "the existing negotiation is untouched"
+    );
+}
+
+/// The rules' opening decision is applied: nothing is stored for a refusal.
+pub async fn ineligible_pairs_are_not_opened<S: NegotiationStore>(store: S) {
+    let service = Negotiations::new(&store);
+    let mut not_eligible = request(1);
+    not_eligible.eligible = false;
+    let mut same_person = request(2);
+    same_person.responder.user_id = user(ALICE);
+    let mut same_intent = request(3);
+    same_intent.responder.intent_id = same_intent.initiator.intent_id.clone();
+    for request in [not_eligible, same_person, same_intent] {
+        let decision = service.open(&request).await.unwrap();
+        assert_eq!(
+            decision,
+            OpenDecision::Refused {
+                rejection: OpenRejection::Ineligible
+            }
+        );
+        assert_eq!(
+            store
+                .get_negotiation(&request.opportunity_id)
+                .await
+                .unwrap(),
+            None
+        );
+    }
+}
+
+/// Permitted turns land at their index for the acting seat, the turn passes.
+pub async fn turns_alternate_and_are_logged_in_order<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    play(
+        &store,
+        &id,
+        &[(ALICE, Propose), (BOB, Counter), (ALICE, Propose)],
+    )
+    .await;
+    let state = state(&store, &id).await;
+    let log: Vec<(&str, NegotiationAction)> = state
+        .turns
+        .iter()
+        .map(|t| (t.seat_user_id.as_str(), t.action))
+        .collect();
+    assert_eq!(log, [(ALICE, Propose), (BOB, Counter), (ALICE, Propose)]);
+    assert_eq!(state.turns[1].message, "bob says counter");
+    assert_eq!(state.awaiting_user_id.as_deref(), Some(BOB));
+    assert_eq!(
+        store
+            .get_negotiation(&id)
+            .await
+            .unwrap()
+            .unwrap()
+            .turn_count,
+        3
+    );
+}
+
+/// A decline pauses the pair; a resume hands the resuming seat a new round.
+pub async fn decline_ends_the_round_and_resume_starts_the_next<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    play(&store, &id, &[(ALICE, Propose)]).await;
+    let declined = turn(&store, &id, BOB, Decline).await;
+    assert_eq!(
+        declined.permitted().unwrap().round_ended,
+        Some(RoundEnded::Declined)
+    );
+    let paused = state(&store, &id).await;
+    assert_eq!(paused.awaiting_user_id, None);
+    assert!(!paused.settled);
+    assert_eq!(
+        store.get_negotiation(&id).await.unwrap().unwrap().status,
+        RecordStatus::Negotiating
+    );
+    for who in [ALICE, BOB] {
+        assert_eq!(
+            rejection(&turn(&store, &id, who, Propose).await),
+            Some(NegotiationRejection::NotYourTurn)
+        );
+    }
+    let resumed = resume(&store, &id, BOB).await;
+    assert_eq!(resumed.permitted().unwrap().awaiting_user_id, BOB);
+    assert_eq!(
+        rejection(&turn(&store, &id, BOB, Counter).await),
+        Some(NegotiationRejection::CounterIsFirst)
+    );
+    play(&store, &id, &[(BOB, Propose), (ALICE, Accept)]).await;
+    assert!(state(&store, &id).await.settled);
+}
+
+/// The round's twelfth turn pauses the pair.
+pub async fn the_turn_limit_ends_the_round<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    for i in 0..12u32 {
+        let (who, action) = if i.is_multiple_of(2) {
+            (ALICE, Propose)
+        } else {
+            (BOB, Counter)
+        };
+        let decision = turn(&store, &id, who, action).await;
+        let ended = decision.permitted().unwrap().round_ended;
+        assert_eq!(
+            ended,
+            (i == 11).then_some(RoundEnded::TurnLimit),
+            "turn {i}"
+        );
+    }
+    assert_eq!(state(&store, &id).await.awaiting_user_id, None);
+    assert!(resume(&store, &id, ALICE).await.is_ok());
+    play(&store, &id, &[(ALICE, Propose)]).await;
+    assert_eq!(state(&store, &id).await.turns.len(), 13);
+}
+
+/// `not_paused` while someone holds the turn.
+pub async fn resume_is_refused_while_a_seat_holds_the_turn<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    for who in [ALICE, BOB] {
+        assert_eq!(
+            resume(&store, &id, who).await.rejection(),
+            Some(NegotiationResumeRejection::NotPaused)
+        );
+    }
+    assert_eq!(
+        state(&store, &id).await.awaiting_user_id.as_deref(),
+        Some(ALICE)
+    );
+}
+
+/// Agreement settles; the opportunity goes to pending; nothing moves after.
+pub async fn accept_settles_and_leaves_the_opportunity_pending<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    play(&store, &id, &[(ALICE, Propose), (BOB, Accept)]).await;
+    let state = state(&store, &id).await;
+    assert!(state.settled);
+    assert_eq!(state.outcome, Some(NegotiationOutcome::Agreed));
+    assert_eq!(state.awaiting_user_id, None);
+    assert_eq!(
+        store.get_negotiation(&id).await.unwrap().unwrap().status,
+        RecordStatus::Pending
+    );
+    assert_eq!(
+        rejection(&turn(&store, &id, ALICE, Propose).await),
+        Some(NegotiationRejection::AlreadySettled)
+    );
+    assert_eq!(
+        resume(&store, &id, ALICE).await.rejection(),
+        Some(NegotiationResumeRejection::AlreadySettled)
+    );
+}
+
+/// Someone without a seat can do nothing.
+pub async fn strangers_hold_no_seat<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    assert_eq!(
+        rejection(&turn(&store, &id, "mallory", Propose).await),
+        Some(NegotiationRejection::NotASeat)
+    );
+    assert_eq!(
+        resume(&store, &id, "mallory").await.rejection(),
+        Some(NegotiationResumeRejection::NotASeat)
+    );
+    assert!(
+        !store
+            .set_seat_eligibility(&id, &user("mallory"), false)
+            .await
+            .unwrap()
+    );
+    assert!(state(&store, &id).await.turns.is_empty());
+}
+
+/// Every operation on an unknown id says so without writing.
+pub async fn missing_negotiations_are_not_found<S: NegotiationStore>(store: S) {
+    let missing = id(404);
+    assert_eq!(
+        store
+            .read_negotiation_state(&missing, &user(ALICE))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        rejection(&turn(&store, &missing, ALICE, Propose).await),
+        Some(NegotiationRejection::NotFound)
+    );
+    assert_eq!(
+        resume(&store, &missing, ALICE).await.rejection(),
+        Some(NegotiationResumeRejection::NotFound)
+    );
+    assert_eq!(
+        Negotiations::new(&store)
+            .observe(&missing, &user(ALICE))
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(
+        !store
+            .set_seat_eligibility(&missing, &user(ALICE), false)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store
+            .close_negotiation(&missing, CloseReason::Passed)
+            .await
+            .unwrap(),
+        None
+    );
+    let message = text_message(ALICE, "hello");
+    assert!(!store.append_message(&missing, &message).await.unwrap());
+    assert!(store.list_messages(&missing).await.unwrap().is_empty());
+    assert_eq!(store.get_negotiation(&missing).await.unwrap(), None);
+}
+
+/// A paused intent blocks both seats until it is active again.
+pub async fn an_inactive_intent_blocks_turns_and_resumes<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    assert!(
+        store
+            .set_seat_eligibility(&id, &user(BOB), false)
+            .await
+            .unwrap()
+    );
+    assert!(!state(&store, &id).await.eligible);
+    assert_eq!(
+        rejection(&turn(&store, &id, ALICE, Propose).await),
+        Some(NegotiationRejection::IntentInactive)
+    );
+    assert!(
+        store
+            .set_seat_eligibility(&id, &user(ALICE), false)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .set_seat_eligibility(&id, &user(BOB), true)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !state(&store, &id).await.eligible,
+        "alice's intent is still paused"
+    );
+    play(&store, &id, &[]).await;
+    assert!(
+        store
+            .set_seat_eligibility(&id, &user(ALICE), true)
+            .await
+            .unwrap()
+    );
+    play(&store, &id, &[(ALICE, Propose), (BOB, Decline)]).await;
+    assert!(
+        store
+            .set_seat_eligibility(&id, &user(ALICE), false)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        resume(&store, &id, BOB).await.rejection(),
+        Some(NegotiationResumeRejection::IntentInactive)
+    );
+}
+
+/// A pass or an expiry ends the negotiation for both seats.
+pub async fn closed_negotiations_refuse_everything<S: NegotiationStore>(store: S) {
+    let passed = open(&store, 1).await;
+    play(&store, &passed, &[(ALICE, Propose)]).await;
+    let summary = store
+        .close_negotiation(&passed, CloseReason::Passed)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (summary.status, summary.settled, summary.outcome),
+        (
+            RecordStatus::Rejected,
+            true,
+            Some(NegotiationOutcome::Closed)
+        )
+    );
+    for who in [ALICE, BOB] {
+        assert_eq!(
+            rejection(&turn(&store, &passed, who, Decline).await),
+            Some(NegotiationRejection::AlreadySettled)
+        );
+        assert_eq!(
+            resume(&store, &passed, who).await.rejection(),
+            Some(NegotiationResumeRejection::AlreadySettled)
+        );
+    }
+    let expired = open(&store, 2).await;
+    play(&store, &expired, &[(ALICE, Decline)]).await;
+    let summary = store
+        .close_negotiation(&expired, CloseReason::Expired)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.status, RecordStatus::Expired);
+    assert_eq!(
+        resume(&store, &expired, BOB).await.rejection(),
+        Some(NegotiationResumeRejection::AlreadySettled)
+    );
+    let agreed = open(&store, 3).await;
+    play(&store, &agreed, &[(ALICE, Propose), (BOB, Accept)]).await;
+    let summary = store
+        .close_negotiation(&agreed, CloseReason::Passed)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (summary.status, summary.outcome),
+        (RecordStatus::Rejected, Some(NegotiationOutcome::Agreed))
+    );
+}
+
+/// `decide` runs once per commit, permitted or refused, found or not.
+pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted_turn = |who: &'static str, action: NegotiationAction| {
+        let calls = Arc::clone(&calls);
+        let proposed = NegotiationTurn::new(action, "counted");
+        Box::new(move |state: Option<&NegotiationState>| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            decide_negotiation_turn(state, who, &proposed)
+        })
+    };
+    let cases = [
+        (ALICE, Propose, true),
+        (ALICE, Propose, false),
+        (BOB, Decline, true),
+        (BOB, Propose, false),
+    ];
+    for (expected_calls, (who, action, permitted)) in (1..).zip(cases) {
+        let decision = store
+            .commit_negotiation_turn(
+                &id,
+                &user(who),
+                &NegotiationTurn::new(action, "counted"),
+                counted_turn(who, action),
+            )
+            .await
+            .unwrap();
+        assert_eq!(decision.is_ok(), permitted, "{who} {action}");
+        assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
+    }
+    let missing = store
+        .commit_negotiation_turn(
+            &self::id(9),
+            &user(ALICE),
+            &NegotiationTurn::new(Propose, "x"),
+            counted_turn(ALICE, Propose),
+        )
+        .await
+        .unwrap();
+    assert_eq!(missing.rejection(), Some(NegotiationRejection::NotFound));
+    assert_eq!(calls.load(Ordering::SeqCst), 5);
+    for (expected_calls, permitted) in [(6, true), (7, false)] {
+        let counter = Arc::clone(&calls);
+        let decide = Box::new(move |state: Option<&NegotiationState>| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            decide_negotiation_resume(state, ALICE)
+        });
+        let decision = store
+            .commit_negotiation_resume(&id, &user(ALICE), decide)
+            .await
+            .unwrap();
+        assert_eq!(decision.is_ok(), permitted);
+        assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
+    }
+}
+
+/// A refused commit leaves state, summary and messages exactly as they were.
+pub async fn refusals_change_nothing<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    play(&store, &id, &[(ALICE, Propose)]).await;
+    store
+        .append_message(&id, &text_message(ALICE, "note"))
+        .await
+        .unwrap();
+    let before = (
+        state(&store, &id).await,
+        store.get_negotiation(&id).await.unwrap(),
+        store.list_messages(&id).await.unwrap(),
+    );
+    let refusals = [(ALICE, Counter), (BOB, Propose), ("mallory", Accept)];
+    for (who, action) in refusals {
+        assert!(!turn(&store, &id, who, action).await.is_ok());
+    }
+    let blank = Negotiations::new(&store)
+        .execute(&id, &user(BOB), NegotiationTurn::new(Counter, " \u{3000} "))
+        .await
+        .unwrap();
+    assert_eq!(blank.rejection(), Some(NegotiationRejection::InvalidTurn));
+    assert!(!resume(&store, &id, BOB).await.is_ok());
+    let after = (
+        state(&store, &id).await,
+        store.get_negotiation(&id).await.unwrap(),
+        store.list_messages(&id).await.unwrap(),
+    );
+    assert_eq!(before, after);
+}
+
+fn text_message(who: &str, text: &str) -> NegotiationMessage {
+    NegotiationMessage {
+        sender_id: format!("agent:{who}"),
+        parts: vec![MessagePart::Text {
+            text: text.to_owned(),
+        }],
+    }
+}
+
+fn ask_message(who: &str, n: usize) -> NegotiationMessage {
+    let data = serde_json::json!({"action": "ask_user", "n": n});
+    NegotiationMessage {
+        sender_id: format!("agent:{who}"),
+        parts: vec![MessagePart::Data {
+            data: data.as_object().cloned().unwrap_or_default(),
+        }],
+    }
+}
+
+/// The record returns messages as appended, per negotiation.
+pub async fn messages_keep_their_order<S: NegotiationStore>(store: S) {
+    let first = open(&store, 1).await;
+    let second = open(&store, 2).await;
+    let mut expected = Vec::new();
+    for n in 0..25 {
+        let message = if n % 5 == 0 {
+            ask_message(BOB, n)
+        } else {
+            text_message(ALICE, &format!("message {n}"))
+        };
+        assert!(store.append_message(&first, &message).await.unwrap());
+        expected.push(message);
+    }
+    store
+        .append_message(&second, &text_message(BOB, "elsewhere"))
+        .await
+        .unwrap();
+    let listed = store.list_messages(&first).await.unwrap();
+    assert_eq!(listed, expected);
+    assert_eq!(count_negotiation_ask_rounds(&listed), 5);
+    assert_eq!(store.list_messages(&second).await.unwrap().len(), 1);
+}
+
+/// Listings show the user's negotiations, oldest first, filtered.
+pub async fn listing_filters_by_intent_and_state<S: NegotiationStore>(store: S) {
+    let a = open(&store, 1).await;
+    let b = open(&store, 2).await;
+    let c = open(&store, 3).await;
+    play(&store, &b, &[(ALICE, Propose), (BOB, Accept)]).await;
+    let mut other = request(4);
+    other.initiator.user_id = user("carol");
+    Negotiations::new(&store).open(&other).await.unwrap();
+    let ids =
+        |list: Vec<crate::NegotiationSummary>| list.into_iter().map(|s| s.id).collect::<Vec<_>>();
+    let all = store
+        .list_negotiations(&user(ALICE), &ListFilter::default())
+        .await
+        .unwrap();
+    assert_eq!(ids(all), [a.clone(), b.clone(), c.clone()]);
+    let open_only = ListFilter {
+        state: Some(StateFilter::Open),
+        ..ListFilter::default()
+    };
+    assert_eq!(
+        ids(store
+            .list_negotiations(&user(ALICE), &open_only)
+            .await
+            .unwrap()),
+        [a.clone(), c.clone()]
+    );
+    let settled = ListFilter {
+        state: Some(StateFilter::Settled),
+        ..ListFilter::default()
+    };
+    assert_eq!(
+        ids(store.list_negotiations(&user(BOB), &settled).await.unwrap()),
+        [b]
+    );
+    let by_intent = ListFilter {
+        intent_id: Some("bob-intent-3".into()),
+        state: None,
+    };
+    assert_eq!(
+        ids(store
+            .list_negotiations(&user(BOB), &by_intent)
+            .await
+            .unwrap()),
+        [c]
+    );
+    assert!(
+        store
+            .list_negotiations(&user(ALICE), &by_intent)
+            .await
+            .unwrap()
+            .is_empty(),
+        "the intent is bob's"
+    );
+    assert_eq!(
+        store
+            .list_negotiations(&user("carol"), &ListFilter::default())
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        store
+            .list_negotiations(&user("nobody"), &ListFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+const RACERS: usize = 16;
+
+/// Many tasks take the same turn at once: one wins, the rest are refused by
+/// the rules against the winner's state.
+pub async fn racing_turns_have_one_winner_per_index<S: NegotiationStore + Clone + 'static>(
+    store: S,
+) {
+    let id = open(&store, 1).await;
+    for (who, action) in [(ALICE, Propose), (BOB, Counter), (ALICE, Propose)] {
+        let tasks: Vec<_> = (0..RACERS)
+            .map(|_| {
+                let store = store.clone();
+                let id = id.clone();
+                tokio::spawn(async move { turn(&store, &id, who, action).await })
+            })
+            .collect();
+        let mut winners = 0;
+        for task in tasks {
+            match task.await.unwrap() {
+                Decision::Permitted(_) => winners += 1,
+                Decision::Refused(rejection) => {
+                    assert_eq!(rejection, NegotiationRejection::NotYourTurn)
+                }
+            }
+        }
+        assert_eq!(winners, 1, "{who} {action}");
+    }
+    assert_eq!(state(&store, &id).await.turns.len(), 3);
+}
+
+/// Both seats race to resume: one wins, the rest are `not_paused`.
+pub async fn racing_resumes_have_one_winner<S: NegotiationStore + Clone + 'static>(store: S) {
+    let id = open(&store, 1).await;
+    play(&store, &id, &[(ALICE, Decline)]).await;
+    let tasks: Vec<_> = (0..RACERS)
+        .map(|i| {
+            let store = store.clone();
+            let id = id.clone();
+            let who = if i.is_multiple_of(2) { ALICE } else { BOB };
+            tokio::spawn(async move { (who, resume(&store, &id, who).await) })
+        })
+        .collect();
+    let mut winner = None;
+    for task in tasks {
+        let (who, decision) = task.await.unwrap();
+        match decision {
+            Decision::Permitted(permitted) => {
+                assert!(winner.replace(who).is_none(), "two resumes won");
+                assert_eq!(permitted.awaiting_user_id, who);
+            }
+            Decision::Refused(rejection) => {
+                assert_eq!(rejection, NegotiationResumeRejection::NotPaused)
+            }
+        }
+    }
+    let winner = winner.expect("one resume wins");
+    assert_eq!(
+        state(&store, &id).await.awaiting_user_id.as_deref(),
+        Some(winner)
+    );
+}
+
+/// Both seats hammer the negotiation through several rounds: every permitted
+/// turn is in the log exactly once, at the index it was given, with no gaps;
+/// every refusal is a rule, never a storage error.
+pub async fn racing_seats_never_lose_or_duplicate_a_turn<S: NegotiationStore + Clone + 'static>(
+    store: S,
+) {
+    let id = open(&store, 1).await;
+    let tasks: Vec<_> = (0..8u32)
+        .map(|worker| {
+            let store = store.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                let who = if worker.is_multiple_of(2) { ALICE } else { BOB };
+                let mut won = Vec::new();
+                for attempt in 0..60 {
+                    let action = if attempt % 3 == 0 { Counter } else { Propose };
+                    match turn(&store, &id, who, action).await {
+                        Decision::Permitted(permitted) => {
+                            won.push((permitted.turn_index, who, action))
+                        }
+                        Decision::Refused(rejection) => {
+                            assert!(
+                                matches!(
+                                    rejection,
+                                    NegotiationRejection::NotYourTurn
+                                        | NegotiationRejection::CounterIsFirst
+                                        | NegotiationRejection::ProposeOverOffer
+                                ),
+                                "unexpected {rejection}"
+                            );
+                            let _ = resume(&store, &id, who).await;
+                        }
+                    }
+                    tokio::task::yield_now().await;
+                }
+                won
+            })
+        })
+        .collect();
+    let mut won = Vec::new();
+    for task in tasks {
+        won.extend(task.await.unwrap());
+    }
+    won.sort_unstable();
+    let state = state(&store, &id).await;
+    assert!(!won.is_empty());
+    assert_eq!(
+        won.len(),
+        state.turns.len(),
+        "every permitted turn is logged once"
+    );
+    let indices: BTreeSet<usize> = won.iter().map(|(index, _, _)| *index).collect();
+    assert_eq!(indices.len(), won.len(), "no index was granted twice");
+    for (index, who, action) in &won {
+        let logged = &state.turns[*index];
+        assert_eq!(
+            (logged.seat_user_id.as_str(), logged.action),
+            (*who, *action),
+            "turn {index}"
+        );
+    }
+}
+
+/// Drives `commits` permitted commits through `store` for benchmarks: turns
+/// alternate between the seats, each full round is followed by a resume
+/// (which counts as a commit), and a fresh negotiation is opened every ten
+/// rounds so logs stay the length real negotiations have.
+pub async fn drive_commits<S: NegotiationStore>(store: &S, commits: u64) {
+    static NEXT_NEGOTIATION: AtomicUsize = AtomicUsize::new(1_000_000);
+    const COMMITS_PER_NEGOTIATION: u64 = 130;
+    let mut id = None;
+    for done in 0..commits {
+        let position = done % COMMITS_PER_NEGOTIATION;
+        if position == 0 {
+            let n = NEXT_NEGOTIATION.fetch_add(1, Ordering::Relaxed);
+            id = Some(open(store, u32::try_from(n).unwrap_or(u32::MAX)).await);
+        }
+        let Some(id) = id.as_ref() else { continue };
+        let in_round = position % 13;
+        let permitted = if in_round == 12 {
+            resume(store, id, ALICE).await.is_ok()
+        } else if in_round.is_multiple_of(2) {
+            turn(store, id, ALICE, Propose).await.is_ok()
+        } else {
+            turn(store, id, BOB, Counter).await.is_ok()
+        };
+        assert!(permitted, "commit {done} was refused");
+    }
+}
+
+/// [`drive_commits`] split across `lanes` tasks, each on its own
+/// negotiations, all committing at once.
+pub async fn drive_commits_in_parallel<S: NegotiationStore + Clone + 'static>(
+    store: &S,
+    lanes: u64,
+    commits: u64,
+) {
+    let tasks: Vec<_> = (0..lanes)
+        .map(|lane| {
+            let store = store.clone();
+            let share = commits / lanes + u64::from(lane < commits % lanes);
+            tokio::spawn(async move { drive_commits(&store, share).await })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+}

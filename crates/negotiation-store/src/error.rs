@@ -1,0 +1,43 @@
+//! Storage failures. A protocol refusal is a decision, never one of these.
+
+/// Why a store could not do what was asked. Distinct from the rules'
+/// rejections: a `StoreError` means the storage failed or refused to run,
+/// and nothing was applied.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The storage engine failed (I/O, locking, a dropped connection).
+    #[error("the negotiation store failed: {0}")]
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The database exists but belongs to something else; it was left untouched.
+    #[error("{path} is not an Index negotiation store; it was left untouched")]
+    NotAStore {
+        /// Where it is.
+        path: String,
+    },
+    /// The database was written by a newer version of this software.
+    #[error(
+        "{path} has schema version {found}, newer than the {supported} this build understands; upgrade to open it"
+    )]
+    NewerSchema {
+        /// Where it is.
+        path: String,
+        /// Its schema version.
+        found: i64,
+        /// The newest this build knows.
+        supported: i64,
+    },
+    /// Stored data cannot be read back (an unknown action, a malformed message).
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    /// The request itself is unusable (an empty id, for example).
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+}
+
+impl StoreError {
+    /// Wraps any engine error.
+    pub fn backend(err: impl std::error::Error + Send + Sync + 'static) -> Self {
+        StoreError::Backend(Box::new(err))
+    }
+}

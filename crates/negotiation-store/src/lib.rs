@@ -1,0 +1,50 @@
+//! Where negotiations live: the storage contract that makes the rules safe
+//! to apply, a service that composes the two, an in-memory backend, and a
+//! conformance suite every backend runs.
+//!
+//! The rules in `index-negotiation` only decide. A [`NegotiationStore`]
+//! commits: it locks a negotiation, reads its current state, asks the rules
+//! exactly once, and applies the answer whole, or nothing. [`Negotiations`]
+//! wires each request to the right rule.
+//!
+//! ```
+//! use index_negotiation::{NegotiationAction, NegotiationTurn};
+//! use index_negotiation_store::{MemoryStore, Negotiations, OpenNegotiation, Seat, StoreError};
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let negotiations = Negotiations::new(MemoryStore::new());
+//! negotiations.open(&OpenNegotiation {
+//!     opportunity_id: "opp-1".into(),
+//!     initiator: Seat { user_id: "alice".into(), intent_id: "hire".into() },
+//!     responder: Seat { user_id: "bob".into(), intent_id: "join".into() },
+//!     eligible: true,
+//! }).await?;
+//! let turn = NegotiationTurn::new(NegotiationAction::Counter, "Counter before anything is offered?");
+//! let decision = negotiations.execute(&"opp-1".into(), &"alice".into(), turn).await?;
+//! assert_eq!(decision.rejection().map(|r| r.code()), Some("counter_is_first"));
+//! # Ok::<(), StoreError>(())
+//! # }).unwrap();
+//! ```
+//!
+//! Backends: [`MemoryStore`] here; SQLite in `index-negotiation-store-sqlite`.
+//! Enable the `conformance` feature to run the shared suite against yours
+//! (see [`negotiation_store_conformance!`]).
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+mod error;
+mod ids;
+mod memory;
+mod model;
+mod service;
+mod store;
+
+pub use error::StoreError;
+pub use ids::{IntentId, OpportunityId, UserId};
+pub use memory::MemoryStore;
+pub use model::{
+    CloseReason, ListFilter, NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection,
+    RecordStatus, Seat, StateFilter,
+};
+pub use service::Negotiations;
+pub use store::{NegotiationStore, ResumeDecider, TurnDecider};

@@ -1,0 +1,259 @@
+//! An in-memory store, for tests and for embedding where nothing needs to
+//! survive the process.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use async_trait::async_trait;
+
+use index_negotiation::{
+    Decision, NegotiationDecision, NegotiationMessage, NegotiationOutcome,
+    NegotiationResumeDecision, NegotiationState, NegotiationTurn,
+};
+
+use crate::error::StoreError;
+use crate::ids::{OpportunityId, UserId};
+use crate::model::{
+    CloseReason, ListFilter, NegotiationSummary, OpenNegotiation, RecordStatus, Seat,
+};
+use crate::store::{NegotiationStore, ResumeDecider, TurnDecider};
+
+/// Negotiations in memory.
+///
+/// Each negotiation has its own lock, held only while a commit reads,
+/// decides and applies, which never awaits; the map of negotiations is
+/// locked only long enough to find one. Cloning is cheap and every clone
+/// shares the same negotiations.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    next_seq: AtomicU64,
+    negotiations: RwLock<BTreeMap<OpportunityId, Arc<Mutex<Record>>>>,
+}
+
+#[derive(Debug)]
+struct Record {
+    seq: u64,
+    initiator: Seat,
+    responder: Seat,
+    initiator_eligible: bool,
+    responder_eligible: bool,
+    status: RecordStatus,
+    /// The rules' view; `eligible` is kept equal to both seats' flags.
+    state: NegotiationState,
+    messages: Vec<NegotiationMessage>,
+}
+
+impl Record {
+    fn summary(&self, id: &OpportunityId) -> NegotiationSummary {
+        NegotiationSummary {
+            id: id.clone(),
+            initiator: self.initiator.clone(),
+            responder: self.responder.clone(),
+            status: self.status,
+            awaiting_user_id: self.state.awaiting_user_id.as_deref().map(UserId::from),
+            outcome: self.state.outcome,
+            settled: self.state.settled,
+            eligible: self.state.eligible,
+            turn_count: self.state.turns.len(),
+        }
+    }
+}
+
+fn poisoned() -> StoreError {
+    StoreError::Backend("a negotiation's lock was poisoned by a panic in another task".into())
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryStore::default()
+    }
+
+    fn record(&self, id: &OpportunityId) -> Result<Option<Arc<Mutex<Record>>>, StoreError> {
+        let map = self.inner.negotiations.read().map_err(|_| poisoned())?;
+        Ok(map.get(id).cloned())
+    }
+
+    fn lock(record: &Mutex<Record>) -> Result<MutexGuard<'_, Record>, StoreError> {
+        record.lock().map_err(|_| poisoned())
+    }
+
+    /// Runs `f` on the locked record, or returns `missing` when there is none.
+    fn with_record<T>(
+        &self,
+        id: &OpportunityId,
+        missing: T,
+        f: impl FnOnce(&mut Record) -> T,
+    ) -> Result<T, StoreError> {
+        match self.record(id)? {
+            None => Ok(missing),
+            Some(record) => Ok(f(&mut *Self::lock(&record)?)),
+        }
+    }
+}
+
+#[async_trait]
+impl NegotiationStore for MemoryStore {
+    async fn read_negotiation_state(
+        &self,
+        id: &OpportunityId,
+        _user_id: &UserId,
+    ) -> Result<Option<NegotiationState>, StoreError> {
+        self.with_record(id, None, |record| Some(record.state.clone()))
+    }
+
+    async fn commit_negotiation_turn(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<NegotiationDecision, StoreError> {
+        let Some(record) = self.record(id)? else {
+            return Ok(decide(None));
+        };
+        let mut record = Self::lock(&record)?;
+        let decision = decide(Some(&record.state));
+        if let Decision::Permitted(permitted) = &decision {
+            if permitted.turn_index != record.state.turns.len() {
+                return Ok(Decision::Refused(
+                    index_negotiation::NegotiationRejection::Raced,
+                ));
+            }
+            record.state.apply_turn(user_id.as_str(), turn, permitted);
+            record.status = permitted.opportunity_status.into();
+        }
+        Ok(decision)
+    }
+
+    async fn commit_negotiation_resume(
+        &self,
+        id: &OpportunityId,
+        _user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<NegotiationResumeDecision, StoreError> {
+        let Some(record) = self.record(id)? else {
+            return Ok(decide(None));
+        };
+        let mut record = Self::lock(&record)?;
+        let decision = decide(Some(&record.state));
+        if let Decision::Permitted(permitted) = &decision {
+            record.state.apply_resume(permitted);
+        }
+        Ok(decision)
+    }
+
+    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
+        let mut map = self.inner.negotiations.write().map_err(|_| poisoned())?;
+        if map.contains_key(&negotiation.opportunity_id) {
+            return Ok(false);
+        }
+        let record = Record {
+            seq: self.inner.next_seq.fetch_add(1, Ordering::Relaxed),
+            initiator: negotiation.initiator.clone(),
+            responder: negotiation.responder.clone(),
+            initiator_eligible: true,
+            responder_eligible: true,
+            status: RecordStatus::Negotiating,
+            state: NegotiationState::opened(
+                negotiation.initiator.user_id.as_str(),
+                negotiation.responder.user_id.as_str(),
+            ),
+            messages: Vec::new(),
+        };
+        map.insert(
+            negotiation.opportunity_id.clone(),
+            Arc::new(Mutex::new(record)),
+        );
+        Ok(true)
+    }
+
+    async fn set_seat_eligibility(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        eligible: bool,
+    ) -> Result<bool, StoreError> {
+        self.with_record(id, false, |record| {
+            if &record.initiator.user_id == user_id {
+                record.initiator_eligible = eligible;
+            } else if &record.responder.user_id == user_id {
+                record.responder_eligible = eligible;
+            } else {
+                return false;
+            }
+            record.state.eligible = record.initiator_eligible && record.responder_eligible;
+            true
+        })
+    }
+
+    async fn close_negotiation(
+        &self,
+        id: &OpportunityId,
+        reason: CloseReason,
+    ) -> Result<Option<NegotiationSummary>, StoreError> {
+        self.with_record(id, None, |record| {
+            if !record.state.settled {
+                record.state.settled = true;
+                record.state.outcome = Some(NegotiationOutcome::Closed);
+            }
+            record.state.awaiting_user_id = None;
+            record.status = reason.status();
+            Some(record.summary(id))
+        })
+    }
+
+    async fn get_negotiation(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationSummary>, StoreError> {
+        self.with_record(id, None, |record| Some(record.summary(id)))
+    }
+
+    async fn list_negotiations(
+        &self,
+        user_id: &UserId,
+        filter: &ListFilter,
+    ) -> Result<Vec<NegotiationSummary>, StoreError> {
+        let records: Vec<(OpportunityId, Arc<Mutex<Record>>)> = {
+            let map = self.inner.negotiations.read().map_err(|_| poisoned())?;
+            map.iter()
+                .map(|(id, record)| (id.clone(), Arc::clone(record)))
+                .collect()
+        };
+        let mut found = Vec::new();
+        for (id, record) in records {
+            let record = Self::lock(&record)?;
+            let summary = record.summary(&id);
+            if filter.matches(&summary, user_id) {
+                found.push((record.seq, summary));
+            }
+        }
+        found.sort_by_key(|(seq, _)| *seq);
+        Ok(found.into_iter().map(|(_, summary)| summary).collect())
+    }
+
+    async fn append_message(
+        &self,
+        id: &OpportunityId,
+        message: &NegotiationMessage,
+    ) -> Result<bool, StoreError> {
+        self.with_record(id, false, |record| {
+            record.messages.push(message.clone());
+            true
+        })
+    }
+
+    async fn list_messages(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Vec<NegotiationMessage>, StoreError> {
+        self.with_record(id, Vec::new(), |record| record.messages.clone())
+    }
+}

@@ -1,0 +1,132 @@
+//! The `Negotiations` service: the rules composed with a store, as a host's
+//! request handlers use them.
+
+use index_negotiation::{
+    NegotiationDecision, NegotiationObservation, NegotiationOpening, NegotiationResumeDecision,
+    NegotiationTurn, decide_negotiation_opening, decide_negotiation_resume,
+    decide_negotiation_turn, observe_negotiation,
+};
+
+use crate::error::StoreError;
+use crate::ids::{OpportunityId, UserId};
+use crate::model::{
+    NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus,
+};
+use crate::store::NegotiationStore;
+
+/// Observe, execute, resume and open: each reads or commits through the
+/// store with the matching rule, so every decision is made against locked,
+/// current data.
+///
+/// ```
+/// use index_negotiation::{NegotiationAction, NegotiationTurn};
+/// use index_negotiation_store::*;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let negotiations = Negotiations::new(MemoryStore::new());
+/// let seat = |user: &str, intent: &str| Seat { user_id: user.into(), intent_id: intent.into() };
+/// let request = OpenNegotiation {
+///     opportunity_id: "opp-1".into(),
+///     initiator: seat("alice", "intent-a"),
+///     responder: seat("bob", "intent-b"),
+///     eligible: true,
+/// };
+/// negotiations.open(&request).await?;
+/// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
+/// let decision = negotiations.execute(&"opp-1".into(), &"alice".into(), turn).await?;
+/// assert!(decision.is_ok());
+/// # Ok::<(), StoreError>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct Negotiations<S> {
+    store: S,
+}
+
+impl<S: NegotiationStore> Negotiations<S> {
+    /// The service over `store`.
+    pub fn new(store: S) -> Self {
+        Negotiations { store }
+    }
+
+    /// The store underneath, for what the service does not cover.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// What `user_id` sees and may do now; `None` when there is no such
+    /// negotiation.
+    pub async fn observe(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+    ) -> Result<Option<NegotiationObservation>, StoreError> {
+        let state = self.store.read_negotiation_state(id, user_id).await?;
+        Ok(state.map(|state| observe_negotiation(&state, user_id.as_str())))
+    }
+
+    /// Takes a turn: decided and applied in one commit.
+    pub async fn execute(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: NegotiationTurn,
+    ) -> Result<NegotiationDecision, StoreError> {
+        let user = user_id.as_str().to_owned();
+        let proposed = turn.clone();
+        let decide =
+            Box::new(move |state: Option<&_>| decide_negotiation_turn(state, &user, &proposed));
+        self.store
+            .commit_negotiation_turn(id, user_id, &turn, decide)
+            .await
+    }
+
+    /// Resumes a negotiation paused between rounds, giving `user_id` the
+    /// first turn of the next.
+    pub async fn resume(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+    ) -> Result<NegotiationResumeDecision, StoreError> {
+        let user = user_id.as_str().to_owned();
+        let decide = Box::new(move |state: Option<&_>| decide_negotiation_resume(state, &user));
+        self.store
+            .commit_negotiation_resume(id, user_id, decide)
+            .await
+    }
+
+    /// Opens a negotiation if the rules permit the pair and the opportunity
+    /// has none yet.
+    pub async fn open(&self, request: &OpenNegotiation) -> Result<OpenDecision, StoreError> {
+        let opening = NegotiationOpening {
+            user_a: request.initiator.user_id.as_str().to_owned(),
+            user_b: request.responder.user_id.as_str().to_owned(),
+            intent_a: request.initiator.intent_id.as_str().to_owned(),
+            intent_b: request.responder.intent_id.as_str().to_owned(),
+            eligible: request.eligible,
+        };
+        if decide_negotiation_opening(&opening).is_none() {
+            return Ok(OpenDecision::Refused {
+                rejection: OpenRejection::Ineligible,
+            });
+        }
+        if !self.store.insert_negotiation(request).await? {
+            return Ok(OpenDecision::Refused {
+                rejection: OpenRejection::AlreadyExists,
+            });
+        }
+        Ok(OpenDecision::Opened {
+            negotiation: NegotiationSummary {
+                id: request.opportunity_id.clone(),
+                initiator: request.initiator.clone(),
+                responder: request.responder.clone(),
+                status: RecordStatus::Negotiating,
+                awaiting_user_id: Some(request.initiator.user_id.clone()),
+                outcome: None,
+                settled: false,
+                eligible: true,
+                turn_count: 0,
+            },
+        })
+    }
+}

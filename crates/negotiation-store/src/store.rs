@@ -1,0 +1,161 @@
+//! The storage port: what a host must provide for the rules to be applied
+//! safely.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use index_negotiation::{
+    NegotiationDecision, NegotiationMessage, NegotiationResumeDecision, NegotiationState,
+    NegotiationTurn,
+};
+
+use crate::error::StoreError;
+use crate::ids::{OpportunityId, UserId};
+use crate::model::{CloseReason, ListFilter, NegotiationSummary, OpenNegotiation};
+
+/// Decides a turn against the state as locked inside the commit's
+/// transaction (`None` when there is no such negotiation).
+pub type TurnDecider = Box<dyn FnOnce(Option<&NegotiationState>) -> NegotiationDecision + Send>;
+
+/// Decides a resume against the state as locked inside the commit's
+/// transaction.
+pub type ResumeDecider =
+    Box<dyn FnOnce(Option<&NegotiationState>) -> NegotiationResumeDecision + Send>;
+
+/// Where negotiations live.
+///
+/// **The commit contract.** `commit_negotiation_turn` and
+/// `commit_negotiation_resume` lock the negotiation, read its current state
+/// (both seats' eligibility included), call `decide` exactly once with that
+/// state, and apply the decision in the same atomic step:
+///
+/// * a permitted turn appends the turn for the acting seat at the decided
+///   index and sets the awaiting seat, outcome, settlement and opportunity
+///   status from the decision;
+/// * a permitted resume gives the turn to the resuming seat;
+/// * a refusal writes nothing.
+///
+/// Concurrent commits on one negotiation serialize: exactly one wins each
+/// turn index, and a loser gets the rules' answer against the state the
+/// winner left (typically `not_your_turn`), never a storage error. A turn
+/// index already taken is reported as the `raced` rejection. A
+/// [`StoreError`] means nothing was applied.
+#[async_trait]
+pub trait NegotiationStore: Send + Sync {
+    /// The negotiation's current state, or `None` when there is none.
+    async fn read_negotiation_state(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+    ) -> Result<Option<NegotiationState>, StoreError>;
+
+    /// Decides and applies a turn atomically (see the trait's contract).
+    async fn commit_negotiation_turn(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<NegotiationDecision, StoreError>;
+
+    /// Decides and applies a resume atomically (see the trait's contract).
+    async fn commit_negotiation_resume(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<NegotiationResumeDecision, StoreError>;
+
+    /// Creates the negotiation an opening decision permitted, with the
+    /// initiator to move. Returns `false`, writing nothing, when the
+    /// opportunity already has one.
+    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError>;
+
+    /// Marks one seat's intent active or not. Returns `false` when there is
+    /// no such negotiation or the user holds no seat in it.
+    async fn set_seat_eligibility(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        eligible: bool,
+    ) -> Result<bool, StoreError>;
+
+    /// Closes the negotiation from outside the rules: nobody may act or
+    /// resume after. A negotiation still in talks is settled with outcome
+    /// `closed`; one already agreed keeps its outcome. Either way the
+    /// status becomes the reason's. `None` when there is no such negotiation.
+    async fn close_negotiation(
+        &self,
+        id: &OpportunityId,
+        reason: CloseReason,
+    ) -> Result<Option<NegotiationSummary>, StoreError>;
+
+    /// The negotiation's summary, or `None`.
+    async fn get_negotiation(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationSummary>, StoreError>;
+
+    /// The negotiations where `user_id` holds a seat and `filter` passes,
+    /// oldest first.
+    async fn list_negotiations(
+        &self,
+        user_id: &UserId,
+        filter: &ListFilter,
+    ) -> Result<Vec<NegotiationSummary>, StoreError>;
+
+    /// Appends a message to the negotiation's record. Returns `false`,
+    /// writing nothing, when there is no such negotiation.
+    async fn append_message(
+        &self,
+        id: &OpportunityId,
+        message: &NegotiationMessage,
+    ) -> Result<bool, StoreError>;
+
+    /// The negotiation's message record, in the order appended.
+    async fn list_messages(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Vec<NegotiationMessage>, StoreError>;
+}
+
+macro_rules! forward_store {
+    ($($pointer:ty),*) => {$(
+        #[async_trait]
+        impl<S: NegotiationStore + ?Sized> NegotiationStore for $pointer {
+            async fn read_negotiation_state(&self, id: &OpportunityId, user_id: &UserId) -> Result<Option<NegotiationState>, StoreError> {
+                (**self).read_negotiation_state(id, user_id).await
+            }
+            async fn commit_negotiation_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<NegotiationDecision, StoreError> {
+                (**self).commit_negotiation_turn(id, user_id, turn, decide).await
+            }
+            async fn commit_negotiation_resume(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<NegotiationResumeDecision, StoreError> {
+                (**self).commit_negotiation_resume(id, user_id, decide).await
+            }
+            async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
+                (**self).insert_negotiation(negotiation).await
+            }
+            async fn set_seat_eligibility(&self, id: &OpportunityId, user_id: &UserId, eligible: bool) -> Result<bool, StoreError> {
+                (**self).set_seat_eligibility(id, user_id, eligible).await
+            }
+            async fn close_negotiation(&self, id: &OpportunityId, reason: CloseReason) -> Result<Option<NegotiationSummary>, StoreError> {
+                (**self).close_negotiation(id, reason).await
+            }
+            async fn get_negotiation(&self, id: &OpportunityId) -> Result<Option<NegotiationSummary>, StoreError> {
+                (**self).get_negotiation(id).await
+            }
+            async fn list_negotiations(&self, user_id: &UserId, filter: &ListFilter) -> Result<Vec<NegotiationSummary>, StoreError> {
+                (**self).list_negotiations(user_id, filter).await
+            }
+            async fn append_message(&self, id: &OpportunityId, message: &NegotiationMessage) -> Result<bool, StoreError> {
+                (**self).append_message(id, message).await
+            }
+            async fn list_messages(&self, id: &OpportunityId) -> Result<Vec<NegotiationMessage>, StoreError> {
+                (**self).list_messages(id).await
+            }
+        }
+    )*};
+}
+
+forward_store!(Arc<S>, Box<S>, &S);
