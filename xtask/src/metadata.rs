@@ -38,6 +38,10 @@ const ARROWS: &[(&str, &[&str])] = &[
         "index-negotiation-store-sqlite",
         &["index-negotiation-store", "index-negotiation"],
     ),
+    (
+        "index-stall-gap",
+        &["index-negotiation", "index-question-block"],
+    ),
     ("xtask", &["*"]),
 ];
 

@@ -72,6 +72,19 @@ impl StructuredQuestion {
     /// A wrong or missing field is reported on its own (the shape is read
     /// first); a well-shaped question reports every limit it breaks.
     pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidStructuredQuestion> {
+        // serde would read a struct from an array as well; the contract (and
+        // zod) want an object, at both levels.
+        let options_are_objects = value
+            .get("options")
+            .and_then(serde_json::Value::as_array)
+            .is_none_or(|options| options.iter().all(serde_json::Value::is_object));
+        if !value.is_object() || !options_are_objects {
+            return Err(InvalidStructuredQuestion {
+                problems: vec![
+                    "a structured question and each of its options must be JSON objects".to_owned(),
+                ],
+            });
+        }
         let question =
             StructuredQuestion::deserialize(value).map_err(|err| InvalidStructuredQuestion {
                 problems: vec![err.to_string()],
@@ -106,4 +119,23 @@ impl StructuredQuestion {
 /// garde writes `options[1].label`; zod, and this crate, `options.1.label`.
 fn zod_path(garde_path: &str) -> String {
     garde_path.replace('[', ".").replace(']', "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arrays_are_not_objects() {
+        let option = json!({"label": "A", "description": "Picks A."});
+        let valid = json!({"title": "T", "prompt": "P?", "options": [option, option], "multiSelect": false});
+        assert!(StructuredQuestion::from_json_value(&valid).is_ok());
+        assert!(
+            StructuredQuestion::from_json_value(&json!(["T", "P?", [option, option], false]))
+                .is_err()
+        );
+        let array_options = json!({"title": "T", "prompt": "P?", "options": [["A", "Picks A."], ["B", "Picks B."]], "multiSelect": false});
+        assert!(StructuredQuestion::from_json_value(&array_options).is_err());
+    }
 }

@@ -1,0 +1,207 @@
+//! The author: at most two model calls, each under the turn timeout, and
+//! every failure read as "no gap".
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::Value;
+
+use index_negotiation::{NegotiationConsultationReason, resolve_turn_timeout_ms, turn_timeout};
+use index_question_block::StructuredQuestion;
+
+use crate::input::{NegotiationStallGap, StallGapAuthorInput};
+use crate::model::StructuredModel;
+use crate::prompt::stall_gap_messages;
+
+/// Finds the one question a stalled negotiation needs answered.
+#[async_trait]
+pub trait StallGapAuthor: Send + Sync {
+    /// The gap, or `None` when there is none worth asking about. Never an
+    /// error: the caller treats every `None` the same, as a stall with no
+    /// park.
+    async fn author(&self, input: &StallGapAuthorInput) -> Option<NegotiationStallGap>;
+}
+
+/// The most model calls one authoring makes.
+pub const MAX_MODEL_CALLS: usize = 2;
+
+/// A [`StallGapAuthor`] backed by a [`StructuredModel`].
+///
+/// Each call runs under the turn timeout. An answer that does not have the
+/// output's shape, or claims a gap without a reason and a question, earns
+/// one more call; `hasGap: false` is final at once; a model error or a
+/// timeout ends the authoring with no gap.
+#[derive(Debug, Clone)]
+pub struct ModelStallGapAuthor<M> {
+    model: M,
+    timeout: Duration,
+}
+
+impl<M: StructuredModel> ModelStallGapAuthor<M> {
+    /// An author whose timeout is the negotiator's turn timeout, resolved
+    /// now from `NEGOTIATOR_TURN_TIMEOUT_MS` or the default.
+    pub fn new(model: M) -> Self {
+        Self::with_timeout_ms(model, None)
+    }
+
+    /// An author with a timeout override in milliseconds; an invalid one
+    /// falls back as [`resolve_turn_timeout_ms`] does.
+    pub fn with_timeout_ms(model: M, override_ms: Option<f64>) -> Self {
+        ModelStallGapAuthor {
+            model,
+            timeout: turn_timeout(resolve_turn_timeout_ms(override_ms)),
+        }
+    }
+
+    /// The timeout each model call runs under.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+/// What one model answer amounts to.
+#[derive(Debug)]
+enum Answer {
+    /// Not the output's shape.
+    Malformed,
+    /// The model found nothing worth asking.
+    NoGap,
+    /// A gap claimed without its reason or question.
+    Incomplete,
+    /// A complete gap.
+    Gap(NegotiationStallGap),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Output {
+    has_gap: bool,
+    #[serde(default)]
+    reason: Option<NegotiationConsultationReason>,
+    #[serde(default)]
+    question: Option<Value>,
+}
+
+/// Reads the model's answer as the output schema does: an object whose
+/// `hasGap` is a boolean; `reason` and `question`, when present and not
+/// null, must be valid; other keys are ignored.
+fn read_answer(value: &Value) -> Answer {
+    // serde reads a struct from an array too; the schema wants an object.
+    if !value.is_object() {
+        return Answer::Malformed;
+    }
+    let Ok(output) = Output::deserialize(value) else {
+        return Answer::Malformed;
+    };
+    let question = match output.question.filter(|q| !q.is_null()) {
+        None => None,
+        Some(question) => match StructuredQuestion::from_json_value(&question) {
+            Ok(question) => Some(question),
+            Err(_) => return Answer::Malformed,
+        },
+    };
+    match (output.has_gap, output.reason, question) {
+        (false, _, _) => Answer::NoGap,
+        (true, Some(reason), Some(question)) => {
+            Answer::Gap(NegotiationStallGap { reason, question })
+        }
+        (true, _, _) => Answer::Incomplete,
+    }
+}
+
+#[async_trait]
+impl<M: StructuredModel> StallGapAuthor for ModelStallGapAuthor<M> {
+    async fn author(&self, input: &StallGapAuthorInput) -> Option<NegotiationStallGap> {
+        let messages = stall_gap_messages(input);
+        for attempt in 1..=MAX_MODEL_CALLS {
+            let value = match tokio::time::timeout(self.timeout, self.model.complete(&messages))
+                .await
+            {
+                Ok(Ok(value)) => value,
+                Ok(Err(err)) => {
+                    tracing::warn!(error = %err, attempt, "stall-gap model call failed; no park");
+                    return None;
+                }
+                Err(_) => {
+                    tracing::warn!(
+                        timeout_ms = self.timeout.as_millis(),
+                        attempt,
+                        "stall-gap model call timed out; no park"
+                    );
+                    return None;
+                }
+            };
+            match read_answer(&value) {
+                Answer::Gap(gap) => return Some(gap),
+                Answer::NoGap => return None,
+                Answer::Malformed => {
+                    tracing::warn!(attempt, "stall-gap output does not have the expected shape")
+                }
+                Answer::Incomplete => tracing::warn!(
+                    attempt,
+                    "stall-gap output claims a gap without a reason and a question"
+                ),
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn question() -> Value {
+        json!({"title": "Budget", "prompt": "Which budget?", "options": [
+            {"label": "Low", "description": "Retry with the low figure."},
+            {"label": "High", "description": "Retry with the high figure."}
+        ], "multiSelect": false})
+    }
+
+    #[test]
+    fn answers_read_as_the_output_schema() {
+        let cases = [
+            (json!({"hasGap": false}), "NoGap"),
+            (json!({"hasGap": false, "reason": "bogus"}), "Malformed"),
+            (
+                json!({"hasGap": false, "question": {"title": 1}}),
+                "Malformed",
+            ),
+            (
+                json!({"hasGap": true, "reason": null, "question": null}),
+                "Incomplete",
+            ),
+            (
+                json!({"hasGap": true, "reason": "repeated_non_convergence"}),
+                "Incomplete",
+            ),
+            (
+                json!({"hasGap": true, "question": question()}),
+                "Incomplete",
+            ),
+            (
+                json!({"hasGap": true, "reason": "repeated_non_convergence", "question": question(), "extra": 1}),
+                "Gap",
+            ),
+            (json!({"hasGap": "true"}), "Malformed"),
+            (json!({}), "Malformed"),
+            (json!([true]), "Malformed"),
+            (json!(null), "Malformed"),
+        ];
+        for (value, expected) in cases {
+            let answer = format!("{:?}", read_answer(&value));
+            assert!(answer.starts_with(expected), "{value}: {answer}");
+        }
+    }
+
+    #[test]
+    fn a_question_over_its_limits_is_malformed() {
+        let mut long_title = question();
+        long_title["title"] = json!("Thirteen chr.");
+        let value =
+            json!({"hasGap": true, "reason": "repeated_non_convergence", "question": long_title});
+        assert!(matches!(read_answer(&value), Answer::Malformed));
+    }
+}

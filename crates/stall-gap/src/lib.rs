@@ -1,0 +1,57 @@
+//! When a negotiation ends without a conclusion: find the one question only
+//! its person can answer, check it, and park the negotiation on it, or end
+//! it for good.
+//!
+//! * [`ModelStallGapAuthor`] asks a [`StructuredModel`] (the seam a host
+//!   plugs its provider into) for the gap, at most twice, each call under
+//!   the negotiator's turn timeout. Every failure means "no gap".
+//! * [`is_safe_authored_negotiation_question`] is the fail-closed gate a
+//!   question must pass before a person sees it.
+//! * [`park_stalled_negotiation`] decides: within the ask-round budget, a
+//!   safe gap becomes an `ask_user` park turn in the negotiation's record
+//!   (through a [`ParkSink`]); anything else is a terminal stall.
+//!
+//! ```
+//! use index_stall_gap::*;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! let model = ScriptedModel::new([Scripted::Value(serde_json::json!({"hasGap": false}))]);
+//! let author = ModelStallGapAuthor::with_timeout_ms(model, Some(5_000.0));
+//! let input = StallGapAuthorInput {
+//!     user_name: "Dana".into(),
+//!     signal: Signal { title: "Co-founder".into(), description: "A technical co-founder".into() },
+//!     seed_reasoning: "Both build batteries.".into(),
+//!     transcript: vec![],
+//!     stall_reason: StallReason::Stalled,
+//!     conversation: None,
+//! };
+//! assert_eq!(author.author(&input).await, None);
+//! # });
+//! ```
+
+mod author;
+mod input;
+mod model;
+mod park;
+mod prompt;
+mod safety;
+#[cfg(feature = "testing")]
+mod scripted;
+
+pub use author::{MAX_MODEL_CALLS, ModelStallGapAuthor, StallGapAuthor};
+pub use input::{
+    ConversationMessage, ConversationRole, NegotiationStallGap, Signal, StallGapAuthorInput,
+    StallReason, TranscriptTurn,
+};
+pub use model::{ChatMessage, ChatRole, ModelError, StructuredModel};
+pub use park::{
+    NEGOTIATION_PARK_REASONING, NegotiationEnd, ParkContext, ParkOutcome, ParkSink, ParkSinkError,
+    REJECT_LIKE_ACTIONS, can_spend_ask_round, park_stalled_negotiation,
+};
+pub use prompt::stall_gap_messages;
+pub use safety::{
+    MAX_VISIBLE_FIELD_LENGTH, MIN_ECHO_LENGTH, MIN_FORBIDDEN_IDENTIFIER_LENGTH,
+    is_safe_authored_negotiation_question,
+};
+#[cfg(feature = "testing")]
+pub use scripted::{Scripted, ScriptedModel};

@@ -1,0 +1,50 @@
+//! The model seam: hosts plug their provider in here.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+/// Who a chat message is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    /// Instructions.
+    System,
+    /// The material to work on.
+    User,
+}
+
+/// One message of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Who it is from.
+    pub role: ChatRole,
+    /// What it says.
+    pub content: String,
+}
+
+/// Why a model call failed.
+#[derive(Debug, thiserror::Error)]
+#[error("model call failed: {0}")]
+pub struct ModelError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+
+impl ModelError {
+    /// A failure described by `message`.
+    pub fn msg(message: impl Into<String>) -> Self {
+        ModelError(message.into().into())
+    }
+}
+
+/// A model that answers with structured output (a JSON value). The caller
+/// checks the value's shape; a model need only return what it produced.
+#[async_trait]
+pub trait StructuredModel: Send + Sync {
+    /// Sends `messages` and returns the model's JSON answer.
+    async fn complete(&self, messages: &[ChatMessage]) -> Result<serde_json::Value, ModelError>;
+}
+
+#[async_trait]
+impl<M: StructuredModel + ?Sized> StructuredModel for std::sync::Arc<M> {
+    async fn complete(&self, messages: &[ChatMessage]) -> Result<serde_json::Value, ModelError> {
+        (**self).complete(messages).await
+    }
+}

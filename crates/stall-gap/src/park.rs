@@ -1,0 +1,283 @@
+//! The park decision at the end of an unconcluded negotiation: stop for
+//! good, or pause on one question for the person.
+
+use async_trait::async_trait;
+
+use index_negotiation::{
+    AskUser, AskUserAssessment, AskUserTurn, NegotiationMessage, SuggestedRoles,
+    count_negotiation_ask_rounds, has_prior_ask_user,
+};
+
+use crate::author::StallGapAuthor;
+use crate::input::{
+    ConversationMessage, NegotiationStallGap, Signal, StallGapAuthorInput, StallReason,
+    TranscriptTurn,
+};
+use crate::safety::is_safe_authored_negotiation_question;
+
+/// The reasoning recorded on every park turn. Fixed, never model text: the
+/// park turn enters the shared record, and the question itself (which the
+/// gate checked) already says why.
+pub const NEGOTIATION_PARK_REASONING: &str =
+    "Paused until the person this seat acts for answers the question below.";
+
+/// Actions that end a negotiation as an explicit refusal, not a stall.
+pub const REJECT_LIKE_ACTIONS: [&str; 2] = ["reject", "decline"];
+
+/// Persists one negotiation message; any store's message record can be one.
+#[async_trait]
+pub trait ParkSink: Send + Sync {
+    /// Appends `message` to the negotiation's record.
+    async fn persist(&self, message: &NegotiationMessage) -> Result<(), ParkSinkError>;
+}
+
+/// Why a park could not be persisted.
+#[derive(Debug, thiserror::Error)]
+#[error("could not persist the park: {0}")]
+pub struct ParkSinkError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+
+/// How the negotiation ended, as the host's finalize step knows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NegotiationEnd {
+    /// Whether an opportunity came out of it (an agreement).
+    pub has_opportunity: bool,
+    /// Whether screening stopped it before the first turn.
+    pub screened_out: bool,
+    /// The last turn's action, if any.
+    pub last_action: Option<String>,
+    /// How many turns were taken.
+    pub turn_count: usize,
+    /// Whether it stopped at the turn cap.
+    pub at_turn_cap: bool,
+    /// The error it stopped on, if any.
+    pub error: Option<String>,
+    /// The opportunity the negotiation runs on.
+    pub opportunity_id: Option<String>,
+    /// The parking side's intent.
+    pub source_intent_id: Option<String>,
+    /// The network the pair met in.
+    pub network_id: Option<String>,
+}
+
+impl NegotiationEnd {
+    /// Whether it ended without a conclusion: no opportunity, not screened
+    /// out, not ended by a reject-like action, and at least one turn taken.
+    pub fn ended_unconcluded(&self) -> bool {
+        !self.has_opportunity
+            && !self.screened_out
+            && !self
+                .last_action
+                .as_deref()
+                .is_some_and(|action| REJECT_LIKE_ACTIONS.contains(&action))
+            && self.turn_count > 0
+    }
+
+    /// Why it stalled.
+    pub fn stall_reason(&self) -> StallReason {
+        StallReason::classify(self.at_turn_cap, self.error.as_deref())
+    }
+
+    fn has_ids(&self) -> bool {
+        [
+            &self.opportunity_id,
+            &self.source_intent_id,
+            &self.network_id,
+        ]
+        .iter()
+        .all(|id| id.as_deref().is_some_and(|id| !id.is_empty()))
+    }
+}
+
+/// What the park needs besides how the negotiation ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParkContext {
+    /// The side that would park: its person is asked.
+    pub source_user_id: String,
+    /// That person's display name.
+    pub user_name: String,
+    /// Their signal.
+    pub signal: Signal,
+    /// Why the match was suggested (also checked against echoes).
+    pub seed_reasoning: String,
+    /// The negotiation's turns.
+    pub transcript: Vec<TranscriptTurn>,
+    /// The person's conversation with their negotiator, if any.
+    pub conversation: Option<Vec<ConversationMessage>>,
+    /// The counterparty's name (never allowed in the question).
+    pub counterparty_name: Option<String>,
+    /// The roles the last turn suggested; peers when none.
+    pub last_suggested_roles: Option<SuggestedRoles>,
+    /// The negotiation's message record, for the ask-round budget.
+    pub messages: Vec<NegotiationMessage>,
+    /// The ask-round cap in force.
+    pub ask_rounds_cap: usize,
+}
+
+/// What the park decision did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParkOutcome {
+    /// The negotiation concluded, or lacks the ids a park needs: nothing to do.
+    NotApplicable,
+    /// The ask-round budget is spent: a terminal stall, no model call.
+    AskCapReached {
+        /// Rounds spent.
+        ask_rounds: usize,
+        /// The cap.
+        cap: usize,
+    },
+    /// The author found no gap: a terminal stall.
+    NoGap {
+        /// Why it stalled.
+        stall_reason: StallReason,
+    },
+    /// The gate refused the authored question: a terminal stall.
+    UnsafeGap {
+        /// Why it stalled.
+        stall_reason: StallReason,
+    },
+    /// The park could not be persisted: a terminal stall.
+    SinkFailed {
+        /// Why it stalled.
+        stall_reason: StallReason,
+        /// What the sink said.
+        error: String,
+    },
+    /// Parked on the question.
+    Parked {
+        /// Why it stalled.
+        stall_reason: StallReason,
+        /// Ask rounds spent, this one included.
+        ask_rounds: usize,
+        /// The question it parked on.
+        gap: NegotiationStallGap,
+        /// The message persisted.
+        message: NegotiationMessage,
+    },
+}
+
+/// Decides, at the end of a negotiation, whether to park it on a question.
+///
+/// Applies only to an unconcluded end with an opportunity, source intent
+/// and network. At or over the ask-round cap the stall is terminal without
+/// calling the author. Otherwise the author is asked; a gap the safety gate
+/// passes (checked against the counterparty's name and the seed reasoning)
+/// is persisted as an `ask_user` park turn from the source side's agent.
+/// Every failure ends as a terminal stall: this never returns an error.
+pub async fn park_stalled_negotiation(
+    end: &NegotiationEnd,
+    context: ParkContext,
+    author: &dyn StallGapAuthor,
+    sink: &dyn ParkSink,
+) -> ParkOutcome {
+    if !end.ended_unconcluded() || !end.has_ids() {
+        return ParkOutcome::NotApplicable;
+    }
+    let stall_reason = end.stall_reason();
+    let opportunity_id = end.opportunity_id.as_deref().unwrap_or_default();
+    let ask_rounds = count_negotiation_ask_rounds(&context.messages);
+    let cap = context.ask_rounds_cap;
+    if ask_rounds >= cap {
+        tracing::info!(
+            name: "negotiation_ask_cap_terminal",
+            opportunity_id,
+            ask_rounds,
+            ask_rounds_cap = cap,
+            stall_reason = stall_reason.as_str(),
+            "ask-round cap reached; the negotiation stalls for good"
+        );
+        return ParkOutcome::AskCapReached { ask_rounds, cap };
+    }
+
+    let input = StallGapAuthorInput {
+        user_name: context.user_name,
+        signal: context.signal,
+        seed_reasoning: context.seed_reasoning,
+        transcript: context.transcript,
+        stall_reason,
+        conversation: context.conversation,
+    };
+    let Some(gap) = author.author(&input).await else {
+        return ParkOutcome::NoGap { stall_reason };
+    };
+    let forbidden_identifiers: Vec<String> = context
+        .counterparty_name
+        .as_deref()
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .into_iter()
+        .collect();
+    let seed = input.seed_reasoning.trim();
+    let forbidden_source_text: Vec<String> = if seed.is_empty() {
+        Vec::new()
+    } else {
+        vec![seed.to_owned()]
+    };
+    if !is_safe_authored_negotiation_question(
+        &gap.question,
+        &forbidden_identifiers,
+        &forbidden_source_text,
+    ) {
+        tracing::warn!(
+            name: "negotiation_park_unsafe_gap",
+            opportunity_id,
+            "dropping an unsafe post-stall question; the negotiation stalls without a park"
+        );
+        return ParkOutcome::UnsafeGap { stall_reason };
+    }
+
+    let turn = AskUserTurn {
+        action: Default::default(),
+        assessment: AskUserAssessment {
+            reasoning: NEGOTIATION_PARK_REASONING.to_owned(),
+            suggested_roles: context
+                .last_suggested_roles
+                .unwrap_or_else(SuggestedRoles::peers),
+        },
+        message: (),
+        ask_user: AskUser {
+            reason: gap.reason,
+            question: gap.question.clone(),
+        },
+    };
+    let message = turn.to_message(&context.source_user_id);
+    if let Err(err) = sink.persist(&message).await {
+        tracing::error!(
+            name: "negotiation_park_failed",
+            opportunity_id,
+            error = %err,
+            "could not park the stalled negotiation"
+        );
+        return ParkOutcome::SinkFailed {
+            stall_reason,
+            error: err.to_string(),
+        };
+    }
+    tracing::info!(
+        name: "negotiation_parked",
+        opportunity_id,
+        recipient_user_id = context.source_user_id.as_str(),
+        ask_rounds = ask_rounds + 1,
+        ask_rounds_cap = cap,
+        stall_reason = stall_reason.as_str(),
+        "negotiation parked on a question for its person"
+    );
+    ParkOutcome::Parked {
+        stall_reason,
+        ask_rounds: ask_rounds + 1,
+        gap,
+        message,
+    }
+}
+
+/// Whether a mid-negotiation consult may spend an ask round: this side has
+/// not asked yet, and the negotiation is under the cap.
+///
+/// ```
+/// use index_stall_gap::can_spend_ask_round;
+/// assert!(can_spend_ask_round(&[], "alice", 3));
+/// assert!(!can_spend_ask_round(&[], "alice", 0));
+/// ```
+pub fn can_spend_ask_round(messages: &[NegotiationMessage], user_id: &str, cap: usize) -> bool {
+    !has_prior_ask_user(messages, user_id) && count_negotiation_ask_rounds(messages) < cap
+}
