@@ -42,6 +42,16 @@ const ARROWS: &[(&str, &[&str])] = &[
         "index-stall-gap",
         &["index-negotiation", "index-question-block"],
     ),
+    (
+        "index-cli",
+        &[
+            "index-question-block",
+            "index-negotiation",
+            "index-negotiation-store",
+            "index-negotiation-store-sqlite",
+            "index-stall-gap",
+        ],
+    ),
     ("xtask", &["*"]),
 ];
 

@@ -54,6 +54,19 @@ pub use error::{
     ValidationPath,
 };
 pub use message::{explain_question_message, parse_question_message, serialize_question_message};
+
+/// Whether `s` is a negotiation reference as the block requires one: a UUID
+/// in its hyphenated 8-4-4-4-12 form, hex digits in either case, nothing
+/// before or after (zod's check, which does not look at version or variant).
+///
+/// ```
+/// use index_question_block::is_negotiation_ref;
+/// assert!(is_negotiation_ref("9D2E7A41-c3b8-4f05-a6e9-1b7d0c5f82e4"));
+/// assert!(!is_negotiation_ref("{9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4}"));
+/// ```
+pub fn is_negotiation_ref(s: &str) -> bool {
+    rules::is_zod_uuid(s)
+}
 pub use structured::{InvalidStructuredQuestion, QuestionOption, StructuredQuestion};
 
 /// The info string after the opening backticks that marks a fence as a question block.

@@ -1,0 +1,202 @@
+//! The command line, as clap reads it: every command with its help text
+//! and an example.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Read and write Index question messages, and run negotiations on the
+/// embedded SQLite store.
+#[derive(Debug, Parser)]
+#[command(name = "index", version, about, long_about = None, after_help = EXAMPLES)]
+pub(crate) struct Cli {
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+const EXAMPLES: &str = "Examples:
+  index demo
+  index question-block parse message.txt
+  index negotiation open --initiator dana --initiator-intent hire --responder sam --responder-intent join
+  index negotiation turn <ID> --as dana --action propose --message 'Intro call next week?'";
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Read, write and check question messages.
+    #[command(subcommand, name = "question-block")]
+    QuestionBlock(QuestionBlockCommand),
+    /// Run negotiations on the embedded SQLite store.
+    Negotiation(NegotiationArgs),
+    /// Walk through a whole negotiation, step by step, on a fresh store.
+    #[command(after_help = "Example:\n  index demo\n  index demo --db demo.db")]
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum QuestionBlockCommand {
+    /// Print a question message's prose and block as JSON; exit 1, saying
+    /// why, when the body is not a question message.
+    #[command(
+        after_help = "Example:\n  index question-block parse message.txt\n  cat message.txt | index question-block parse -"
+    )]
+    Parse {
+        /// The message body; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+    },
+    /// Write a question message from prose and a block; exit 2, listing
+    /// every problem, when the block is invalid.
+    #[command(
+        after_help = "Example:\n  index question-block serialize --prose prose.txt --block block.json"
+    )]
+    Serialize {
+        /// The prose, as text (`-` reads standard input).
+        #[arg(long)]
+        prose: PathBuf,
+        /// The block, as JSON (`-` reads standard input).
+        #[arg(long)]
+        block: PathBuf,
+    },
+    /// Check that each file is a question message: one line per file, exit 1
+    /// if any is not.
+    #[command(after_help = "Example:\n  index question-block check messages/*.txt")]
+    Check {
+        /// The message bodies.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NegotiationArgs {
+    /// The database file [default: $INDEX_DB, else ./index.db]; created on
+    /// first use.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) db: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub(crate) command: NegotiationCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum NegotiationCommand {
+    /// Open a negotiation between two people's intents; the initiator moves first.
+    #[command(
+        after_help = "Example:\n  index negotiation open --initiator dana --initiator-intent hire --responder sam --responder-intent join"
+    )]
+    Open(OpenArgs),
+    /// Show a negotiation as one seat sees it: the log, whose turn it is and
+    /// what that seat may do.
+    #[command(after_help = "Example:\n  index negotiation show <ID> --as dana --guidance")]
+    Show {
+        /// The negotiation (its opportunity id).
+        id: String,
+        /// The seat to look as.
+        #[arg(long = "as", value_name = "USER")]
+        user: String,
+        /// Also print the guidance agents follow.
+        #[arg(long)]
+        guidance: bool,
+    },
+    /// Take a turn; a refusal exits 3 with its code and reason. Never retried.
+    #[command(
+        after_help = "Example:\n  index negotiation turn <ID> --as dana --action propose --message 'Intro call next week?'\n  echo 'Counter: what equity?' | index negotiation turn <ID> --as sam --action counter --message -"
+    )]
+    Turn {
+        /// The negotiation.
+        id: String,
+        /// The seat taking the turn.
+        #[arg(long = "as", value_name = "USER")]
+        user: String,
+        /// What to do.
+        #[arg(long, value_enum)]
+        action: Action,
+        /// What to say (`-` reads standard input).
+        #[arg(long)]
+        message: String,
+    },
+    /// Resume a negotiation paused between rounds: your seat takes the first
+    /// turn of the next round.
+    #[command(after_help = "Example:\n  index negotiation resume <ID> --as sam")]
+    Resume {
+        /// The negotiation.
+        id: String,
+        /// The seat resuming.
+        #[arg(long = "as", value_name = "USER")]
+        user: String,
+    },
+    /// List a person's negotiations, oldest first.
+    #[command(after_help = "Example:\n  index negotiation list --as dana --state open")]
+    List {
+        /// The person.
+        #[arg(long = "as", value_name = "USER")]
+        user: String,
+        /// Only those where this person's seat negotiates for this intent.
+        #[arg(long)]
+        intent_id: Option<String>,
+        /// Only open or only settled negotiations.
+        #[arg(long, value_enum)]
+        state: Option<ListState>,
+    },
+    /// Print the negotiation's message record, parks included.
+    #[command(after_help = "Example:\n  index negotiation messages <ID>")]
+    Messages {
+        /// The negotiation.
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OpenArgs {
+    /// The person who opens and moves first.
+    #[arg(long)]
+    pub(crate) initiator: String,
+    /// The initiator's intent.
+    #[arg(long)]
+    pub(crate) initiator_intent: String,
+    /// The other person.
+    #[arg(long)]
+    pub(crate) responder: String,
+    /// The responder's intent.
+    #[arg(long)]
+    pub(crate) responder_intent: String,
+    /// The opportunity's id, a UUID; a new one is generated when absent.
+    #[arg(long)]
+    pub(crate) opportunity_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum Action {
+    Propose,
+    Counter,
+    Accept,
+    Decline,
+}
+
+impl From<Action> for index_negotiation::NegotiationAction {
+    fn from(action: Action) -> Self {
+        match action {
+            Action::Propose => index_negotiation::NegotiationAction::Propose,
+            Action::Counter => index_negotiation::NegotiationAction::Counter,
+            Action::Accept => index_negotiation::NegotiationAction::Accept,
+            Action::Decline => index_negotiation::NegotiationAction::Decline,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum ListState {
+    Open,
+    Settled,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Keep the walk-through in this database (created if needed) instead
+    /// of a temporary one.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) db: Option<PathBuf>,
+}

@@ -1,0 +1,448 @@
+//! `index negotiation`: the negotiation commands, on the SQLite store.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use index_negotiation::{
+    Decision, MessagePart, NEGOTIATION_MAX_TURNS, NegotiationAction, NegotiationMessage,
+    NegotiationObservation, NegotiationState, NegotiationTurn,
+};
+use index_negotiation_store::{
+    ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
+    OpportunityId, Seat, StateFilter, UserId,
+};
+use index_negotiation_store_sqlite::SqliteStore;
+
+use crate::cli::{ListState, OpenArgs};
+use crate::failure::Failure;
+use crate::output::{BAD, BOLD, DIM, GOOD, NOTE, Out, styled, table};
+
+/// The database file: the flag, else `INDEX_DB`, else `index.db` here.
+pub(crate) fn database_path(flag: Option<PathBuf>) -> PathBuf {
+    flag.or_else(|| {
+        std::env::var_os("INDEX_DB")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    })
+    .unwrap_or_else(|| PathBuf::from("index.db"))
+}
+
+/// An open store and where output goes.
+pub(crate) struct Session {
+    pub(crate) negotiations: Negotiations<SqliteStore>,
+    pub(crate) out: Out,
+}
+
+impl Session {
+    pub(crate) async fn open(path: PathBuf, out: Out) -> Result<Self, Failure> {
+        let store = SqliteStore::open(&path).await?;
+        Ok(Session {
+            negotiations: Negotiations::new(store),
+            out,
+        })
+    }
+
+    fn store(&self) -> &SqliteStore {
+        self.negotiations.store()
+    }
+
+    async fn summary(&self, id: &OpportunityId) -> Result<NegotiationSummary, Failure> {
+        self.store()
+            .get_negotiation(id)
+            .await?
+            .ok_or(Failure::Refused {
+                code: "not_found",
+                explanation: "There is no negotiation with that id.",
+            })
+    }
+}
+
+/// `open`: a new negotiation, the initiator to move.
+pub(crate) async fn open(session: &Session, args: OpenArgs) -> Result<OpportunityId, Failure> {
+    let id = match args.opportunity_id {
+        Some(id) if index_question_block::is_negotiation_ref(&id) => id,
+        Some(id) => {
+            return Err(Failure::Input(format!(
+                "--opportunity-id must be a UUID (8-4-4-4-12 hex digits), not {id:?}"
+            )));
+        }
+        None => uuid::Uuid::new_v4().to_string(),
+    };
+    let request = OpenNegotiation {
+        opportunity_id: OpportunityId::new(id),
+        initiator: Seat {
+            user_id: args.initiator.into(),
+            intent_id: args.initiator_intent.into(),
+        },
+        responder: Seat {
+            user_id: args.responder.into(),
+            intent_id: args.responder_intent.into(),
+        },
+        eligible: true,
+    };
+    let decision = session.negotiations.open(&request).await?;
+    session.out.json(&decision);
+    match decision {
+        OpenDecision::Opened { negotiation } => {
+            session.out.line(format!(
+                "Opened negotiation {} between {} and {}. {} moves first.",
+                styled(BOLD, &negotiation.id),
+                negotiation.initiator.user_id,
+                negotiation.responder.user_id,
+                negotiation.initiator.user_id
+            ));
+            Ok(negotiation.id)
+        }
+        OpenDecision::Refused { rejection } => Err(Failure::Refused {
+            code: rejection.code(),
+            explanation: rejection.explanation(),
+        }),
+    }
+}
+
+/// The round each turn belongs to, from 1.
+fn round_numbers(state: &NegotiationState) -> Vec<usize> {
+    let mut round = 1;
+    let mut in_round = 0;
+    state
+        .turns
+        .iter()
+        .map(|turn| {
+            let this = round;
+            in_round += 1;
+            if turn.action == NegotiationAction::Decline || in_round >= NEGOTIATION_MAX_TURNS {
+                round += 1;
+                in_round = 0;
+            }
+            this
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct Shown<'a> {
+    negotiation: &'a NegotiationSummary,
+    state: &'a NegotiationState,
+    observation: &'a NegotiationObservation,
+}
+
+/// `show`: the log and what `user` may do now.
+pub(crate) async fn show(
+    session: &Session,
+    id: &str,
+    user: &str,
+    guidance: bool,
+) -> Result<(), Failure> {
+    let id = OpportunityId::from(id);
+    let user = UserId::from(user);
+    let summary = session.summary(&id).await?;
+    let state = session
+        .store()
+        .read_negotiation_state(&id, &user)
+        .await?
+        .ok_or(Failure::Refused {
+            code: "not_found",
+            explanation: "There is no negotiation with that id.",
+        })?;
+    let observation = index_negotiation::observe_negotiation(&state, user.as_str());
+    session.out.json(&Shown {
+        negotiation: &summary,
+        state: &state,
+        observation: &observation,
+    });
+    if session.out.json {
+        return Ok(());
+    }
+    let out = session.out;
+    out.line(format!(
+        "Negotiation {}  ({})",
+        styled(BOLD, &summary.id),
+        summary.status.as_str()
+    ));
+    let width = summary
+        .initiator
+        .user_id
+        .as_str()
+        .chars()
+        .count()
+        .max(summary.responder.user_id.as_str().chars().count());
+    for (seat, who) in [
+        ("initiator", &summary.initiator),
+        ("responder", &summary.responder),
+    ] {
+        out.line(format!(
+            "  {seat}  {:<width$}  (intent {})",
+            who.user_id.as_str(),
+            who.intent_id
+        ));
+    }
+    out.line("");
+    if state.turns.is_empty() {
+        out.line(styled(DIM, "  no turns yet"));
+    } else {
+        let rows: Vec<Vec<String>> = state
+            .turns
+            .iter()
+            .zip(round_numbers(&state))
+            .enumerate()
+            .map(|(i, (turn, round))| {
+                vec![
+                    (i + 1).to_string(),
+                    round.to_string(),
+                    turn.seat_user_id.clone(),
+                    turn.action.to_string(),
+                    turn.message.clone(),
+                ]
+            })
+            .collect();
+        out.line(table(&["#", "round", "seat", "action", "message"], &rows));
+    }
+    out.line("");
+    let to_move = match (&state.awaiting_user_id, state.settled, state.outcome) {
+        (_, true, Some(outcome)) => format!(
+            "Settled: {}.",
+            serde_json::to_value(outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        ),
+        (Some(seat), _, _) => format!("{seat} to move."),
+        (None, _, _) => "Nobody to move: the round has ended; a seat may resume.".to_owned(),
+    };
+    out.line(styled(BOLD, to_move));
+    match observation.blocked_reason {
+        Some(reason) => out.line(format!(
+            "{user} may not act now: {} ({})",
+            reason.explanation(),
+            styled(NOTE, reason.code())
+        )),
+        None => out.line(format!(
+            "{user} may: {}",
+            styled(
+                GOOD,
+                observation
+                    .available_actions
+                    .iter()
+                    .map(|a| a.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        )),
+    }
+    out.line(format!(
+        "Turns left in this round: {} of {}",
+        observation.remaining_turns, observation.max_turns
+    ));
+    if !state.eligible {
+        out.line(styled(NOTE, "A seat's intent is inactive."));
+    }
+    if guidance {
+        out.line("");
+        out.line(styled(BOLD, "Guidance"));
+        out.line(observation.guidance);
+    }
+    Ok(())
+}
+
+/// `turn`: one turn, decided and applied in one transaction; a refusal is
+/// reported, never retried.
+pub(crate) async fn turn(
+    session: &Session,
+    id: &str,
+    user: &str,
+    action: NegotiationAction,
+    message: String,
+) -> Result<
+    Decision<index_negotiation::TurnPermitted, index_negotiation::NegotiationRejection>,
+    Failure,
+> {
+    let id = OpportunityId::from(id);
+    let decision = session
+        .negotiations
+        .execute(
+            &id,
+            &UserId::from(user),
+            NegotiationTurn::new(action, message),
+        )
+        .await?;
+    session.out.json(&decision);
+    match &decision {
+        Decision::Permitted(permitted) => {
+            let mut line = format!("{user} {action}s (turn {}).", permitted.turn_index + 1);
+            match (
+                &permitted.awaiting_user_id,
+                permitted.round_ended,
+                permitted.outcome,
+            ) {
+                (_, _, Some(_)) => line.push_str(&format!(
+                    " {}",
+                    styled(GOOD, "Agreed: the opportunity is now pending review.")
+                )),
+                (_, Some(ended), _) => line.push_str(&format!(
+                    " {}",
+                    styled(
+                        NOTE,
+                        format!(
+                            "Round ended ({}): nobody to move until a seat resumes.",
+                            serde_json::to_value(ended)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_owned))
+                                .unwrap_or_default()
+                        )
+                    )
+                )),
+                (Some(next), _, _) => line.push_str(&format!(" {next} to move.")),
+                (None, None, None) => {}
+            }
+            session.out.line(line);
+            Ok(decision)
+        }
+        Decision::Refused(rejection) => Err(Failure::Refused {
+            code: rejection.code(),
+            explanation: rejection.explanation(),
+        }),
+    }
+}
+
+/// `resume`: the resuming seat takes the first turn of a new round.
+pub(crate) async fn resume(session: &Session, id: &str, user: &str) -> Result<(), Failure> {
+    let decision = session
+        .negotiations
+        .resume(&OpportunityId::from(id), &UserId::from(user))
+        .await?;
+    session.out.json(&decision);
+    match decision {
+        Decision::Permitted(permitted) => {
+            session.out.line(format!(
+                "{} resumed: a new round starts, {} to move.",
+                user, permitted.awaiting_user_id
+            ));
+            Ok(())
+        }
+        Decision::Refused(rejection) => Err(Failure::Refused {
+            code: rejection.code(),
+            explanation: rejection.explanation(),
+        }),
+    }
+}
+
+/// `list`: a person's negotiations.
+pub(crate) async fn list(
+    session: &Session,
+    user: &str,
+    intent_id: Option<String>,
+    state: Option<ListState>,
+) -> Result<(), Failure> {
+    let user = UserId::from(user);
+    let filter = ListFilter {
+        intent_id: intent_id.map(Into::into),
+        state: state.map(|s| match s {
+            ListState::Open => StateFilter::Open,
+            ListState::Settled => StateFilter::Settled,
+        }),
+    };
+    let found = session.store().list_negotiations(&user, &filter).await?;
+    session.out.json(&found);
+    if found.is_empty() {
+        session
+            .out
+            .line(styled(DIM, format!("No negotiations for {user}.")));
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = found
+        .iter()
+        .map(|s| {
+            let (seat, intent, other) = if s.initiator.user_id == user {
+                ("initiator", &s.initiator.intent_id, &s.responder.user_id)
+            } else {
+                ("responder", &s.responder.intent_id, &s.initiator.user_id)
+            };
+            let to_move = s
+                .awaiting_user_id
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), ToString::to_string);
+            vec![
+                s.id.to_string(),
+                s.status.as_str().to_owned(),
+                seat.to_owned(),
+                intent.to_string(),
+                other.to_string(),
+                s.turn_count.to_string(),
+                to_move,
+            ]
+        })
+        .collect();
+    session.out.line(table(
+        &["id", "status", "seat", "intent", "with", "turns", "to move"],
+        &rows,
+    ));
+    Ok(())
+}
+
+/// A one-line description of a message for people.
+fn describe(message: &NegotiationMessage) -> String {
+    message
+        .parts
+        .iter()
+        .map(|part| match part {
+            MessagePart::Text { text } => text.clone(),
+            MessagePart::Data { data } => {
+                let action = data
+                    .get("action")
+                    .and_then(|a| a.as_str())
+                    .unwrap_or("data");
+                match data.get("askUser").and_then(|a| a.get("question")) {
+                    Some(question) => format!(
+                        "{}: {} {}",
+                        styled(NOTE, action),
+                        question
+                            .get("prompt")
+                            .and_then(|p| p.as_str())
+                            .unwrap_or_default(),
+                        styled(
+                            DIM,
+                            format!(
+                                "({} options)",
+                                question
+                                    .get("options")
+                                    .and_then(|o| o.as_array())
+                                    .map_or(0, Vec::len)
+                            )
+                        )
+                    ),
+                    None => format!(
+                        "{}: {}",
+                        styled(NOTE, action),
+                        serde_json::Value::Object(data.clone())
+                    ),
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// `messages`: the negotiation's message record.
+pub(crate) async fn messages(session: &Session, id: &str) -> Result<(), Failure> {
+    let id = OpportunityId::from(id);
+    session.summary(&id).await?;
+    let messages = session.store().list_messages(&id).await?;
+    session.out.json(&messages);
+    if messages.is_empty() {
+        session.out.line(styled(DIM, "No messages."));
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| vec![(i + 1).to_string(), m.sender_id.clone(), describe(m)])
+        .collect();
+    session.out.line(table(&["#", "sender", "content"], &rows));
+    Ok(())
+}
+
+/// Prints a failure the way every command does.
+pub(crate) fn report(failure: &Failure) {
+    anstream::eprintln!("{} {failure}", styled(BAD, "error:"));
+}

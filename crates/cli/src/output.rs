@@ -1,0 +1,89 @@
+//! Output: plain text for people (aligned, coloured only on a terminal and
+//! never under `NO_COLOR`), or JSON for machines.
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+pub(crate) const BOLD: Style = Style::new().bold();
+pub(crate) const DIM: Style = Style::new().dimmed();
+pub(crate) const GOOD: Style = AnsiColor::Green.on_default().bold();
+pub(crate) const BAD: Style = AnsiColor::Red.on_default().bold();
+pub(crate) const NOTE: Style = AnsiColor::Yellow.on_default();
+pub(crate) const COMMAND: Style = AnsiColor::Cyan.on_default().bold();
+
+/// Where a command writes, and in which form.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Out {
+    pub(crate) json: bool,
+}
+
+impl Out {
+    /// A line of text for people (ignored in JSON mode).
+    pub(crate) fn line(&self, text: impl AsRef<str>) {
+        if !self.json {
+            anstream::println!("{}", text.as_ref());
+        }
+    }
+
+    /// A machine-readable value (ignored in text mode).
+    pub(crate) fn json<T: Serialize>(&self, value: &T) {
+        if self.json {
+            match serde_json::to_string_pretty(value) {
+                Ok(text) => anstream::println!("{text}"),
+                Err(err) => anstream::eprintln!("error: could not write JSON: {err}"),
+            }
+        }
+    }
+}
+
+/// `text` in `style` (anstream drops the codes where colour is off).
+pub(crate) fn styled(style: Style, text: impl std::fmt::Display) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// Rows aligned in columns; the header dimmed. Width counts characters.
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let columns = header.len();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let render = |cells: Vec<String>| {
+        let mut line = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            let width = widths.get(i).copied().unwrap_or(0);
+            if i + 1 == columns {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<width$}  "));
+            }
+        }
+        line.trim_end().to_owned()
+    };
+    let mut out = styled(
+        DIM,
+        render(header.iter().map(|h| (*h).to_owned()).collect()),
+    );
+    for row in rows {
+        out.push('\n');
+        out.push_str(&render(row.clone()));
+    }
+    out
+}
+
+/// Reads a file, or standard input for `-`.
+pub(crate) fn read_input(path: &std::path::Path) -> Result<String, crate::failure::Failure> {
+    use std::io::Read;
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|err| {
+            crate::failure::Failure::Input(format!("could not read standard input: {err}"))
+        })?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path).map_err(|err| {
+        crate::failure::Failure::Input(format!("could not read {}: {err}", path.display()))
+    })
+}

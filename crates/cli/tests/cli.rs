@@ -1,0 +1,565 @@
+//! The `index` binary end to end: every command and exit code, on temporary
+//! databases and the shared fixture files.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const OPP: &str = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/question-block")
+}
+
+/// Runs `index` with `args` (and `stdin`), in `dir`, without colour.
+fn index_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("INDEX_DB")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+struct Db {
+    dir: tempfile::TempDir,
+}
+
+impl Db {
+    fn new() -> Self {
+        Db {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> String {
+        self.dir.path().join("index.db").display().to_string()
+    }
+
+    /// `index negotiation <args> --db <this>`.
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_with(args, None)
+    }
+
+    fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut full = vec!["negotiation"];
+        full.extend_from_slice(args);
+        let path = self.path();
+        full.extend_from_slice(&["--db", &path]);
+        index_in(self.dir.path(), &full, stdin)
+    }
+
+    /// `open` for dana and sam on [`OPP`], whatever the outcome.
+    fn try_open(&self) -> Output {
+        self.run(&[
+            "open",
+            "--initiator",
+            "dana",
+            "--initiator-intent",
+            "hire",
+            "--responder",
+            "sam",
+            "--responder-intent",
+            "join",
+            "--opportunity-id",
+            OPP,
+        ])
+    }
+
+    fn open(&self) {
+        let out = self.try_open();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+
+    fn turn(&self, who: &str, action: &str, message: &str) -> Output {
+        self.run(&[
+            "turn",
+            OPP,
+            "--as",
+            who,
+            "--action",
+            action,
+            "--message",
+            message,
+        ])
+    }
+}
+
+#[test]
+fn parse_prints_the_prose_and_block_or_says_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let canonical = fixtures().join("canonical.message.txt");
+    let out = index_in(
+        dir.path(),
+        &["question-block", "parse", canonical.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let prose = std::fs::read_to_string(fixtures().join("canonical.prose.txt")).unwrap();
+    let block: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("canonical.block.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(parsed["prose"], prose.as_str());
+    assert_eq!(parsed["block"], block);
+
+    let message = std::fs::read_to_string(&canonical).unwrap();
+    let piped = index_in(
+        dir.path(),
+        &["question-block", "parse", "-"],
+        Some(&message),
+    );
+    assert_eq!(piped.stdout, out.stdout);
+    let implicit = index_in(dir.path(), &["question-block", "parse"], Some(&message));
+    assert_eq!(implicit.stdout, out.stdout);
+
+    let invalid = index_in(
+        dir.path(),
+        &["question-block", "parse", "-"],
+        Some("```index-questions\n{}\n```"),
+    );
+    assert_eq!(invalid.status.code(), Some(1));
+    let stderr = text(&invalid.stderr);
+    assert!(
+        stderr.contains("not a question message") && stderr.contains("version"),
+        "{stderr}"
+    );
+    assert!(invalid.stdout.is_empty());
+
+    let missing = index_in(
+        dir.path(),
+        &["question-block", "parse", "no-such-file.txt"],
+        None,
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("could not read no-such-file.txt"));
+}
+
+/// `index question-block serialize --prose <prose> --block <block>`.
+fn serialize(dir: &Path, prose: &Path, block: &Path) -> Output {
+    index_in(
+        dir,
+        &[
+            "question-block",
+            "serialize",
+            "--prose",
+            prose.to_str().unwrap(),
+            "--block",
+            block.to_str().unwrap(),
+        ],
+        None,
+    )
+}
+
+#[test]
+fn serialize_writes_the_canonical_bytes_and_lists_every_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let prose = fixtures().join("canonical.prose.txt");
+    let block = fixtures().join("canonical.block.json");
+    let out = serialize(dir.path(), &prose, &block);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let expected = std::fs::read_to_string(fixtures().join("canonical.message.txt")).unwrap();
+    assert_eq!(text(&out.stdout), format!("{expected}\n"));
+
+    let bad_block = dir.path().join("bad.json");
+    std::fs::write(
+        &bad_block,
+        r#"{"version": 2, "questions": [{"prompt": "", "opportunityId": "nope"}], "extra": 1}"#,
+    )
+    .unwrap();
+    let out = serialize(dir.path(), &prose, &bad_block);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    for path in [
+        "version:",
+        "questions.0.prompt:",
+        "questions.0.opportunityId:",
+        "(root): has unknown key(s): 'extra'",
+    ] {
+        assert!(stderr.contains(path), "{path} missing from {stderr}");
+    }
+
+    let malformed = dir.path().join("malformed.json");
+    std::fs::write(&malformed, "{\"version\": 1,").unwrap();
+    let out = serialize(dir.path(), &prose, &malformed);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not valid JSON"));
+}
+
+#[test]
+fn check_reports_one_line_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = fixtures().join("valid/single-question.txt");
+    let invalid = fixtures().join("invalid/unclosed-fence.txt");
+    let out = index_in(
+        dir.path(),
+        &[
+            "question-block",
+            "check",
+            valid.to_str().unwrap(),
+            invalid.to_str().unwrap(),
+            "missing.txt",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].starts_with("ok ") && lines[0].ends_with("single-question.txt"));
+    assert!(lines[1].starts_with("FAIL ") && lines[1].contains("never closed"));
+    assert!(lines[2].starts_with("FAIL ") && lines[2].contains("missing.txt"));
+    let all_valid = index_in(
+        dir.path(),
+        &["question-block", "check", valid.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(all_valid.status.code(), Some(0));
+    let json = index_in(
+        dir.path(),
+        &[
+            "--json",
+            "question-block",
+            "check",
+            invalid.to_str().unwrap(),
+        ],
+        None,
+    );
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report[0]["rule"], "unclosed-fence");
+}
+
+#[test]
+fn a_negotiation_from_the_command_line() {
+    let db = Db::new();
+    db.open();
+    let again = db.try_open();
+    assert_eq!(again.status.code(), Some(3));
+    assert!(text(&again.stderr).contains("already_exists"));
+
+    let out = db.turn("dana", "propose", "Intro call next week?");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("sam to move"));
+
+    let refused = db.turn("dana", "propose", "Again?");
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(text(&refused.stderr).contains("refused (not_your_turn)"));
+
+    let json = db.run(&[
+        "turn",
+        OPP,
+        "--as",
+        "sam",
+        "--action",
+        "accept",
+        "--message",
+        "",
+        "--json",
+    ]);
+    assert_eq!(json.status.code(), Some(3));
+    let decision: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        decision,
+        serde_json::json!({"ok": false, "rejection": "invalid_turn"})
+    );
+
+    let from_stdin = db.run_with(
+        &[
+            "turn",
+            OPP,
+            "--as",
+            "sam",
+            "--action",
+            "decline",
+            "--message",
+            "-",
+        ],
+        Some("Not this quarter.\n"),
+    );
+    assert_eq!(
+        from_stdin.status.code(),
+        Some(0),
+        "{}",
+        text(&from_stdin.stderr)
+    );
+    assert!(text(&from_stdin.stdout).contains("Round ended (declined)"));
+
+    let shown = db.run(&["show", OPP, "--as", "sam", "--guidance"]);
+    let shown_text = text(&shown.stdout);
+    assert!(shown_text.contains("Not this quarter."), "{shown_text}");
+    assert!(shown_text.contains("Nobody to move"));
+    assert!(shown_text.contains("Guidance"));
+
+    assert_eq!(
+        db.run(&["resume", OPP, "--as", "dana"]).status.code(),
+        Some(0)
+    );
+    let not_paused = db.run(&["resume", OPP, "--as", "sam"]);
+    assert_eq!(not_paused.status.code(), Some(3));
+    assert!(text(&not_paused.stderr).contains("not_paused"));
+
+    let show_json: Value =
+        serde_json::from_slice(&db.run(&["show", OPP, "--as", "dana", "--json"]).stdout).unwrap();
+    assert_eq!(
+        show_json["observation"]["availableActions"],
+        serde_json::json!(["propose", "decline"])
+    );
+    assert_eq!(show_json["observation"]["remainingTurns"], 12);
+    assert_eq!(show_json["state"]["turns"].as_array().unwrap().len(), 2);
+
+    assert_eq!(
+        db.turn("dana", "propose", "Revised terms.").status.code(),
+        Some(0)
+    );
+    let accepted = db.run(&[
+        "turn",
+        OPP,
+        "--as",
+        "sam",
+        "--action",
+        "accept",
+        "--message",
+        "Deal.",
+        "--json",
+    ]);
+    let decision: Value = serde_json::from_slice(&accepted.stdout).unwrap();
+    assert_eq!(decision["outcome"], "agreed");
+    assert_eq!(decision["opportunityStatus"], "pending");
+
+    let listed: Value =
+        serde_json::from_slice(&db.run(&["list", "--as", "dana", "--json"]).stdout).unwrap();
+    assert_eq!(listed[0]["status"], "pending");
+    let open_only = db.run(&["list", "--as", "dana", "--state", "open"]);
+    assert!(text(&open_only.stdout).contains("No negotiations"));
+    let by_intent: Value = serde_json::from_slice(
+        &db.run(&["list", "--as", "sam", "--intent-id", "join", "--json"])
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(by_intent.as_array().unwrap().len(), 1);
+    let table = text(&db.run(&["list", "--as", "sam"]).stdout);
+    assert!(table.lines().next().unwrap().starts_with("id "), "{table}");
+
+    let messages = db.run(&["messages", OPP]);
+    assert_eq!(messages.status.code(), Some(0));
+    assert!(text(&messages.stdout).contains("No messages"));
+    let missing = db.run(&["messages", "00000000-0000-0000-0000-000000000000"]);
+    assert_eq!(missing.status.code(), Some(3));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let db = Db::new();
+    for args in [
+        vec!["turn", OPP, "--action", "propose", "--message", "x"],
+        vec![
+            "turn",
+            OPP,
+            "--as",
+            "dana",
+            "--action",
+            "haggle",
+            "--message",
+            "x",
+        ],
+        vec![
+            "open",
+            "--initiator",
+            "a",
+            "--initiator-intent",
+            "i",
+            "--responder",
+            "b",
+            "--responder-intent",
+            "j",
+            "--opportunity-id",
+            "not-a-uuid",
+        ],
+    ] {
+        let out = db.run(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    let out = index_in(db.dir.path(), &["no-such-command"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_generated_opportunity_id_and_the_default_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = index_in(
+        dir.path(),
+        &[
+            "--json",
+            "negotiation",
+            "open",
+            "--initiator",
+            "a",
+            "--initiator-intent",
+            "i",
+            "--responder",
+            "b",
+            "--responder-intent",
+            "j",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let opened: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = opened["negotiation"]["id"].as_str().unwrap();
+    assert!(index_question_block::is_negotiation_ref(id), "{id}");
+    assert!(
+        dir.path().join("index.db").exists(),
+        "created in the current directory"
+    );
+
+    let elsewhere = dir.path().join("from-env.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_index"))
+        .args(["negotiation", "list", "--as", "a"])
+        .current_dir(dir.path())
+        .env("INDEX_DB", &elsewhere)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(elsewhere.exists(), "INDEX_DB is used");
+}
+
+#[test]
+fn a_corrupt_database_is_refused_and_left_untouched() {
+    let db = Db::new();
+    let garbage = b"this is not a database, it is a shopping list\n".repeat(100);
+    std::fs::write(db.path(), &garbage).unwrap();
+    let out = db.run(&["list", "--as", "dana"]);
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("is not an Index negotiation store"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.lines().count() <= 2,
+        "one or two plain sentences: {stderr}"
+    );
+    assert_eq!(std::fs::read(db.path()).unwrap(), garbage);
+}
+
+#[test]
+fn two_processes_racing_one_turn_have_one_winner() {
+    let db = Db::new();
+    db.open();
+    for round in 0..3 {
+        let spawn = |message: String| {
+            let path = db.path();
+            Command::new(env!("CARGO_BIN_EXE_index"))
+                .args([
+                    "negotiation",
+                    "turn",
+                    OPP,
+                    "--as",
+                    "dana",
+                    "--action",
+                    "propose",
+                    "--message",
+                    &message,
+                    "--db",
+                    &path,
+                ])
+                .env("NO_COLOR", "1")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let first = spawn(format!("first {round}"));
+        let second = spawn(format!("second {round}"));
+        let outputs = [
+            first.wait_with_output().unwrap(),
+            second.wait_with_output().unwrap(),
+        ];
+        let codes: Vec<Option<i32>> = outputs.iter().map(|o| o.status.code()).collect();
+        assert!(
+            codes.contains(&Some(0)) && codes.contains(&Some(3)),
+            "round {round}: {codes:?}"
+        );
+        let loser = outputs.iter().find(|o| o.status.code() == Some(3)).unwrap();
+        assert!(text(&loser.stderr).contains("not_your_turn"));
+        // Hand the turn back to dana for the next race.
+        assert_eq!(db.turn("sam", "counter", "Go on.").status.code(), Some(0));
+    }
+    let shown: Value =
+        serde_json::from_slice(&db.run(&["show", OPP, "--as", "dana", "--json"]).stdout).unwrap();
+    assert_eq!(shown["state"]["turns"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn the_demo_runs_start_to_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.db");
+    let out = index_in(dir.path(), &["demo", "--db", path.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for expected in [
+        "Round ended (declined)",
+        "Round ended (turn_limit)",
+        "Stall reason: turn_cap",
+        "```index-questions",
+        "ask_user:",
+        "Agreed: the opportunity is now pending review.",
+        "$ index negotiation resume",
+    ] {
+        assert!(stdout.contains(expected), "{expected} missing");
+    }
+    assert!(
+        !stdout.contains('\u{1b}'),
+        "no colour when NO_COLOR is set and output is not a terminal"
+    );
+    let listed = index_in(
+        dir.path(),
+        &[
+            "--json",
+            "negotiation",
+            "list",
+            "--as",
+            "dana",
+            "--db",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed[0]["status"], "pending");
+    assert_eq!(listed[0]["turnCount"], 17);
+}
