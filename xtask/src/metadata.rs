@@ -7,7 +7,11 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 /// Crates that must build for `wasm32-unknown-unknown` with no OS underneath.
-pub(crate) const BROWSER_SAFE: &[&str] = &["index-question-block", "index-negotiation"];
+pub(crate) const BROWSER_SAFE: &[&str] = &[
+    "index-question-block",
+    "index-negotiation",
+    "index-interaction",
+];
 
 /// What a browser-safe crate may depend on directly, besides other
 /// browser-safe crates of this workspace.
@@ -32,6 +36,7 @@ const BROWSER_FORBIDDEN: &[&str] = &[
 /// forces a decision about where it sits.
 const ARROWS: &[(&str, &[&str])] = &[
     ("index-question-block", &[]),
+    ("index-interaction", &[]),
     ("index-negotiation", &["index-question-block"]),
     ("index-negotiation-store", &["index-negotiation"]),
     (

@@ -1,0 +1,141 @@
+//! Well-known kinds, and the permission ask.
+
+use serde::Serialize;
+
+use crate::fields::{
+    FieldBase, InteractionAnswerSpec, InteractionField, InteractionResponseScope, SelectField,
+    SelectOption, SelectType, TextField, TextType,
+};
+
+/// The kinds every renderer knows. Kinds are open labels: an unknown kind
+/// still renders from its answer spec.
+pub struct InteractionKind;
+
+impl InteractionKind {
+    /// The agent asks the person to answer or choose.
+    pub const QUESTION: &'static str = "question";
+    /// The agent asks to run a tool or command; the answer is a grant.
+    pub const PERMISSION: &'static str = "permission";
+    /// The agent shares a plan for review.
+    pub const PLAN: &'static str = "plan";
+}
+
+/// The field carrying a permission answer's grant.
+pub const PERMISSION_GRANT_FIELD: &str = "grant";
+
+/// The optional free-text field carrying the person's reason.
+pub const PERMISSION_FEEDBACK_FIELD: &str = "feedback";
+
+/// A graduated permission decision: the value of the grant field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionGrant {
+    /// This time only.
+    AllowOnce,
+    /// For the rest of the session.
+    AllowSession,
+    /// From now on.
+    AllowAlways,
+    /// No.
+    Deny,
+}
+
+impl PermissionGrant {
+    /// Every grant, in the reference's order.
+    pub const ALL: [PermissionGrant; 4] = [
+        PermissionGrant::AllowOnce,
+        PermissionGrant::AllowSession,
+        PermissionGrant::AllowAlways,
+        PermissionGrant::Deny,
+    ];
+
+    /// The wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionGrant::AllowOnce => "allow_once",
+            PermissionGrant::AllowSession => "allow_session",
+            PermissionGrant::AllowAlways => "allow_always",
+            PermissionGrant::Deny => "deny",
+        }
+    }
+
+    /// The grant named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.as_str() == name)
+    }
+
+    /// The response scope a grant needs to be allowed; `None` for deny,
+    /// which is always allowed.
+    pub fn required_scope(self) -> Option<InteractionResponseScope> {
+        match self {
+            PermissionGrant::AllowOnce => Some(InteractionResponseScope::Interaction),
+            PermissionGrant::AllowSession => Some(InteractionResponseScope::Session),
+            PermissionGrant::AllowAlways => Some(InteractionResponseScope::Persistent),
+            PermissionGrant::Deny => None,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            PermissionGrant::AllowOnce => "Allow this once",
+            PermissionGrant::AllowSession => "Allow for the session",
+            PermissionGrant::AllowAlways => "Allow from now on",
+            PermissionGrant::Deny => "Deny",
+        }
+    }
+}
+
+/// A permission answer spec that can never offer a broader grant than the
+/// request's scopes allow: one grant per scope in `response_scopes` (this
+/// interaction only, when `None`), deny always, and a multiline feedback
+/// field unless `allow_feedback` is false.
+///
+/// ```
+/// use index_interaction::{permission_answer_spec, InteractionField, InteractionResponseScope};
+/// let spec = permission_answer_spec(Some(&[InteractionResponseScope::Session]), false);
+/// let InteractionField::Select(grant) = &spec.fields[0] else { unreachable!() };
+/// let values: Vec<&str> = grant.options.iter().map(|o| o.value.as_str()).collect();
+/// assert_eq!(values, ["allow_session", "deny"]);
+/// assert_eq!(spec.fields.len(), 1);
+/// ```
+pub fn permission_answer_spec(
+    response_scopes: Option<&[InteractionResponseScope]>,
+    allow_feedback: bool,
+) -> InteractionAnswerSpec {
+    let scopes = response_scopes.unwrap_or(&[InteractionResponseScope::Interaction]);
+    let options = PermissionGrant::ALL
+        .into_iter()
+        .filter(|grant| {
+            grant
+                .required_scope()
+                .is_none_or(|scope| scopes.contains(&scope))
+        })
+        .map(|grant| SelectOption {
+            value: grant.as_str().to_owned(),
+            label: grant.label().to_owned(),
+            description: None,
+        })
+        .collect();
+    let mut fields = vec![InteractionField::Select(SelectField {
+        base: FieldBase {
+            required: Some(true),
+            ..FieldBase::new(PERMISSION_GRANT_FIELD, "Your decision")
+        },
+        field_type: SelectType,
+        options,
+        multi: None,
+        allow_custom: None,
+        default: None,
+    })];
+    if allow_feedback {
+        fields.push(InteractionField::Text(TextField {
+            base: FieldBase::new(PERMISSION_FEEDBACK_FIELD, "Anything to add? (optional)"),
+            field_type: TextType,
+            multiline: Some(true),
+            placeholder: None,
+            max_length: None,
+            default: None,
+        }));
+    }
+    InteractionAnswerSpec { fields }
+}

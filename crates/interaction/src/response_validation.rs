@@ -1,0 +1,146 @@
+//! Checking a response against the exact request it answers, permission
+//! rules included.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::answer_validation::{AnswerProblem, answer_problems};
+use crate::data::{InteractionOutcome, data_to_json};
+use crate::envelope::{InteractionRequest, InteractionResponse, parse_response};
+use crate::fields::InteractionResponseScope;
+use crate::js::js_string;
+use crate::permissions::{InteractionKind, PERMISSION_GRANT_FIELD, PermissionGrant};
+use crate::zod::{At, SchemaIssue, Walk};
+
+/// Why a response does not resolve its request.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ResponseProblem {
+    /// The response is not a well-formed response.
+    Schema(SchemaIssue),
+    /// It answers another interaction.
+    IdMismatch,
+    /// Its answer breaks the request's spec or permission rules.
+    Answer(AnswerProblem),
+}
+
+impl ResponseProblem {
+    /// A stable code: `schema:<path>:<zod code>`, `response_id_mismatch`,
+    /// or the answer problem's code.
+    pub fn code(&self) -> String {
+        match self {
+            ResponseProblem::Schema(issue) => {
+                format!("schema:{}:{}", issue.path, issue.code.as_str())
+            }
+            ResponseProblem::IdMismatch => "response_id_mismatch".to_owned(),
+            ResponseProblem::Answer(problem) => problem.code(),
+        }
+    }
+}
+
+impl fmt::Display for ResponseProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResponseProblem::Schema(issue) => write!(f, "{issue}"),
+            ResponseProblem::IdMismatch => {
+                f.write_str("the response answers a different interaction")
+            }
+            ResponseProblem::Answer(problem) => write!(f, "{problem}"),
+        }
+    }
+}
+
+/// Validates `response` (untyped, as it arrives) against the outstanding
+/// `request`: its shape first, then its id, then (when accepted) its answer
+/// and, for permissions, its grant.
+///
+/// ```
+/// use index_interaction::*;
+/// let request = InteractionRequest::from_json_value(&serde_json::json!({
+///     "id": "p-1", "kind": "permission", "title": "Run the migration?",
+///     "answerSpec": serde_json::to_value(permission_answer_spec(None, true)).unwrap(),
+/// })).unwrap();
+/// let ok = serde_json::json!({"id": "p-1", "outcome": "accepted", "data": {"grant": ["allow_once"]}});
+/// assert!(validate_interaction_response(&request, &ok).is_ok());
+/// let broad = serde_json::json!({"id": "p-1", "outcome": "accepted", "data": {"grant": ["allow_always"]}});
+/// let problems = validate_interaction_response(&request, &broad).unwrap_err();
+/// assert_eq!(problems.last().unwrap().code(), "grant_exceeds_scopes:allow_always");
+/// ```
+pub fn validate_interaction_response(
+    request: &InteractionRequest,
+    response: &Value,
+) -> Result<(), Vec<ResponseProblem>> {
+    let mut walk = Walk::default();
+    let parsed = parse_response(&mut walk, &At::Root, Some(response));
+    match walk.finish(parsed) {
+        Err(invalid) => Err(invalid
+            .issues
+            .into_iter()
+            .map(ResponseProblem::Schema)
+            .collect()),
+        Ok(response) => check_response(request, &response),
+    }
+}
+
+/// Checks a well-formed response against `request`.
+pub fn check_response(
+    request: &InteractionRequest,
+    response: &InteractionResponse,
+) -> Result<(), Vec<ResponseProblem>> {
+    if request.id != response.id {
+        return Err(vec![ResponseProblem::IdMismatch]);
+    }
+    let data = response.data.as_ref().map(data_to_json);
+    let problems: Vec<ResponseProblem> =
+        resolution_problems(request, response.outcome, data.as_ref())
+            .into_iter()
+            .map(ResponseProblem::Answer)
+            .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
+}
+
+/// What is wrong with resolving `request` with `outcome` and `data`: nothing
+/// unless accepted; then the answer's problems and, for a permission, its
+/// grant's.
+pub(crate) fn resolution_problems(
+    request: &InteractionRequest,
+    outcome: InteractionOutcome,
+    data: Option<&Map<String, Value>>,
+) -> Vec<AnswerProblem> {
+    if outcome != InteractionOutcome::Accepted {
+        return Vec::new();
+    }
+    let mut problems = answer_problems(&request.answer_spec, data);
+    if request.kind != InteractionKind::PERMISSION {
+        return problems;
+    }
+    let grant = data
+        .and_then(|d| d.get(PERMISSION_GRANT_FIELD))
+        .and_then(Value::as_array);
+    let Some([grant]) = grant.map(Vec::as_slice) else {
+        problems.push(AnswerProblem::GrantCount);
+        return problems;
+    };
+    let Some(parsed) = grant.as_str().and_then(PermissionGrant::from_name) else {
+        problems.push(AnswerProblem::InvalidGrant(js_string(grant)));
+        return problems;
+    };
+    let permitted = request
+        .response_scopes
+        .as_deref()
+        .unwrap_or(&[InteractionResponseScope::Interaction]);
+    if parsed
+        .required_scope()
+        .is_some_and(|scope| !permitted.contains(&scope))
+    {
+        problems.push(AnswerProblem::GrantExceedsScopes(
+            parsed.as_str().to_owned(),
+        ));
+    }
+    problems
+}
