@@ -44,6 +44,10 @@ const ARROWS: &[(&str, &[&str])] = &[
         &["index-negotiation-store", "index-negotiation"],
     ),
     (
+        "index-negotiation-store-postgres",
+        &["index-negotiation-store", "index-negotiation"],
+    ),
+    (
         "index-stall-gap",
         &["index-negotiation", "index-question-block"],
     ),
@@ -54,6 +58,7 @@ const ARROWS: &[(&str, &[&str])] = &[
             "index-negotiation",
             "index-negotiation-store",
             "index-negotiation-store-sqlite",
+            "index-negotiation-store-postgres",
             "index-stall-gap",
         ],
     ),

@@ -72,8 +72,8 @@ pub(crate) enum QuestionBlockCommand {
 
 #[derive(Debug, Args)]
 pub(crate) struct NegotiationArgs {
-    /// The database file [default: $INDEX_DB, else ./index.db]; created on
-    /// first use.
+    /// The database: an SQLite file (created on first use) or a
+    /// `postgres://` URL [default: $INDEX_DB, else ./index.db].
     #[arg(long, global = true, value_name = "PATH")]
     pub(crate) db: Option<PathBuf>,
 

@@ -12,6 +12,7 @@ use index_negotiation_store::{
     ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
     OpportunityId, Seat, StateFilter, UserId,
 };
+use index_negotiation_store_postgres::PostgresStore;
 use index_negotiation_store_sqlite::SqliteStore;
 
 use crate::cli::{ListState, OpenArgs};
@@ -30,20 +31,28 @@ pub(crate) fn database_path(flag: Option<PathBuf>) -> PathBuf {
 
 /// An open store and where output goes.
 pub(crate) struct Session {
-    pub(crate) negotiations: Negotiations<SqliteStore>,
+    pub(crate) negotiations: Negotiations<Box<dyn NegotiationStore>>,
     pub(crate) out: Out,
 }
 
 impl Session {
-    pub(crate) async fn open(path: PathBuf, out: Out) -> Result<Self, Failure> {
-        let store = SqliteStore::open(&path).await?;
+    /// Opens the store `db` names: a `postgres://` (or `postgresql://`) URL
+    /// selects PostgreSQL; anything else is an SQLite file.
+    pub(crate) async fn open(db: PathBuf, out: Out) -> Result<Self, Failure> {
+        let text = db.to_string_lossy();
+        let store: Box<dyn NegotiationStore> =
+            if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+                Box::new(PostgresStore::connect(&text).await?)
+            } else {
+                Box::new(SqliteStore::open(&db).await?)
+            };
         Ok(Session {
             negotiations: Negotiations::new(store),
             out,
         })
     }
 
-    fn store(&self) -> &SqliteStore {
+    fn store(&self) -> &dyn NegotiationStore {
         self.negotiations.store()
     }
 

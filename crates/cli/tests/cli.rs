@@ -563,3 +563,70 @@ fn the_demo_runs_start_to_finish() {
     assert_eq!(listed[0]["status"], "pending");
     assert_eq!(listed[0]["turnCount"], 17);
 }
+
+#[test]
+fn a_postgres_url_selects_the_postgres_backend() {
+    let Ok(url) = std::env::var("INDEX_TEST_DATABASE_URL") else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must provide INDEX_TEST_DATABASE_URL"
+        );
+        eprintln!("skipped: INDEX_TEST_DATABASE_URL is not set");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let id = uuid_like(std::process::id());
+    let run = |args: &[&str]| {
+        let mut full = vec!["negotiation"];
+        full.extend_from_slice(args);
+        full.extend_from_slice(&["--db", &url]);
+        index_in(dir.path(), &full, None)
+    };
+    let opened = run(&[
+        "open",
+        "--initiator",
+        "pg-a",
+        "--initiator-intent",
+        "i",
+        "--responder",
+        "pg-b",
+        "--responder-intent",
+        "j",
+        "--opportunity-id",
+        &id,
+    ]);
+    assert_eq!(opened.status.code(), Some(0), "{}", text(&opened.stderr));
+    let turned = run(&[
+        "turn",
+        &id,
+        "--as",
+        "pg-a",
+        "--action",
+        "propose",
+        "--message",
+        "Over PostgreSQL.",
+    ]);
+    assert_eq!(turned.status.code(), Some(0), "{}", text(&turned.stderr));
+    let shown: Value =
+        serde_json::from_slice(&run(&["show", &id, "--as", "pg-b", "--json"]).stdout).unwrap();
+    assert_eq!(shown["state"]["turns"][0]["message"], "Over PostgreSQL.");
+    assert!(
+        !dir.path().join("index.db").exists(),
+        "no SQLite file was created"
+    );
+}
+
+/// A UUID unique to this run, from the process id and the clock.
+fn uuid_like(pid: u32) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "{pid:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        (nanos >> 48) & 0xffff,
+        (nanos >> 36) & 0xfff,
+        (nanos >> 24) & 0xfff,
+        nanos & 0xffff_ffff_ffff
+    )
+}

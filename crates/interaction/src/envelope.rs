@@ -31,7 +31,8 @@ pub enum OnTimeout {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InteractionRequest {
-    /// Correlation id, unique within a session; the response carries it.
+    /// Ties the answer to this ask: no two requests in a session share it,
+    /// and the person's response repeats it.
     pub id: String,
     /// An open label: `question`, `permission`, `plan`, or a namespaced
     /// vendor kind.

@@ -255,7 +255,7 @@ impl InteractionAnswerSpec {
     }
 }
 
-/// Where an accepted answer may be reused by an explicit policy.
+/// How far beyond this one ask a policy may apply an accepted answer again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InteractionResponseScope {

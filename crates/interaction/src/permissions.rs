@@ -26,7 +26,8 @@ pub const PERMISSION_GRANT_FIELD: &str = "grant";
 /// The optional free-text field carrying the person's reason.
 pub const PERMISSION_FEEDBACK_FIELD: &str = "feedback";
 
-/// A graduated permission decision: the value of the grant field.
+/// How much a person allows: once, for the session, from now on, or not at
+/// all. Carried in the answer's grant field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PermissionGrant {

@@ -16,24 +16,6 @@ pub(crate) const SUMMARY_COLUMNS: &str = "n.seq, n.id, n.initiator_user_id, n.in
     n.awaiting_user_id, n.outcome, n.settled, n.status, \
     (SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq)";
 
-pub(crate) fn outcome_name(outcome: NegotiationOutcome) -> &'static str {
-    match outcome {
-        NegotiationOutcome::Agreed => "agreed",
-        NegotiationOutcome::Declined => "declined",
-        NegotiationOutcome::Closed => "closed",
-    }
-}
-
-fn outcome_from_name(name: &str) -> Option<NegotiationOutcome> {
-    [
-        NegotiationOutcome::Agreed,
-        NegotiationOutcome::Declined,
-        NegotiationOutcome::Closed,
-    ]
-    .into_iter()
-    .find(|outcome| outcome_name(*outcome) == name)
-}
-
 /// A summary and its row's internal key.
 pub(crate) struct Stored {
     pub(crate) seq: i64,
@@ -48,7 +30,7 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Stored, StoreError
     let turn_count: i64 = row.get(12)?;
     let outcome = match outcome
         .as_deref()
-        .map(|name| (name, outcome_from_name(name)))
+        .map(|name| (name, NegotiationOutcome::from_name(name)))
     {
         None => None,
         Some((_, Some(outcome))) => Some(outcome),

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, params};
 
 use index_negotiation::{
-    Decision, NegotiationDecision, NegotiationMessage, NegotiationRejection,
+    Decision, NegotiationDecision, NegotiationMessage, NegotiationOutcome, NegotiationRejection,
     NegotiationResumeDecision, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
@@ -12,7 +12,7 @@ use index_negotiation_store::{
     RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
 };
 
-use crate::rows::{self, outcome_name};
+use crate::rows;
 use crate::{SqliteStore, sql_error};
 
 /// Starts a write transaction, taking the database's write lock now rather
@@ -94,7 +94,7 @@ impl NegotiationStore for SqliteStore {
                      settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
                     params![
                         permitted.awaiting_user_id,
-                        permitted.outcome.map(outcome_name),
+                        permitted.outcome.map(NegotiationOutcome::as_str),
                         RecordStatus::from(permitted.opportunity_status).as_str(),
                         seq
                     ],
@@ -192,7 +192,7 @@ impl NegotiationStore for SqliteStore {
                     "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
                      awaiting_user_id = NULL, status = ?2 WHERE id = ?3",
                     params![
-                        outcome_name(index_negotiation::NegotiationOutcome::Closed),
+                        NegotiationOutcome::Closed.as_str(),
                         reason.status().as_str(),
                         id.as_str()
                     ],

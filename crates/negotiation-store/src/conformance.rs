@@ -41,10 +41,21 @@ use crate::{
 
 /// Generates one `#[tokio::test]` per conformance case, each on a fresh
 /// store from `$make` (a future resolving to the store).
+///
+/// For a backend that needs a service which may be absent (a database
+/// server), `negotiation_store_conformance!(skip_unless: $make)` takes a
+/// future resolving to `Option<store>`; `None` skips the case, and `$make`
+/// says why.
 #[macro_export]
 macro_rules! negotiation_store_conformance {
     ($make:expr) => {
-        $crate::negotiation_store_conformance!(@cases $make;
+        $crate::negotiation_store_conformance!(@each cases $make);
+    };
+    (skip_unless: $make:expr) => {
+        $crate::negotiation_store_conformance!(@each maybe $make);
+    };
+    (@each $arm:ident $make:expr) => {
+        $crate::negotiation_store_conformance!(@$arm $make;
             opening_creates_a_negotiation_with_the_initiator_to_move,
             opening_twice_is_refused,
             ineligible_pairs_are_not_opened,
@@ -64,7 +75,17 @@ macro_rules! negotiation_store_conformance {
             racing_turns_have_one_winner_per_index,
             racing_resumes_have_one_winner,
             racing_seats_never_lose_or_duplicate_a_turn,
-        );
+                );
+    };
+    (@maybe $make:expr; $($case:ident),* $(,)?) => {
+        $(
+            #[::tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                if let Some(store) = $make.await {
+                    $crate::conformance::$case(store).await;
+                }
+            }
+        )*
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(

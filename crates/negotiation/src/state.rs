@@ -17,6 +17,33 @@ pub enum NegotiationOutcome {
     Closed,
 }
 
+impl NegotiationOutcome {
+    /// The wire name (`agreed`, `declined`, `closed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NegotiationOutcome::Agreed => "agreed",
+            NegotiationOutcome::Declined => "declined",
+            NegotiationOutcome::Closed => "closed",
+        }
+    }
+
+    /// The outcome named `name`, if any.
+    ///
+    /// ```
+    /// use index_negotiation::NegotiationOutcome;
+    /// assert_eq!(NegotiationOutcome::from_name("closed"), Some(NegotiationOutcome::Closed));
+    /// ```
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            NegotiationOutcome::Agreed,
+            NegotiationOutcome::Declined,
+            NegotiationOutcome::Closed,
+        ]
+        .into_iter()
+        .find(|outcome| outcome.as_str() == name)
+    }
+}
+
 /// A turn in the log: who took it, what they did and said.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,0 +1,184 @@
+//! The PostgreSQL backend for the negotiation store, for hosts where many
+//! application servers share one database.
+//!
+//! A turn commit is one transaction: the negotiation's row locked with
+//! `SELECT … FOR UPDATE`, both seats' eligibility read `FOR SHARE`, the
+//! rules asked once, the turn inserted at its index and the negotiation
+//! updated. The `(negotiation, turn_index)` primary key is the backstop: a
+//! unique violation is the `raced` rejection. A resume takes the same lock.
+//! Opening is serialised per opportunity by an advisory lock and a unique
+//! key, so two hosts opening the same one at once create one negotiation.
+//!
+//! **Retries and `decide`.** A serialisation failure or deadlock that
+//! happens before `decide` has run is retried, a bounded number of times
+//! with jitter; `decide` has not been called, so nothing is lost. Once
+//! `decide` has run, any failure is reported as a [`StoreError`] with
+//! nothing applied, and never retried: `decide` runs at most once per call,
+//! and exactly once for every applied commit.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), index_negotiation_store::StoreError> {
+//! use index_negotiation_store::Negotiations;
+//! use index_negotiation_store_postgres::PostgresStore;
+//!
+//! let store = PostgresStore::connect("postgres://app@db.internal/index").await?;
+//! let negotiations = Negotiations::new(store);
+//! # Ok(()) }
+//! ```
+
+mod rows;
+mod schema;
+mod store;
+
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+
+use index_negotiation_store::StoreError;
+
+pub use schema::SCHEMA_VERSION as CURRENT_SCHEMA_VERSION;
+
+/// Settings for [`PostgresStore::connect_with`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostgresOptions {
+    /// The schema to keep the tables in (created if missing); `None` uses
+    /// the connection's default search path.
+    pub schema: Option<String>,
+    /// The most connections the pool opens.
+    pub max_connections: usize,
+    /// A per-statement timeout; a statement that runs longer fails (with
+    /// nothing applied).
+    pub statement_timeout: Option<Duration>,
+    /// How many times a commit that hit a serialisation failure or deadlock
+    /// before deciding is retried.
+    pub max_retries: u32,
+    /// Encrypt connections with TLS, verifying the server against the
+    /// webpki roots (needs the `tls` feature; pair with `sslmode=require`
+    /// in the URL to refuse plain connections).
+    pub tls: bool,
+}
+
+impl Default for PostgresOptions {
+    fn default() -> Self {
+        PostgresOptions {
+            schema: None,
+            max_connections: 16,
+            statement_timeout: None,
+            max_retries: 5,
+            tls: false,
+        }
+    }
+}
+
+#[cfg(feature = "tls")]
+fn tls_manager(
+    config: tokio_postgres::Config,
+    manager_config: ManagerConfig,
+) -> Result<Manager, StoreError> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(StoreError::backend)?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(Manager::from_config(
+        config,
+        tokio_postgres_rustls::MakeRustlsConnect::new(tls),
+        manager_config,
+    ))
+}
+
+#[cfg(not(feature = "tls"))]
+fn tls_manager(_: tokio_postgres::Config, _: ManagerConfig) -> Result<Manager, StoreError> {
+    Err(StoreError::InvalidRequest(
+        "TLS was requested, but this build lacks the `tls` feature".to_owned(),
+    ))
+}
+
+/// A negotiation store in PostgreSQL. Cheap to clone; clones share the pool.
+#[derive(Clone)]
+pub struct PostgresStore {
+    pool: Pool,
+    max_retries: u32,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("pool", &self.pool.status())
+            .finish()
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (a `postgres://` URL or key-value
+    /// connection string) with default options, migrating its schema.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NewerSchema`] for a database written by a newer
+    /// version; [`StoreError::Backend`] when the database cannot be reached.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with(url, PostgresOptions::default()).await
+    }
+
+    /// Connects with `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`PostgresStore::connect`], and [`StoreError::InvalidRequest`]
+    /// for a malformed URL or schema name.
+    pub async fn connect_with(url: &str, options: PostgresOptions) -> Result<Self, StoreError> {
+        let mut config: tokio_postgres::Config = url.parse().map_err(|err| {
+            StoreError::InvalidRequest(format!("not a PostgreSQL connection string: {err}"))
+        })?;
+        let mut settings = Vec::new();
+        if let Some(schema) = &options.schema {
+            if schema.is_empty()
+                || !schema
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            {
+                return Err(StoreError::InvalidRequest(format!(
+                    "schema names are lowercase letters, digits and _, not {schema:?}"
+                )));
+            }
+            schema::create_schema(&config, schema).await?;
+            settings.push(format!("-c search_path={schema}"));
+        }
+        if let Some(timeout) = options.statement_timeout {
+            settings.push(format!(
+                "-c statement_timeout={}",
+                timeout.as_millis().max(1)
+            ));
+        }
+        if !settings.is_empty() {
+            config.options(settings.join(" "));
+        }
+        // Verified recycling checks each connection with a round trip before
+        // reuse, so one the server dropped (or killed) is never handed out.
+        let manager_config = ManagerConfig {
+            recycling_method: RecyclingMethod::Verified,
+        };
+        let manager = if options.tls {
+            tls_manager(config, manager_config)?
+        } else {
+            Manager::from_config(config, NoTls, manager_config)
+        };
+        let pool = Pool::builder(manager)
+            .max_size(options.max_connections.max(1))
+            .build()
+            .map_err(StoreError::backend)?;
+        let store = PostgresStore {
+            pool,
+            max_retries: options.max_retries,
+        };
+        schema::migrate(&store.pool).await?;
+        Ok(store)
+    }
+}

@@ -1,0 +1,381 @@
+//! The store contract on PostgreSQL: each operation one transaction, with
+//! the reference host's locks.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use deadpool_postgres::{Object, Transaction};
+use tokio_postgres::error::SqlState;
+
+use index_negotiation::{
+    Decision, NegotiationDecision, NegotiationMessage, NegotiationOutcome, NegotiationRejection,
+    NegotiationResumeDecision, NegotiationState, NegotiationTurn,
+};
+use index_negotiation_store::{
+    CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+};
+
+use crate::PostgresStore;
+use crate::rows::{self, pg_error};
+
+/// Why one attempt failed: retryable only while `decide` has not run.
+enum Attempt {
+    Transient(StoreError),
+    Final(StoreError),
+}
+
+impl From<tokio_postgres::Error> for Attempt {
+    fn from(err: tokio_postgres::Error) -> Self {
+        let transient = matches!(err.code(), Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED);
+        if transient {
+            Attempt::Transient(pg_error(err))
+        } else {
+            Attempt::Final(pg_error(err))
+        }
+    }
+}
+
+impl From<StoreError> for Attempt {
+    fn from(err: StoreError) -> Self {
+        Attempt::Final(err)
+    }
+}
+
+fn is_unique_violation(err: &tokio_postgres::Error) -> bool {
+    err.code() == Some(&SqlState::UNIQUE_VIOLATION)
+}
+
+/// A short, varying pause before retry `attempt`: 5 to 25 ms times the
+/// attempt, varied by the clock's nanoseconds so racing hosts spread out.
+fn backoff(attempt: u32) -> Duration {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    Duration::from_millis(u64::from(attempt) * (5 + u64::from(nanos % 20)))
+}
+
+impl PostgresStore {
+    async fn client(&self) -> Result<Object, StoreError> {
+        self.pool.get().await.map_err(StoreError::backend)
+    }
+}
+
+/// Runs `$attempt` (which takes `&mut $slot`) until it succeeds, fails for
+/// good, or has been retried `max_retries` times. `decide` lives in the slot
+/// the attempts share, so once an attempt has taken it, nothing is retried.
+macro_rules! retrying {
+    ($store:expr, $decide:expr, |$slot:ident| $attempt:expr) => {{
+        let mut $slot = Some($decide);
+        let mut tries = 0;
+        loop {
+            match $attempt.await {
+                Ok(value) => break Ok(value),
+                Err(Attempt::Transient(_)) if $slot.is_some() && tries < $store.max_retries => {
+                    tries += 1;
+                    tokio::time::sleep(backoff(tries)).await;
+                }
+                Err(Attempt::Transient(err) | Attempt::Final(err)) => break Err(err),
+            }
+        }
+    }};
+}
+
+/// Locks the negotiation's row; its key, or `None` when there is none. Every
+/// writer locks this row first, so locks are always taken in one order.
+async fn lock_row(
+    tx: &Transaction<'_>,
+    id: &OpportunityId,
+) -> Result<Option<i64>, tokio_postgres::Error> {
+    let row = tx
+        .query_opt(
+            "SELECT seq FROM negotiations WHERE id = $1 FOR UPDATE",
+            &[&id.as_str()],
+        )
+        .await?;
+    Ok(row.map(|row| row.get(0)))
+}
+
+/// Locks the negotiation's row and reads its state, eligibility included.
+async fn locked_state(
+    tx: &Transaction<'_>,
+    id: &OpportunityId,
+) -> Result<Option<(i64, NegotiationState)>, Attempt> {
+    let Some(seq) = lock_row(tx, id).await? else {
+        return Ok(None);
+    };
+    tx.query(
+        "SELECT eligible FROM seats WHERE negotiation_seq = $1 FOR SHARE",
+        &[&seq],
+    )
+    .await?;
+    let stored = rows::find(&**tx, id)
+        .await?
+        .ok_or_else(|| StoreError::Corrupt("a locked negotiation vanished".to_owned()))?;
+    let turns = rows::turns(&**tx, seq).await?;
+    Ok(Some((seq, stored.summary.state(turns))))
+}
+
+/// Locks and reads the negotiation, then asks `decide`, taken from the
+/// slot so that it runs at most once however often the commit is retried.
+/// Returns the row key (when the negotiation exists) and the decision.
+async fn decide_locked<D, R>(
+    tx: &Transaction<'_>,
+    id: &OpportunityId,
+    slot: &mut Option<D>,
+) -> Result<(Option<i64>, R), Attempt>
+where
+    D: FnOnce(Option<&NegotiationState>) -> R,
+{
+    let locked = locked_state(tx, id).await?;
+    let decide = slot
+        .take()
+        .ok_or_else(|| StoreError::Corrupt("decide was already used".to_owned()))?;
+    Ok(match locked {
+        None => (None, decide(None)),
+        Some((seq, state)) => (Some(seq), decide(Some(&state))),
+    })
+}
+
+async fn commit_turn_once(
+    store: &PostgresStore,
+    id: &OpportunityId,
+    user_id: &UserId,
+    turn: &NegotiationTurn,
+    slot: &mut Option<TurnDecider>,
+) -> Result<NegotiationDecision, Attempt> {
+    let mut client = store.client().await?;
+    let tx = client.transaction().await?;
+    let (seq, decision) = decide_locked(&tx, id, slot).await?;
+    let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) else {
+        return Ok(decision);
+    };
+    let index = i32::try_from(permitted.turn_index).unwrap_or(i32::MAX);
+    let inserted = tx
+        .execute(
+            "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) VALUES ($1, $2, $3, $4, $5)",
+            &[&seq, &index, &user_id.as_str(), &turn.action.as_str(), &turn.message],
+        )
+        .await;
+    match inserted {
+        Err(err) if is_unique_violation(&err) => {
+            return Ok(Decision::Refused(NegotiationRejection::Raced));
+        }
+        other => other.map_err(|err| Attempt::Final(pg_error(err)))?,
+    };
+    let outcome = permitted.outcome.map(NegotiationOutcome::as_str);
+    let status = RecordStatus::from(permitted.opportunity_status).as_str();
+    tx.execute(
+        "UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
+         settled = settled OR $2::text IS NOT NULL, status = $3 WHERE seq = $4",
+        &[&permitted.awaiting_user_id, &outcome, &status, &seq],
+    )
+    .await
+    .map_err(|err| Attempt::Final(pg_error(err)))?;
+    tx.commit()
+        .await
+        .map_err(|err| Attempt::Final(pg_error(err)))?;
+    Ok(decision)
+}
+
+async fn commit_resume_once(
+    store: &PostgresStore,
+    id: &OpportunityId,
+    slot: &mut Option<ResumeDecider>,
+) -> Result<NegotiationResumeDecision, Attempt> {
+    let mut client = store.client().await?;
+    let tx = client.transaction().await?;
+    let (seq, decision) = decide_locked(&tx, id, slot).await?;
+    if let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) {
+        tx.execute(
+            "UPDATE negotiations SET awaiting_user_id = $1 WHERE seq = $2",
+            &[&permitted.awaiting_user_id, &seq],
+        )
+        .await
+        .map_err(|err| Attempt::Final(pg_error(err)))?;
+        tx.commit()
+            .await
+            .map_err(|err| Attempt::Final(pg_error(err)))?;
+    }
+    Ok(decision)
+}
+
+#[async_trait]
+impl NegotiationStore for PostgresStore {
+    async fn read_negotiation_state(
+        &self,
+        id: &OpportunityId,
+        _user_id: &UserId,
+    ) -> Result<Option<NegotiationState>, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client
+            .build_transaction()
+            .read_only(true)
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .start()
+            .await
+            .map_err(pg_error)?;
+        let state = match rows::find(&*tx, id).await? {
+            None => None,
+            Some(stored) => Some(stored.summary.state(rows::turns(&*tx, stored.seq).await?)),
+        };
+        tx.commit().await.map_err(pg_error)?;
+        Ok(state)
+    }
+
+    async fn commit_negotiation_turn(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<NegotiationDecision, StoreError> {
+        retrying!(self, decide, |slot| commit_turn_once(
+            self, id, user_id, turn, &mut slot
+        ))
+    }
+
+    async fn commit_negotiation_resume(
+        &self,
+        id: &OpportunityId,
+        _user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<NegotiationResumeDecision, StoreError> {
+        retrying!(self, decide, |slot| commit_resume_once(self, id, &mut slot))
+    }
+
+    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg_error)?;
+        let id = negotiation.opportunity_id.as_str();
+        tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&id])
+            .await
+            .map_err(pg_error)?;
+        let inserted = tx
+            .query_opt(
+                "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, responder_intent_id, awaiting_user_id) \
+                 VALUES ($1, $2, $3, $4, $5, $2) ON CONFLICT (id) DO NOTHING RETURNING seq",
+                &[
+                    &id,
+                    &negotiation.initiator.user_id.as_str(),
+                    &negotiation.initiator.intent_id.as_str(),
+                    &negotiation.responder.user_id.as_str(),
+                    &negotiation.responder.intent_id.as_str(),
+                ],
+            )
+            .await
+            .map_err(pg_error)?;
+        let Some(row) = inserted else {
+            return Ok(false);
+        };
+        let seq: i64 = row.get(0);
+        tx.execute(
+            "INSERT INTO seats (negotiation_seq, user_id) VALUES ($1, $2), ($1, $3) ON CONFLICT DO NOTHING",
+            &[&seq, &negotiation.initiator.user_id.as_str(), &negotiation.responder.user_id.as_str()],
+        )
+        .await
+        .map_err(pg_error)?;
+        tx.commit().await.map_err(pg_error)?;
+        Ok(true)
+    }
+
+    async fn set_seat_eligibility(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        eligible: bool,
+    ) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg_error)?;
+        // The negotiation's row first, as commits lock it, so the two never
+        // wait on each other in opposite orders.
+        let Some(seq) = lock_row(&tx, id).await.map_err(pg_error)? else {
+            return Ok(false);
+        };
+        let updated = tx
+            .execute(
+                "UPDATE seats SET eligible = $1 WHERE negotiation_seq = $2 AND user_id = $3",
+                &[&eligible, &seq, &user_id.as_str()],
+            )
+            .await
+            .map_err(pg_error)?;
+        tx.commit().await.map_err(pg_error)?;
+        Ok(updated == 1)
+    }
+
+    async fn close_negotiation(
+        &self,
+        id: &OpportunityId,
+        reason: CloseReason,
+    ) -> Result<Option<NegotiationSummary>, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg_error)?;
+        tx.execute(
+            "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE $1 END, settled = true, \
+             awaiting_user_id = NULL, status = $2 WHERE id = $3",
+            &[&NegotiationOutcome::Closed.as_str(), &reason.status().as_str(), &id.as_str()],
+        )
+        .await
+        .map_err(pg_error)?;
+        let summary = rows::find(&*tx, id).await?.map(|stored| stored.summary);
+        tx.commit().await.map_err(pg_error)?;
+        Ok(summary)
+    }
+
+    async fn get_negotiation(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationSummary>, StoreError> {
+        let client = self.client().await?;
+        Ok(rows::find(&**client, id)
+            .await?
+            .map(|stored| stored.summary))
+    }
+
+    async fn list_negotiations(
+        &self,
+        user_id: &UserId,
+        filter: &ListFilter,
+    ) -> Result<Vec<NegotiationSummary>, StoreError> {
+        let client = self.client().await?;
+        let all = rows::of_user(&**client, user_id).await?;
+        Ok(all
+            .into_iter()
+            .filter(|summary| filter.matches(summary, user_id))
+            .collect())
+    }
+
+    async fn append_message(
+        &self,
+        id: &OpportunityId,
+        message: &NegotiationMessage,
+    ) -> Result<bool, StoreError> {
+        let parts = serde_json::to_string(&message.parts)
+            .map_err(|err| StoreError::InvalidRequest(err.to_string()))?;
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg_error)?;
+        let Some(seq) = lock_row(&tx, id).await.map_err(pg_error)? else {
+            return Ok(false);
+        };
+        tx.execute(
+            "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES ($1, \
+             (SELECT COALESCE(max(position) + 1, 0) FROM messages WHERE negotiation_seq = $1), $2, $3)",
+            &[&seq, &message.sender_id, &parts],
+        )
+        .await
+        .map_err(pg_error)?;
+        tx.commit().await.map_err(pg_error)?;
+        Ok(true)
+    }
+
+    async fn list_messages(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Vec<NegotiationMessage>, StoreError> {
+        let client = self.client().await?;
+        match rows::find(&**client, id).await? {
+            None => Ok(Vec::new()),
+            Some(stored) => rows::messages(&**client, stored.seq).await,
+        }
+    }
+}

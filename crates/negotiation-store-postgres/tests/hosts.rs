@@ -1,0 +1,321 @@
+//! What only a shared database must show: two hosts (two pools) racing on
+//! one negotiation and one opening, a connection dropped mid-transaction, a
+//! statement timeout, and a database from a newer schema.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stderr
+)]
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use index_negotiation::NegotiationAction::{Counter, Propose};
+use index_negotiation::{
+    NegotiationRejection, NegotiationState, NegotiationTurn, decide_negotiation_turn,
+};
+use index_negotiation_store::{
+    NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpportunityId, Seat, StoreError,
+};
+use index_negotiation_store_postgres::{PostgresOptions, PostgresStore};
+
+fn request(id: &str) -> OpenNegotiation {
+    OpenNegotiation {
+        opportunity_id: id.into(),
+        initiator: Seat {
+            user_id: "alice".into(),
+            intent_id: "a".into(),
+        },
+        responder: Seat {
+            user_id: "bob".into(),
+            intent_id: "b".into(),
+        },
+        eligible: true,
+    }
+}
+
+/// Two stores on one schema: two hosts sharing a database.
+async fn two_hosts() -> Option<(PostgresStore, PostgresStore, String, String)> {
+    let (first, url, schema) = support::fresh_store_with(PostgresOptions::default()).await?;
+    let second = PostgresStore::connect_with(
+        &url,
+        PostgresOptions {
+            schema: Some(schema.clone()),
+            ..PostgresOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    Some((first, second, url, schema))
+}
+
+/// A plain connection with the test schema on its search path.
+async fn raw(url: &str, schema: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!("SET search_path TO {schema}"))
+        .await
+        .unwrap();
+    client
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_hosts_racing_one_opening_create_one_negotiation() {
+    let Some((first, second, _, _)) = two_hosts().await else {
+        return;
+    };
+    let tasks: Vec<_> = (0..16u32)
+        .map(|i| {
+            let store = if i.is_multiple_of(2) {
+                first.clone()
+            } else {
+                second.clone()
+            };
+            tokio::spawn(async move {
+                Negotiations::new(store)
+                    .open(&request("opp-race"))
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut opened = 0;
+    for task in tasks {
+        if matches!(task.await.unwrap(), OpenDecision::Opened { .. }) {
+            opened += 1;
+        }
+    }
+    assert_eq!(opened, 1);
+    assert_eq!(
+        first
+            .list_negotiations(&"alice".into(), &Default::default())
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_hosts_racing_turns_have_one_winner_per_index() {
+    let Some((first, second, _, _)) = two_hosts().await else {
+        return;
+    };
+    Negotiations::new(&first)
+        .open(&request("opp-1"))
+        .await
+        .unwrap();
+    for (round, (who, action)) in [
+        ("alice", Propose),
+        ("bob", Counter),
+        ("alice", Propose),
+        ("bob", Counter),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tasks: Vec<_> = (0..12u32)
+            .map(|i| {
+                let store = if i.is_multiple_of(2) {
+                    first.clone()
+                } else {
+                    second.clone()
+                };
+                tokio::spawn(async move {
+                    Negotiations::new(store)
+                        .execute(
+                            &"opp-1".into(),
+                            &who.into(),
+                            NegotiationTurn::new(action, format!("racer {i}")),
+                        )
+                        .await
+                        .unwrap()
+                })
+            })
+            .collect();
+        let mut winners = 0;
+        for task in tasks {
+            match task.await.unwrap().rejection() {
+                None => winners += 1,
+                Some(rejection) => assert_eq!(rejection, NegotiationRejection::NotYourTurn),
+            }
+        }
+        assert_eq!(winners, 1, "round {round}");
+    }
+    let state = second
+        .read_negotiation_state(&"opp-1".into(), &"bob".into())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(state.turns.len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_connection_dropped_mid_transaction_applies_nothing() {
+    let Some((store, url, schema)) = support::fresh_store_with(PostgresOptions::default()).await
+    else {
+        return;
+    };
+    let negotiations = Negotiations::new(&store);
+    negotiations.open(&request("opp-drop")).await.unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    let turn = NegotiationTurn::new(Propose, "never lands");
+    let proposed = turn.clone();
+    // While the commit holds its lock and asks for a decision, kill the
+    // backend holding the lock on this schema's negotiations.
+    let decide = Box::new(move |state: Option<&NegotiationState>| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        let (url, schema) = (url.clone(), schema.clone());
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async {
+                let client = raw(&url, &schema).await;
+                let killed = client
+                    .query(
+                        "SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+                         JOIN pg_namespace n ON n.oid = c.relnamespace \
+                         WHERE n.nspname = $1 AND c.relname = 'negotiations' AND l.mode = 'RowShareLock' AND l.pid <> pg_backend_pid()",
+                        &[&schema],
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(killed.len(), 1, "exactly the committing backend holds the lock");
+            });
+        })
+        .join()
+        .unwrap();
+        decide_negotiation_turn(state, "alice", &proposed)
+    });
+    let result = store
+        .commit_negotiation_turn(&"opp-drop".into(), &"alice".into(), &turn, decide)
+        .await;
+    assert!(matches!(result, Err(StoreError::Backend(_))), "{result:?}");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "decide ran once and was not retried"
+    );
+    let state = store
+        .read_negotiation_state(&"opp-drop".into(), &"alice".into())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(state.turns.is_empty(), "nothing was applied");
+    let again = negotiations
+        .execute(
+            &"opp-drop".into(),
+            &"alice".into(),
+            NegotiationTurn::new(Propose, "lands"),
+        )
+        .await
+        .unwrap();
+    assert!(again.is_ok(), "the pool replaced the dead connection");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_statement_timeout_is_honoured() {
+    let options = PostgresOptions {
+        statement_timeout: Some(Duration::from_millis(300)),
+        ..PostgresOptions::default()
+    };
+    let Some((store, url, schema)) = support::fresh_store_with(options).await else {
+        return;
+    };
+    Negotiations::new(&store)
+        .open(&request("opp-slow"))
+        .await
+        .unwrap();
+    let mut blocker = raw(&url, &schema).await;
+    let tx = blocker.transaction().await.unwrap();
+    tx.query(
+        "SELECT seq FROM negotiations WHERE id = 'opp-slow' FOR UPDATE",
+        &[],
+    )
+    .await
+    .unwrap();
+    let started = std::time::Instant::now();
+    let result = Negotiations::new(&store)
+        .execute(
+            &"opp-slow".into(),
+            &"alice".into(),
+            NegotiationTurn::new(Propose, "blocked"),
+        )
+        .await;
+    assert!(matches!(result, Err(StoreError::Backend(_))), "{result:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the timeout cut the wait short"
+    );
+    tx.rollback().await.unwrap();
+    let state = store
+        .read_negotiation_state(&"opp-slow".into(), &"alice".into())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(state.turns.is_empty());
+    let id = OpportunityId::from("opp-slow");
+    assert!(
+        Negotiations::new(&store)
+            .execute(&id, &"alice".into(), NegotiationTurn::new(Propose, "now"))
+            .await
+            .unwrap()
+            .is_ok()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newer_schema_is_refused() {
+    let Some((_store, url, schema)) = support::fresh_store_with(PostgresOptions::default()).await
+    else {
+        return;
+    };
+    raw(&url, &schema)
+        .await
+        .batch_execute("UPDATE index_schema_version SET version = 99")
+        .await
+        .unwrap();
+    let refused = PostgresStore::connect_with(
+        &url,
+        PostgresOptions {
+            schema: Some(schema),
+            ..PostgresOptions::default()
+        },
+    )
+    .await;
+    assert!(
+        matches!(refused, Err(StoreError::NewerSchema { found: 99, .. })),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
+async fn malformed_settings_are_refused() {
+    let bad_url = PostgresStore::connect("definitely not a url = = =").await;
+    assert!(
+        matches!(bad_url, Err(StoreError::InvalidRequest(_))),
+        "{bad_url:?}"
+    );
+    let bad_schema = PostgresStore::connect_with(
+        "postgres://localhost/x",
+        PostgresOptions {
+            schema: Some("Robert'); DROP".to_owned()),
+            ..PostgresOptions::default()
+        },
+    )
+    .await;
+    assert!(
+        matches!(bad_schema, Err(StoreError::InvalidRequest(_))),
+        "{bad_schema:?}"
+    );
+}
