@@ -6,9 +6,12 @@
 // A command-line tool: printing is its output.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod api;
 mod check;
 mod fixtures;
 mod metadata;
+mod package;
+mod release;
 mod tidy;
 
 use std::path::PathBuf;
@@ -18,8 +21,12 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   fixtures [--check]   rewrite fixtures/ from the crates' literals (or fail if stale)
-  check                fixtures, fmt, clippy, tests and the dependency rules
-  deps                 only the dependency rules (browser safety, arrows)";
+  check                fixtures, fmt, clippy, tests, the dependency rules and the API snapshots
+  deps                 only the dependency rules (browser safety, arrows)
+  api [--bless]        check (or rewrite) the public API snapshots in api/
+  release <major|minor|patch|rc> [--dry-run]
+                       bump every crate, move the changelog, commit and tag
+  package              check and package every publishable crate";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +36,10 @@ fn main() -> ExitCode {
         ["fixtures", "--check"] => fixtures::run(fixtures::Mode::Check),
         ["check"] => check::run(),
         ["deps"] => metadata::check_dependency_rules(),
+        ["api"] => api::run(false),
+        ["api", "--bless"] => api::run(true),
+        ["release", rest @ ..] => release::run(rest),
+        ["package"] => package::run(),
         _ => Err(USAGE.to_owned()),
     };
     match result {

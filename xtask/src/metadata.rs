@@ -52,6 +52,18 @@ const ARROWS: &[(&str, &[&str])] = &[
         &["index-negotiation", "index-question-block"],
     ),
     (
+        "index-protocol",
+        &[
+            "index-question-block",
+            "index-interaction",
+            "index-negotiation",
+            "index-negotiation-store",
+            "index-negotiation-store-sqlite",
+            "index-negotiation-store-postgres",
+            "index-stall-gap",
+        ],
+    ),
+    (
         "index-cli",
         &[
             "index-question-block",
@@ -65,11 +77,15 @@ const ARROWS: &[(&str, &[&str])] = &[
     ("xtask", &["*"]),
 ];
 
+/// The crate that re-exports every library crate behind a feature.
+const UMBRELLA: &str = "index-protocol";
+
 pub(crate) fn check_dependency_rules() -> Result<(), String> {
     let mut problems = check_arrows()?;
     for krate in BROWSER_SAFE {
         problems.extend(check_browser_safe(krate)?);
     }
+    problems.extend(check_umbrella()?);
     if problems.is_empty() {
         Ok(())
     } else {
@@ -92,17 +108,26 @@ fn cargo_output(args: &[&str]) -> Result<String, String> {
 }
 
 /// A workspace package as `cargo metadata` describes it.
-struct Package {
-    name: String,
+pub(crate) struct Package {
+    pub(crate) name: String,
     /// (name, kind) of each dependency; kind is `normal`, `dev` or `build`.
-    deps: Vec<(String, String)>,
+    pub(crate) deps: Vec<(String, String)>,
+    /// Whether it has a library target.
+    pub(crate) has_lib: bool,
+    /// Whether it may be published.
+    pub(crate) publish: bool,
+    /// The metadata a published crate needs, by field name (absent ones empty).
+    pub(crate) fields: Vec<(&'static str, String)>,
+    /// Its directory.
+    pub(crate) dir: std::path::PathBuf,
 }
 
 fn str_field<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
     value.get(key).and_then(Value::as_str)
 }
 
-fn workspace_packages() -> Result<Vec<Package>, String> {
+/// The workspace's packages, as `cargo metadata` prints them.
+fn metadata_packages() -> Result<Vec<Value>, String> {
     let metadata: Value = serde_json::from_str(&cargo_output(&[
         "metadata",
         "--format-version",
@@ -110,14 +135,41 @@ fn workspace_packages() -> Result<Vec<Package>, String> {
         "--no-deps",
     ])?)
     .map_err(|e| format!("cargo metadata: {e}"))?;
-    let packages = metadata
+    Ok(metadata
         .get("packages")
         .and_then(Value::as_array)
         .cloned()
-        .unwrap_or_default();
+        .unwrap_or_default())
+}
+
+pub(crate) fn workspace_packages() -> Result<Vec<Package>, String> {
+    let packages = metadata_packages()?;
     Ok(packages
         .iter()
         .map(|package| Package {
+            has_lib: package
+                .get("targets")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .any(|t| {
+                    t.get("kind")
+                        .and_then(Value::as_array)
+                        .is_some_and(|k| k.iter().any(|k| k == "lib"))
+                }),
+            publish: !package
+                .get("publish")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty),
+            fields: ["description", "license", "repository", "readme"]
+                .into_iter()
+                .map(|f| (f, str_field(package, f).unwrap_or_default().to_owned()))
+                .collect(),
+            dir: str_field(package, "manifest_path")
+                .map(std::path::Path::new)
+                .and_then(std::path::Path::parent)
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default(),
             name: str_field(package, "name").unwrap_or_default().to_owned(),
             deps: package
                 .get("dependencies")
@@ -135,11 +187,43 @@ fn workspace_packages() -> Result<Vec<Package>, String> {
         .collect())
 }
 
+/// Publishable library crates, each after the workspace crates it depends on.
+pub(crate) fn library_crates() -> Result<Vec<String>, String> {
+    Ok(publishable_in_order()?
+        .into_iter()
+        .filter(|p| p.has_lib)
+        .map(|p| p.name)
+        .collect())
+}
+
+/// Publishable packages, each after the workspace packages it depends on.
+pub(crate) fn publishable_in_order() -> Result<Vec<Package>, String> {
+    let mut pending: Vec<Package> = workspace_packages()?
+        .into_iter()
+        .filter(|p| p.publish)
+        .collect();
+    let members: BTreeSet<String> = pending.iter().map(|p| p.name.clone()).collect();
+    let mut ordered: Vec<Package> = Vec::new();
+    while !pending.is_empty() {
+        let done: BTreeSet<String> = ordered.iter().map(|p| p.name.clone()).collect();
+        let ready = pending.iter().position(|p| {
+            p.deps.iter().all(|(dep, kind)| {
+                kind == "dev" || dep == &p.name || !members.contains(dep) || done.contains(dep)
+            })
+        });
+        let Some(ready) = ready else {
+            return Err("the workspace crates depend on each other in a cycle".to_owned());
+        };
+        ordered.push(pending.remove(ready));
+    }
+    Ok(ordered)
+}
+
 fn check_arrows() -> Result<Vec<String>, String> {
     let packages = workspace_packages()?;
     let members: BTreeSet<&str> = packages.iter().map(|p| p.name.as_str()).collect();
     let mut problems = Vec::new();
-    for Package { name, deps } in &packages {
+    for Package { name, deps, .. } in &packages {
         let Some((_, allowed)) = ARROWS.iter().find(|(krate, _)| krate == name) else {
             problems.push(format!(
                 "{name} has no entry in the dependency rules (xtask/src/metadata.rs ARROWS)"
@@ -160,6 +244,61 @@ fn check_arrows() -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
+/// Every library crate is reachable from the umbrella through a feature of
+/// its own name, and the umbrella's default build is browser-safe.
+fn check_umbrella() -> Result<Vec<String>, String> {
+    let umbrella = metadata_packages()?
+        .into_iter()
+        .find(|p| str_field(p, "name") == Some(UMBRELLA))
+        .ok_or(format!("{UMBRELLA} is not in the workspace"))?;
+    let features = umbrella
+        .get("features")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut problems = Vec::new();
+    for krate in library_crates()?.into_iter().filter(|k| k != UMBRELLA) {
+        let feature = krate.trim_start_matches("index-");
+        let enables = features
+            .get(feature)
+            .and_then(Value::as_array)
+            .is_some_and(|deps| {
+                deps.iter()
+                    .any(|d| d.as_str() == Some(&format!("dep:{krate}")))
+            });
+        if !enables {
+            problems.push(format!(
+                "{UMBRELLA} has no feature `{feature}` enabling {krate}"
+            ));
+        }
+    }
+    problems.extend(forbidden_in_tree(UMBRELLA)?);
+    Ok(problems)
+}
+
+/// Crates in `krate`'s default normal tree for wasm32 that need an OS.
+fn forbidden_in_tree(krate: &str) -> Result<Vec<String>, String> {
+    let tree = cargo_output(&[
+        "tree",
+        "--package",
+        krate,
+        "--edges",
+        "normal,no-proc-macro",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+    ])?;
+    Ok(tree
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| BROWSER_FORBIDDEN.contains(name))
+        .map(|name| format!("browser-safe {krate} pulls in {name}"))
+        .collect())
+}
+
 fn check_browser_safe(krate: &str) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
     let packages = workspace_packages()?;
@@ -175,25 +314,7 @@ fn check_browser_safe(krate: &str) -> Result<Vec<String>, String> {
             problems.push(format!("browser-safe {krate} depends directly on {dep}"));
         }
     }
-    let tree = cargo_output(&[
-        "tree",
-        "--package",
-        krate,
-        "--edges",
-        "normal,no-proc-macro",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--prefix",
-        "none",
-        "--format",
-        "{p}",
-    ])?;
-    for line in tree.lines() {
-        let name = line.split_whitespace().next().unwrap_or_default();
-        if BROWSER_FORBIDDEN.contains(&name) {
-            problems.push(format!("browser-safe {krate} pulls in {name}"));
-        }
-    }
+    problems.extend(forbidden_in_tree(krate)?);
     Ok(problems)
 }
 

@@ -1,0 +1,611 @@
+//! `cargo xtask release <major|minor|patch|rc> [--dry-run]`: one version for
+//! every crate, no smaller than the public API's changes demand, with the
+//! changelog moved under it, committed and tagged.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+use std::process::Command;
+
+use crate::api::{ApiDiff, diff_all};
+
+/// A workspace version: `X.Y.Z` or a release candidate `X.Y.Z-rc.N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Version {
+    pub(crate) major: u64,
+    pub(crate) minor: u64,
+    pub(crate) patch: u64,
+    pub(crate) rc: Option<u64>,
+}
+
+impl Version {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        let bad = || format!("not a version this workspace uses (X.Y.Z or X.Y.Z-rc.N): {text:?}");
+        let (core, rc) = match text.split_once("-rc.") {
+            Some((core, n)) => (core, Some(n.parse().map_err(|_| bad())?)),
+            None => (text, None),
+        };
+        let parts: Vec<u64> = core
+            .split('.')
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|_| bad())?;
+        match parts.as_slice() {
+            [major, minor, patch] => Ok(Version {
+                major: *major,
+                minor: *minor,
+                patch: *patch,
+                rc,
+            }),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// SemVer order: a release ranks above all of its candidates.
+impl Ord for Version {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let rank = |v: &Version| (v.major, v.minor, v.patch, v.rc.is_none(), v.rc);
+        rank(self).cmp(&rank(other))
+    }
+}
+
+impl PartialOrd for Version {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        if let Some(n) = self.rc {
+            write!(f, "-rc.{n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What the caller asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bump {
+    Major,
+    Minor,
+    Patch,
+    Rc,
+}
+
+impl Bump {
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "major" => Ok(Bump::Major),
+            "minor" => Ok(Bump::Minor),
+            "patch" => Ok(Bump::Patch),
+            "rc" => Ok(Bump::Rc),
+            other => Err(format!("unknown bump {other:?}: major, minor, patch or rc")),
+        }
+    }
+}
+
+/// How much a set of API changes needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Needed {
+    Patch,
+    Minor,
+    Major,
+}
+
+/// What `diffs` demand of a release from `current`: removed or changed
+/// items need a major release (minor before 1.0), additions a minor one.
+pub(crate) fn needed(current: Version, diffs: &BTreeMap<String, ApiDiff>) -> Needed {
+    if diffs.values().any(ApiDiff::is_breaking) {
+        if current.major == 0 {
+            Needed::Minor
+        } else {
+            Needed::Major
+        }
+    } else if diffs.values().any(|d| !d.is_empty()) {
+        Needed::Minor
+    } else {
+        Needed::Patch
+    }
+}
+
+/// The next version. A release candidate's final release keeps its number
+/// when the bump's level allows (1.2.0-rc.3 + minor = 1.2.0); `rc` advances
+/// a candidate, or starts one for the smallest release `needed` allows.
+pub(crate) fn next(current: Version, bump: Bump, needed: Needed) -> Version {
+    let Version {
+        major,
+        minor,
+        patch,
+        rc,
+    } = current;
+    let released = |major, minor, patch| Version {
+        major,
+        minor,
+        patch,
+        rc: None,
+    };
+    match (bump, rc) {
+        (Bump::Rc, Some(n)) => Version {
+            rc: Some(n + 1),
+            ..current
+        },
+        (Bump::Rc, None) => {
+            let level = match needed {
+                Needed::Major => Bump::Major,
+                Needed::Minor => Bump::Minor,
+                Needed::Patch => Bump::Patch,
+            };
+            Version {
+                rc: Some(1),
+                ..next(current, level, needed)
+            }
+        }
+        (Bump::Patch, Some(_)) => released(major, minor, patch),
+        (Bump::Patch, None) => released(major, minor, patch + 1),
+        (Bump::Minor, Some(_)) if patch == 0 => released(major, minor, 0),
+        (Bump::Minor, _) => released(major, minor + 1, 0),
+        (Bump::Major, Some(_)) if minor == 0 && patch == 0 => released(major, 0, 0),
+        (Bump::Major, _) => released(major + 1, 0, 0),
+    }
+}
+
+/// The size of the step from `current` to `to`. A release candidate has not
+/// been released, so the step to its own version (or a later candidate of
+/// it) is the step that version takes: patch, minor or major.
+fn step(current: Version, to: Version) -> Needed {
+    let same_base = (to.major, to.minor, to.patch) == (current.major, current.minor, current.patch);
+    if same_base && current.rc.is_some() {
+        return if current.patch > 0 {
+            Needed::Patch
+        } else if current.minor > 0 {
+            Needed::Minor
+        } else {
+            Needed::Major
+        };
+    }
+    if to.major > current.major {
+        Needed::Major
+    } else if to.minor > current.minor {
+        Needed::Minor
+    } else {
+        Needed::Patch
+    }
+}
+
+/// Whether going from `current` to `to` is a large enough step for `needed`.
+/// Before 1.0 a minor step may break, so it counts as a major one.
+pub(crate) fn satisfies(current: Version, to: Version, needed: Needed) -> bool {
+    let step = match step(current, to) {
+        Needed::Minor if to.major == 0 => Needed::Major,
+        other => other,
+    };
+    step >= needed
+}
+
+/// The changelog with `Unreleased` moved under `version` and a fresh,
+/// empty `Unreleased` above it.
+pub(crate) fn rewrite_changelog(
+    text: &str,
+    version: Version,
+    date: &str,
+) -> Result<String, String> {
+    let marker = "## Unreleased";
+    let at = text
+        .find(marker)
+        .ok_or("CHANGELOG.md has no `## Unreleased` section")?;
+    let body_start = at + marker.len();
+    let body_end = text[body_start..]
+        .find("\n## ")
+        .map_or(text.len(), |i| body_start + i);
+    if text[body_start..body_end].trim().is_empty() {
+        return Err("the `Unreleased` section is empty: there is nothing to release".to_owned());
+    }
+    Ok(format!(
+        "{}{marker}\n\n## {version} - {date}{}",
+        &text[..at],
+        &text[body_start..]
+    ))
+}
+
+/// `Cargo.toml` with the workspace version and every internal dependency's
+/// version requirement set to `version`.
+pub(crate) fn set_versions(manifest: &str, version: Version) -> String {
+    let mut in_package = false;
+    manifest
+        .lines()
+        .map(|line| {
+            if line.starts_with('[') {
+                in_package = line.trim() == "[workspace.package]";
+            }
+            if in_package && line.starts_with("version = ") {
+                return format!("version = \"{version}\"");
+            }
+            if line.starts_with("index-")
+                && line.contains("path = \"crates/")
+                && let Some(start) = line.find("version = \"")
+            {
+                let rest = &line[start + 11..];
+                if let Some(end) = rest.find('"') {
+                    return format!(
+                        "{}version = \"{version}\"{}",
+                        &line[..start],
+                        &rest[end + 1..]
+                    );
+                }
+            }
+            line.to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`.
+pub(crate) fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400);
+    civil_date(i64::try_from(days).unwrap_or(0))
+}
+
+/// The calendar date `days` after 1970-01-01 (Howard Hinnant's algorithm).
+pub(crate) fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout)
+            .trim_end()
+            .to_owned())
+    } else {
+        Err(format!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// The API snapshots in `root/api/`, or as they were at `tag`.
+fn snapshots(root: &Path, tag: Option<&str>) -> Result<BTreeMap<String, String>, String> {
+    let mut found = BTreeMap::new();
+    let names: Vec<String> = match tag {
+        None => std::fs::read_dir(root.join("api"))
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Some(tag) => git(root, &["ls-tree", "--name-only", tag, "api/"])?
+            .lines()
+            .map(|l| l.trim_start_matches("api/").to_owned())
+            .collect(),
+    };
+    for name in names.into_iter().filter(|n| n.ends_with(".txt")) {
+        let text = match tag {
+            None => {
+                std::fs::read_to_string(root.join("api").join(&name)).map_err(|e| e.to_string())?
+            }
+            Some(tag) => git(root, &["show", &format!("{tag}:api/{name}")])?,
+        };
+        found.insert(name.trim_end_matches(".txt").to_owned(), text);
+    }
+    Ok(found)
+}
+
+/// Plans (and unless `dry_run`, makes) a release of the repository at `root`.
+/// Returns what was, or would be, done.
+pub(crate) fn release(
+    root: &Path,
+    bump: Bump,
+    dry_run: bool,
+    date: &str,
+) -> Result<Vec<String>, String> {
+    let manifest_path = root.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
+    let current = manifest
+        .split("[workspace.package]")
+        .nth(1)
+        .and_then(|section| section.lines().find_map(|l| l.strip_prefix("version = \"")))
+        .and_then(|rest| rest.split('"').next())
+        .ok_or("Cargo.toml has no [workspace.package] version")
+        .and_then(|v| Version::parse(v).map_err(|_| "unreadable [workspace.package] version"))?;
+    let last_tag = git(root, &["describe", "--tags", "--abbrev=0", "--match", "v*"]).ok();
+    let diffs = match &last_tag {
+        Some(tag) => diff_all(&snapshots(root, Some(tag))?, &snapshots(root, None)?),
+        None => BTreeMap::new(),
+    };
+    let needed = needed(current, &diffs);
+    let to = next(current, bump, needed);
+    if !satisfies(current, to, needed) {
+        let items: Vec<String> = diffs
+            .iter()
+            .flat_map(|(krate, diff)| {
+                diff.removed
+                    .iter()
+                    .map(move |line| format!("  {krate}: removed or changed: {line}"))
+            })
+            .collect();
+        return Err(format!(
+            "{current} -> {to} is too small a step: the public API changed in a way that needs a {needed:?} release since {}:\n{}",
+            last_tag.as_deref().unwrap_or("the start"),
+            items.join("\n")
+        ));
+    }
+    let changelog_path = root.join("CHANGELOG.md");
+    let changelog = std::fs::read_to_string(&changelog_path)
+        .map_err(|e| format!("{}: {e}", changelog_path.display()))?;
+    let new_changelog = rewrite_changelog(&changelog, to, date)?;
+    let tag = format!("v{to}");
+    let mut plan = vec![
+        format!(
+            "version {current} -> {to} (the API since {} needs at least {needed:?})",
+            last_tag.as_deref().unwrap_or("the start")
+        ),
+        "Cargo.toml: workspace version and internal requirements".to_owned(),
+        format!("CHANGELOG.md: Unreleased -> {to} - {date}"),
+        format!("commit \"release {tag}\" and tag {tag}"),
+    ];
+    for (krate, diff) in &diffs {
+        plan.push(format!("  {krate}: {}", diff.describe()));
+    }
+    if dry_run {
+        return Ok(plan);
+    }
+    std::fs::write(&manifest_path, set_versions(&manifest, to)).map_err(|e| e.to_string())?;
+    std::fs::write(&changelog_path, new_changelog).map_err(|e| e.to_string())?;
+    // Cargo.lock follows the new versions; staging a file git ignores fails.
+    let _ = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args(["update", "--workspace", "--offline"])
+        .current_dir(root)
+        .status();
+    git(root, &["add", "Cargo.toml", "CHANGELOG.md"])?;
+    let _ = git(root, &["add", "Cargo.lock"]);
+    git(root, &["commit", "-q", "-m", &format!("release {tag}")])?;
+    git(root, &["tag", &tag])?;
+    Ok(plan)
+}
+
+pub(crate) fn run(args: &[&str]) -> Result<(), String> {
+    let (bump, dry_run) = match args {
+        [bump] => (Bump::parse(bump)?, false),
+        [bump, "--dry-run"] | ["--dry-run", bump] => (Bump::parse(bump)?, true),
+        _ => {
+            return Err("usage: cargo xtask release <major|minor|patch|rc> [--dry-run]".to_owned());
+        }
+    };
+    crate::api::run(false)?;
+    for line in release(&crate::workspace_root(), bump, dry_run, &today())? {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(text: &str) -> Version {
+        Version::parse(text).unwrap()
+    }
+
+    #[test]
+    fn version_arithmetic() {
+        let cases = [
+            ("0.1.0", Bump::Patch, Needed::Patch, "0.1.1"),
+            ("0.1.0", Bump::Minor, Needed::Patch, "0.2.0"),
+            ("0.1.3", Bump::Major, Needed::Patch, "1.0.0"),
+            ("1.4.2", Bump::Minor, Needed::Patch, "1.5.0"),
+            ("1.4.2", Bump::Rc, Needed::Patch, "1.4.3-rc.1"),
+            ("1.4.2", Bump::Rc, Needed::Minor, "1.5.0-rc.1"),
+            ("1.4.2", Bump::Rc, Needed::Major, "2.0.0-rc.1"),
+            ("1.5.0-rc.1", Bump::Rc, Needed::Major, "1.5.0-rc.2"),
+            ("1.5.0-rc.2", Bump::Minor, Needed::Minor, "1.5.0"),
+            ("1.4.3-rc.1", Bump::Patch, Needed::Patch, "1.4.3"),
+            ("2.0.0-rc.4", Bump::Major, Needed::Major, "2.0.0"),
+            ("1.4.3-rc.1", Bump::Minor, Needed::Patch, "1.5.0"),
+        ];
+        for (from, bump, needed, to) in cases {
+            assert_eq!(
+                next(v(from), bump, needed).to_string(),
+                to,
+                "{from} {bump:?}"
+            );
+        }
+        assert!(Version::parse("1.2").is_err());
+        assert!(Version::parse("1.2.3-beta.1").is_err());
+        assert!(v("1.2.3-rc.1") < v("1.2.3"));
+    }
+
+    #[test]
+    fn bumps_too_small_for_the_api_are_refused() {
+        assert!(satisfies(v("1.4.2"), v("1.4.3"), Needed::Patch));
+        assert!(!satisfies(v("1.4.2"), v("1.4.3"), Needed::Minor));
+        assert!(satisfies(v("1.4.2"), v("1.5.0"), Needed::Minor));
+        assert!(!satisfies(v("1.4.2"), v("1.5.0"), Needed::Major));
+        assert!(satisfies(v("1.4.2"), v("2.0.0"), Needed::Major));
+        assert!(
+            satisfies(v("0.1.0"), v("0.2.0"), Needed::Minor),
+            "before 1.0 a minor bump may break"
+        );
+        assert!(!satisfies(v("0.1.0"), v("0.1.1"), Needed::Minor));
+        let breaking = BTreeMap::from([(
+            "a".to_owned(),
+            ApiDiff {
+                removed: vec!["x".into()],
+                added: vec![],
+            },
+        )]);
+        let additive = BTreeMap::from([(
+            "a".to_owned(),
+            ApiDiff {
+                removed: vec![],
+                added: vec!["x".into()],
+            },
+        )]);
+        assert_eq!(needed(v("1.0.0"), &breaking), Needed::Major);
+        assert_eq!(needed(v("0.3.0"), &breaking), Needed::Minor);
+        assert_eq!(needed(v("0.3.0"), &additive), Needed::Minor);
+        assert_eq!(needed(v("0.3.0"), &BTreeMap::new()), Needed::Patch);
+    }
+
+    #[test]
+    fn the_changelog_moves_under_the_release() {
+        let text = "# Changelog\n\nIntro.\n\n## Unreleased\n\n### Added\n\n- a: thing\n\n## 0.1.0 - 2026-01-01\n\n- old\n";
+        let rewritten = rewrite_changelog(text, v("0.2.0"), "2026-11-29").unwrap();
+        assert_eq!(
+            rewritten,
+            "# Changelog\n\nIntro.\n\n## Unreleased\n\n## 0.2.0 - 2026-11-29\n\n### Added\n\n- a: thing\n\n## 0.1.0 - 2026-01-01\n\n- old\n"
+        );
+        assert!(
+            rewrite_changelog("## Unreleased\n\n## 0.1.0\n- x\n", v("0.2.0"), "d").is_err(),
+            "nothing to release"
+        );
+        assert!(rewrite_changelog("# Changelog\n", v("0.2.0"), "d").is_err());
+    }
+
+    #[test]
+    fn versions_are_set_everywhere() {
+        let manifest = "[workspace.package]\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace.dependencies]\nindex-a = { path = \"crates/a\", version = \"0.1.0\" }\nserde = { version = \"1.0\" }\n";
+        let updated = set_versions(manifest, v("0.2.0-rc.1"));
+        assert!(updated.contains("version = \"0.2.0-rc.1\"\nedition"));
+        assert!(updated.contains("index-a = { path = \"crates/a\", version = \"0.2.0-rc.1\" }"));
+        assert!(updated.contains("serde = { version = \"1.0\" }"));
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(20_421), "2025-11-29");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+    }
+
+    /// A clone of this repository's committed state, with a local identity
+    /// for commits.
+    fn scratch_clone() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = crate::workspace_root();
+        let status = Command::new("git")
+            .args(["clone", "-q"])
+            .arg(&root)
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        for (key, value) in [
+            ("user.name", "Release Test"),
+            ("user.email", "release@example.invalid"),
+        ] {
+            git(dir.path(), &["config", key, value]).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_dry_run_on_a_copy_plans_and_changes_nothing() {
+        let copy = scratch_clone();
+        let plan = release(copy.path(), Bump::Minor, true, "2026-11-29").unwrap();
+        assert!(plan[0].starts_with("version "), "{plan:?}");
+        assert!(
+            plan.iter()
+                .any(|l| l.starts_with("CHANGELOG.md: Unreleased -> "))
+        );
+        assert_eq!(
+            git(copy.path(), &["status", "--porcelain"]).unwrap(),
+            "",
+            "a dry run writes nothing"
+        );
+        assert_eq!(git(copy.path(), &["tag"]).unwrap(), "");
+    }
+
+    #[test]
+    fn a_release_on_a_copy_bumps_moves_commits_and_tags() {
+        let copy = scratch_clone();
+        let manifest = std::fs::read_to_string(copy.path().join("Cargo.toml")).unwrap();
+        let current = manifest
+            .split("[workspace.package]")
+            .nth(1)
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("version = \"")))
+            .and_then(|r| r.split('"').next())
+            .map(|v| v.to_owned())
+            .unwrap();
+        let expected = next(
+            Version::parse(&current).unwrap(),
+            Bump::Minor,
+            Needed::Patch,
+        )
+        .to_string();
+        release(copy.path(), Bump::Minor, false, "2026-11-29").unwrap();
+        assert_eq!(git(copy.path(), &["tag"]).unwrap(), format!("v{expected}"));
+        let manifest = std::fs::read_to_string(copy.path().join("Cargo.toml")).unwrap();
+        assert!(manifest.contains(&format!("version = \"{expected}\"")));
+        assert!(!manifest.contains(&format!(
+            "index-question-block = {{ path = \"crates/question-block\", version = \"{current}\""
+        )));
+        let changelog = std::fs::read_to_string(copy.path().join("CHANGELOG.md")).unwrap();
+        assert!(
+            changelog.contains(&format!("## Unreleased\n\n## {expected} - 2026-11-29\n")),
+            "{}",
+            &changelog[..400.min(changelog.len())]
+        );
+        assert_eq!(
+            git(copy.path(), &["log", "-1", "--format=%s"]).unwrap(),
+            format!("release v{expected}")
+        );
+
+        // After the tag: remove an item from an API snapshot, with something
+        // to release, and ask for too small a step.
+        let snapshot = copy.path().join("api/index-negotiation.txt");
+        let text = std::fs::read_to_string(&snapshot).unwrap();
+        let removed = text
+            .lines()
+            .find(|l| l.starts_with("pub fn index_negotiation::current_round"))
+            .unwrap()
+            .to_owned();
+        std::fs::write(&snapshot, text.replace(&format!("{removed}\n"), "")).unwrap();
+        let changelog = std::fs::read_to_string(copy.path().join("CHANGELOG.md")).unwrap();
+        std::fs::write(
+            copy.path().join("CHANGELOG.md"),
+            changelog.replacen(
+                "## Unreleased\n",
+                "## Unreleased\n\n### Removed\n\n- index-negotiation: current_round\n",
+                1,
+            ),
+        )
+        .unwrap();
+        git(copy.path(), &["commit", "-qam", "remove current_round"]).unwrap();
+        let refused = release(copy.path(), Bump::Patch, true, "2026-11-30").unwrap_err();
+        assert!(
+            refused.contains("too small a step") && refused.contains(&removed),
+            "{refused}"
+        );
+        let plan = release(copy.path(), Bump::Minor, true, "2026-11-30").unwrap();
+        assert!(
+            plan.iter()
+                .any(|l| l.contains("index-negotiation: 1 removed or changed")),
+            "{plan:?}"
+        );
+    }
+}
