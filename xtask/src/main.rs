@@ -13,6 +13,7 @@ mod metadata;
 mod package;
 mod release;
 mod tidy;
+mod wasm;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +27,9 @@ commands:
   api [--bless]        check (or rewrite) the public API snapshots in api/
   release <major|minor|patch|rc> [--dry-run]
                        bump every crate, move the changelog, commit and tag
-  package              check and package every publishable crate";
+  package              check and package every publishable crate
+  wasm [--test]        build the question block package into target/wasm-pkg
+                       (and run its Node and Chromium tests)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,6 +43,8 @@ fn main() -> ExitCode {
         ["api", "--bless"] => api::run(true),
         ["release", rest @ ..] => release::run(rest),
         ["package"] => package::run(),
+        ["wasm"] => wasm::run(false),
+        ["wasm", "--test"] => wasm::run(true),
         _ => Err(USAGE.to_owned()),
     };
     match result {

@@ -47,6 +47,7 @@ const ARROWS: &[(&str, &[&str])] = &[
         "index-negotiation-store-postgres",
         &["index-negotiation-store", "index-negotiation"],
     ),
+    ("index-question-block-wasm", &["index-question-block"]),
     (
         "index-stall-gap",
         &["index-negotiation", "index-question-block"],

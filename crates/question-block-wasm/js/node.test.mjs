@@ -1,0 +1,80 @@
+// The WebAssembly package in Node: the canonical fixture byte for byte, the
+// shared example bodies, and every shared test vector, with the results the
+// Rust tests assert.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const pkg = process.env.INDEX_WASM_PKG;
+const fixtures = process.env.INDEX_FIXTURES;
+assert.ok(pkg && fixtures, "INDEX_WASM_PKG and INDEX_FIXTURES must be set");
+const qb = await import(pathToFileURL(join(pkg, "index.js")).href);
+const fixture = await import(pathToFileURL(join(pkg, "fixture.js")).href);
+
+test("the constants", () => {
+  assert.equal(qb.QUESTION_BLOCK_MARKER, "index-questions");
+  assert.equal(qb.QUESTION_BLOCK_VERSION, 1);
+});
+
+test("the canonical fixture round-trips byte for byte", () => {
+  const parsed = qb.parseQuestionMessage(fixture.questionMessageFixture);
+  assert.equal(parsed.prose, fixture.questionProseFixture);
+  assert.deepEqual(parsed.block, fixture.questionBlockFixture);
+  assert.equal(qb.serializeQuestionMessage(parsed.prose, parsed.block), fixture.questionMessageFixture);
+  assert.equal(qb.serializeQuestionMessage(fixture.questionProseFixture, fixture.questionBlockFixture), readFileSync(join(fixtures, "canonical.message.txt"), "utf8"));
+});
+
+test("absent optional keys stay absent", () => {
+  const parsed = qb.parseQuestionMessage(fixture.questionMessageFixture);
+  const second = parsed.block.questions[1];
+  assert.equal("alsoUnblocks" in second, false);
+  assert.deepEqual(Object.keys(parsed.block.questions[0]), ["prompt", "opportunityId", "alsoUnblocks"]);
+});
+
+const bodies = (kind) => readdirSync(join(fixtures, kind)).map((name) => [name, readFileSync(join(fixtures, kind, name), "utf8")]);
+
+test("valid examples parse", () => {
+  for (const [name, body] of bodies("valid")) {
+    assert.notEqual(qb.parseQuestionMessage(body), null, name);
+    assert.equal(qb.explainQuestionMessage(body).ok, true, name);
+  }
+});
+
+test("invalid examples are refused for the rule they are named for", () => {
+  for (const [name, body] of bodies("invalid")) {
+    assert.equal(qb.parseQuestionMessage(body), null, name);
+    const why = qb.explainQuestionMessage(body);
+    assert.equal(why.ok, false);
+    assert.equal(why.rule, name.replace(/\.txt$/, ""), name);
+  }
+});
+
+test("every shared vector gives the reference's result", () => {
+  const lines = readFileSync(join(fixtures, "vectors.jsonl"), "utf8").split("\n").filter(Boolean);
+  assert.ok(lines.length >= 300);
+  const failures = [];
+  for (const line of lines) {
+    const v = JSON.parse(line);
+    if (v.kind === "parse") {
+      const got = qb.parseQuestionMessage(v.body);
+      try { assert.deepEqual(got, v.expected); } catch { failures.push(v.name); }
+    } else {
+      let got;
+      try { got = qb.serializeQuestionMessage(v.prose, v.block); } catch { got = null; }
+      if (got !== v.expected) failures.push(v.name);
+    }
+  }
+  assert.deepEqual(failures, []);
+});
+
+test("validation lists every problem; serialize throws with them", () => {
+  const block = { version: 2, questions: [{ prompt: "", opportunityId: "nope" }], extra: true };
+  const result = qb.validateQuestionBlock(block);
+  assert.equal(result.ok, false);
+  assert.deepEqual(result.problems.map((p) => p.path), ["version", "questions.0.prompt", "questions.0.opportunityId", "(root)"]);
+  assert.throws(() => qb.serializeQuestionMessage("P", block), (err) => err instanceof Error && /questions\.0\.prompt/.test(err.message));
+  const ok = qb.validateQuestionBlock(fixture.questionBlockFixture);
+  assert.equal(ok.ok, true);
+});

@@ -1,0 +1,323 @@
+//! `cargo xtask wasm`: the question block contract as an npm-style package
+//! in `target/wasm-pkg/`, built with Debian's WebAssembly toolchain.
+//!
+//! rustup cannot fetch targets here, so the build uses Debian's `rustc`
+//! (from `rustc-web`, with its `rust-src` for `-Zbuild-std`) and
+//! `wasm-ld-19`, then `wasm-bindgen` at exactly the version of the
+//! `wasm-bindgen` crate in `Cargo.lock`. The package's `index.js` loads the
+//! module in Node or a browser and adds the constants; `fixture.js` holds
+//! the canonical fixture, written from the crate's literals.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use index_question_block::fixture::{
+    QUESTION_BLOCK_JSON_FIXTURE, QUESTION_MESSAGE_FIXTURE, QUESTION_PROSE_FIXTURE,
+};
+use index_question_block::{QUESTION_BLOCK_MARKER, QUESTION_BLOCK_VERSION};
+
+const CRATE: &str = "index-question-block-wasm";
+const DEBIAN_RUSTC: &str = "/usr/bin/rustc";
+const DEBIAN_RUST_SRC: &str = "/usr/lib/rustlib/src/rust/library";
+const LINKER: &str = "wasm-ld-19";
+
+/// The tools the build needs, found.
+pub(crate) struct Toolchain {
+    wasm_bindgen: PathBuf,
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The `wasm-bindgen` version `Cargo.lock` pins.
+fn locked_wasm_bindgen() -> Result<String, String> {
+    let lock = std::fs::read_to_string(crate::workspace_root().join("Cargo.lock"))
+        .map_err(|e| format!("Cargo.lock: {e}"))?;
+    lock.split("[[package]]")
+        .find(|p| p.contains("\nname = \"wasm-bindgen\"\n"))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
+        .map(|v| v.trim_end_matches('"').to_owned())
+        .ok_or_else(|| "Cargo.lock has no wasm-bindgen".to_owned())
+}
+
+/// The toolchain, or what is missing and how to get it.
+pub(crate) fn toolchain() -> Result<Toolchain, String> {
+    let version = locked_wasm_bindgen()?;
+    let mut missing = Vec::new();
+    if !Path::new(DEBIAN_RUSTC).is_file() || !Path::new(DEBIAN_RUST_SRC).is_dir() {
+        missing.push(
+            "Debian's rustc-web and rust-web-src (apt-get install rustc-web rust-web-src)"
+                .to_owned(),
+        );
+    }
+    if on_path(LINKER).is_none() {
+        missing.push("wasm-ld-19 (apt-get install lld-19)".to_owned());
+    }
+    let local = crate::workspace_root().join("target/tools/bin/wasm-bindgen");
+    let wasm_bindgen = if local.is_file() {
+        Some(local)
+    } else {
+        on_path("wasm-bindgen")
+    };
+    let found_version = wasm_bindgen.as_ref().and_then(|tool| {
+        let output = Command::new(tool).arg("--version").output().ok()?;
+        Some(
+            String::from_utf8_lossy(&output.stdout)
+                .trim()
+                .rsplit(' ')
+                .next()?
+                .to_owned(),
+        )
+    });
+    if found_version.as_deref() != Some(version.as_str()) {
+        missing.push(format!(
+            "wasm-bindgen {version} (cargo install wasm-bindgen-cli --version ={version} --root target/tools); found {}",
+            found_version.as_deref().unwrap_or("none")
+        ));
+    }
+    match (missing.is_empty(), wasm_bindgen) {
+        (true, Some(wasm_bindgen)) => Ok(Toolchain { wasm_bindgen }),
+        _ => Err(format!(
+            "the WebAssembly toolchain is incomplete: missing {}",
+            missing.join("; ")
+        )),
+    }
+}
+
+fn run_checked(command: &mut Command, what: &str) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("could not run {what}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
+}
+
+/// Builds the package; returns its directory.
+pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
+    let root = crate::workspace_root();
+    let build_dir = root.join("target/wasm-build");
+    let pkg = root.join("target/wasm-pkg");
+    // A separate target directory: Debian's rustc must not invalidate the
+    // host build.
+    run_checked(
+        crate::cargo(&[
+            "build",
+            "--quiet",
+            "--release",
+            "--package",
+            CRATE,
+            "--lib",
+            "--target",
+            "wasm32-unknown-unknown",
+            "-Z",
+            "build-std=std,panic_abort",
+            "--config",
+            "profile.release.opt-level=\"z\"",
+            "--config",
+            "profile.release.lto=true",
+            "--config",
+            "profile.release.codegen-units=1",
+        ])
+        .arg("--target-dir")
+        .arg(&build_dir)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("RUSTC", DEBIAN_RUSTC)
+        // Panics abort without formatting a message: a browser bundle has
+        // no use for the machinery, and the contract never panics on input.
+        .env("RUSTFLAGS", "-Zunstable-options -Cpanic=immediate-abort")
+        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER", LINKER),
+        "the wasm32 build",
+    )?;
+    let wasm = build_dir
+        .join("wasm32-unknown-unknown/release")
+        .join(format!("{}.wasm", CRATE.replace('-', "_")));
+    let _ = std::fs::remove_dir_all(&pkg);
+    run_checked(
+        Command::new(&tools.wasm_bindgen)
+            .args([
+                "--target",
+                "web",
+                "--remove-name-section",
+                "--remove-producers-section",
+                "--out-name",
+                "index_question_block",
+                "--out-dir",
+            ])
+            .arg(&pkg)
+            .arg(&wasm),
+        "wasm-bindgen",
+    )?;
+    for (name, contents) in package_files()? {
+        std::fs::write(pkg.join(name), contents).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(pkg)
+}
+
+fn js_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
+}
+
+/// The package's own files around the generated bindings.
+fn package_files() -> Result<Vec<(&'static str, String)>, String> {
+    let version = crate::workspace_root().join("Cargo.toml");
+    let manifest = std::fs::read_to_string(version).map_err(|e| e.to_string())?;
+    let version = manifest
+        .split("[workspace.package]")
+        .nth(1)
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("version = \"")))
+        .map(|v| v.trim_end_matches('"').to_owned())
+        .unwrap_or_default();
+    let index = format!(
+        "// The question block contract, compiled from Rust to WebAssembly. Loads\n\
+         // the module once, in Node or a browser, then exports its functions.\n\
+         import * as wasm from \"./index_question_block.js\";\n\n\
+         const url = new URL(\"./index_question_block_bg.wasm\", import.meta.url);\n\
+         if (typeof process !== \"undefined\" && process.versions && process.versions.node) {{\n\
+         \x20 const {{ readFile }} = await import(\"node:fs/promises\");\n\
+         \x20 wasm.initSync({{ module: await readFile(url) }});\n\
+         }} else {{\n\
+         \x20 await wasm.default({{ module_or_path: url }});\n\
+         }}\n\n\
+         export const QUESTION_BLOCK_MARKER = {};\n\
+         export const QUESTION_BLOCK_VERSION = {QUESTION_BLOCK_VERSION};\n\
+         export const {{ parseQuestionMessage, explainQuestionMessage, serializeQuestionMessage, validateQuestionBlock }} = wasm;\n",
+        js_string(QUESTION_BLOCK_MARKER)
+    );
+    let types = "export declare const QUESTION_BLOCK_MARKER: \"index-questions\";\n\
+        export declare const QUESTION_BLOCK_VERSION: 1;\n\
+        export interface QuestionBlockQuestion {\n  prompt: string;\n  opportunityId: string;\n  alsoUnblocks?: string[];\n}\n\
+        export interface QuestionBlock {\n  version: 1;\n  questions: QuestionBlockQuestion[];\n}\n\
+        export interface ParsedQuestionMessage {\n  prose: string;\n  block: QuestionBlock;\n}\n\
+        export interface Problem {\n  path: string;\n  rule: string;\n  message: string;\n}\n\
+        export type Explanation =\n  | ({ ok: true } & ParsedQuestionMessage)\n  | { ok: false; rule: string; reason: string; problems?: Problem[] };\n\
+        /** The prose and block of a question message, or null when the body is anything else. */\n\
+        export declare function parseQuestionMessage(body: string): ParsedQuestionMessage | null;\n\
+        /** The same decision as parseQuestionMessage, saying why a body is not a question message. */\n\
+        export declare function explainQuestionMessage(body: string): Explanation;\n\
+        /** The message for prose and block; throws an Error listing every problem of an invalid block. */\n\
+        export declare function serializeQuestionMessage(prose: string, block: QuestionBlock): string;\n\
+        /** The block, normalised, or every problem with its path. */\n\
+        export declare function validateQuestionBlock(value: unknown): { ok: true; block: QuestionBlock } | { ok: false; problems: Problem[] };\n";
+    let fixture = format!(
+        "// The canonical question message, for tests.\n\
+         export const questionProseFixture = {};\n\
+         export const questionBlockFixture = {QUESTION_BLOCK_JSON_FIXTURE};\n\
+         export const questionMessageFixture = {};\n",
+        js_string(QUESTION_PROSE_FIXTURE),
+        js_string(QUESTION_MESSAGE_FIXTURE)
+    );
+    let fixture_types = "import type { QuestionBlock } from \"./index.js\";\n\
+        export declare const questionProseFixture: string;\n\
+        export declare const questionBlockFixture: QuestionBlock;\n\
+        export declare const questionMessageFixture: string;\n";
+    let package = serde_json::json!({
+        "name": "index-question-block",
+        "version": version,
+        "description": "The Index question block contract, compiled from Rust to WebAssembly.",
+        "license": "MIT OR Apache-2.0",
+        "type": "module",
+        "exports": {
+            ".": {"types": "./index.d.ts", "import": "./index.js"},
+            "./fixture": {"types": "./fixture.d.ts", "import": "./fixture.js"}
+        },
+        "files": ["index.js", "index.d.ts", "fixture.js", "fixture.d.ts", "index_question_block.js", "index_question_block.d.ts", "index_question_block_bg.wasm", "index_question_block_bg.wasm.d.ts"]
+    });
+    Ok(vec![
+        ("index.js", index),
+        ("index.d.ts", types.to_owned()),
+        ("fixture.js", fixture),
+        ("fixture.d.ts", fixture_types.to_owned()),
+        (
+            "package.json",
+            serde_json::to_string_pretty(&package).map_err(|e| e.to_string())? + "\n",
+        ),
+    ])
+}
+
+/// Raw and gzipped size of the package's module, in bytes.
+pub(crate) fn sizes(pkg: &Path) -> Result<(u64, u64), String> {
+    let module = pkg.join("index_question_block_bg.wasm");
+    let raw = std::fs::metadata(&module).map_err(|e| e.to_string())?.len();
+    let gzipped = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(&module)
+        .output()
+        .map_err(|e| format!("gzip: {e}"))?
+        .stdout
+        .len();
+    Ok((raw, gzipped as u64))
+}
+
+/// Builds the package and, with `run_tests`, runs its JavaScript tests.
+pub(crate) fn run(run_tests: bool) -> Result<(), String> {
+    let tools = toolchain()?;
+    let pkg = build(&tools)?;
+    let (raw, gzipped) = sizes(&pkg)?;
+    println!("{} ({raw} bytes, {gzipped} gzipped)", pkg.display());
+    if run_tests { test(&pkg) } else { Ok(()) }
+}
+
+/// Runs the package's JavaScript tests (Node, and headless Chromium).
+pub(crate) fn test(pkg: &Path) -> Result<(), String> {
+    let root = crate::workspace_root();
+    let js = root.join("crates/question-block-wasm/js");
+    run_checked(
+        Command::new("node")
+            .arg("--test")
+            .arg(js.join("node.test.mjs"))
+            .arg(js.join("browser.test.mjs"))
+            .env("INDEX_WASM_PKG", pkg)
+            .env("INDEX_FIXTURES", root.join("fixtures/question-block")),
+        "the package's JavaScript tests",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the tools are here; without them the test says why and
+    /// passes, except under `CI=true`, where CI must have installed them.
+    fn tools_or_skip() -> Option<Toolchain> {
+        let missing_browser = !Path::new("/usr/bin/chromium").is_file();
+        let missing_node = on_path("node").is_none();
+        let tools = toolchain();
+        let mut reasons = Vec::new();
+        if let Err(why) = &tools {
+            reasons.push(why.clone());
+        }
+        if missing_node {
+            reasons.push("node".to_owned());
+        }
+        if missing_browser {
+            reasons.push("chromium (apt-get install chromium)".to_owned());
+        }
+        if reasons.is_empty() {
+            return tools.ok();
+        }
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must install: {}",
+            reasons.join("; ")
+        );
+        eprintln!("skipped: {}", reasons.join("; "));
+        None
+    }
+
+    #[test]
+    fn the_wasm_package_passes_its_node_and_browser_tests() {
+        let Some(tools) = tools_or_skip() else { return };
+        let pkg = build(&tools).unwrap();
+        let (raw, gzipped) = sizes(&pkg).unwrap();
+        eprintln!("question block module: {raw} bytes, {gzipped} gzipped");
+        test(&pkg).unwrap();
+    }
+}
