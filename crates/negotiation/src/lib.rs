@@ -58,8 +58,8 @@ pub use rules::{
     observe_negotiation,
 };
 pub use state::{
-    NegotiationOpened, NegotiationOpening, NegotiationOutcome, NegotiationState, OpportunityStatus,
-    RoundEnded, SeatTurn,
+    NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,
+    NegotiationState, OpportunityStatus, RoundEnded, SeatTurn,
 };
 pub use timeout::{
     DEFAULT_TURN_TIMEOUT_MS, NEGOTIATOR_TURN_TIMEOUT_MS_ENV, resolve_turn_timeout_ms,

@@ -8,8 +8,8 @@ use crate::decision::{
 };
 use crate::guidance::NEGOTIATION_GUIDANCE;
 use crate::state::{
-    NegotiationOpened, NegotiationOpening, NegotiationOutcome, NegotiationState, OpportunityStatus,
-    RoundEnded,
+    NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,
+    NegotiationState, OpportunityStatus, RoundEnded,
 };
 use crate::turn::{HasAction, NegotiationAction, NegotiationTurn, is_valid_turn, turn_from_value};
 use crate::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
@@ -48,7 +48,7 @@ pub fn current_round<T: HasAction>(turns: &[T]) -> &[T] {
 /// };
 /// assert_eq!(decide_negotiation_opening(&pair).unwrap().awaiting_user_id, "alice");
 /// ```
-pub fn decide_negotiation_opening(pair: &NegotiationOpening) -> Option<NegotiationOpened> {
+pub fn decide_negotiation_opening(pair: &NegotiationOpening) -> NegotiationOpeningDecision {
     (pair.eligible && pair.user_a != pair.user_b && pair.intent_a != pair.intent_b).then(|| {
         NegotiationOpened {
             initiator_user_id: pair.user_a.clone(),

@@ -190,6 +190,10 @@ pub struct NegotiationOpening {
     pub eligible: bool,
 }
 
+/// The decision on an opening: the permitted opening, or `None` (JSON
+/// `null`) when the pair may not negotiate.
+pub type NegotiationOpeningDecision = Option<NegotiationOpened>;
+
 /// A permitted opening: who holds which seat, and who moves first.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
