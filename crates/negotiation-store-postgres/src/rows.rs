@@ -4,7 +4,7 @@ use tokio_postgres::{GenericClient, Row};
 
 use index_negotiation::{NegotiationAction, NegotiationMessage, NegotiationOutcome, SeatTurn};
 use index_negotiation_store::{
-    NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId,
+    NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId, message_from_text,
 };
 
 /// PostgreSQL's errors as storage errors.
@@ -119,12 +119,7 @@ pub(crate) async fn messages(
     rows.iter()
         .map(|row| {
             let parts: String = row.get(1);
-            Ok(NegotiationMessage {
-                sender_id: row.get(0),
-                parts: serde_json::from_str(&parts).map_err(|err| {
-                    StoreError::Corrupt(format!("a stored message does not read back: {err}"))
-                })?,
-            })
+            message_from_text(row.get(0), &parts)
         })
         .collect()
 }

@@ -13,7 +13,7 @@ use index_negotiation::{
 };
 use index_negotiation_store::{
     CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
 };
 
 use crate::PostgresStore;
@@ -350,8 +350,7 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
         message: &NegotiationMessage,
     ) -> Result<bool, StoreError> {
-        let parts = serde_json::to_string(&message.parts)
-            .map_err(|err| StoreError::InvalidRequest(err.to_string()))?;
+        let parts = message_parts_text(message)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(pg_error)?;
         let Some(seq) = lock_row(&tx, id).await.map_err(pg_error)? else {

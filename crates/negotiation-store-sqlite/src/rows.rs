@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use index_negotiation::{NegotiationAction, NegotiationMessage, NegotiationOutcome, SeatTurn};
 use index_negotiation_store::{
-    NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId,
+    NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId, message_from_text,
 };
 
 use crate::sql_error;
@@ -136,10 +136,7 @@ pub(crate) fn messages(conn: &Connection, seq: i64) -> Result<Vec<NegotiationMes
         .map_err(sql_error)?;
     rows.map(|row| {
         let (sender_id, parts) = row.map_err(sql_error)?;
-        let parts = serde_json::from_str(&parts).map_err(|err| {
-            StoreError::Corrupt(format!("a stored message does not read back: {err}"))
-        })?;
-        Ok(NegotiationMessage { sender_id, parts })
+        message_from_text(sender_id, &parts)
     })
     .collect()
 }

@@ -9,7 +9,7 @@ use index_negotiation::{
 };
 use index_negotiation_store::{
     CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
 };
 
 use crate::rows;
@@ -239,8 +239,7 @@ impl NegotiationStore for SqliteStore {
     ) -> Result<bool, StoreError> {
         let id = id.clone();
         let sender_id = message.sender_id.clone();
-        let parts = serde_json::to_string(&message.parts)
-            .map_err(|err| StoreError::InvalidRequest(err.to_string()))?;
+        let parts = message_parts_text(message)?;
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;

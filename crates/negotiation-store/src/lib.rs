@@ -35,6 +35,7 @@ pub mod conformance;
 mod error;
 mod ids;
 mod memory;
+mod message_text;
 mod model;
 mod service;
 mod store;
@@ -42,6 +43,7 @@ mod store;
 pub use error::StoreError;
 pub use ids::{IntentId, OpportunityId, UserId};
 pub use memory::MemoryStore;
+pub use message_text::{message_from_text, message_parts_text};
 pub use model::{
     CloseReason, ListFilter, NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection,
     RecordStatus, Seat, StateFilter,
