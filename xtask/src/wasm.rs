@@ -191,21 +191,21 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
          export const {{ parseQuestionMessage, explainQuestionMessage, serializeQuestionMessage, validateQuestionBlock }} = wasm;\n",
         js_string(QUESTION_BLOCK_MARKER)
     );
-    let types = "export declare const QUESTION_BLOCK_MARKER: \"index-questions\";\n\
-        export declare const QUESTION_BLOCK_VERSION: 1;\n\
+    let types = "export const QUESTION_BLOCK_MARKER: \"index-questions\";\n\
+        export const QUESTION_BLOCK_VERSION: 1;\n\
         export interface QuestionBlockQuestion {\n  prompt: string;\n  opportunityId: string;\n  alsoUnblocks?: string[];\n}\n\
         export interface QuestionBlock {\n  version: 1;\n  questions: QuestionBlockQuestion[];\n}\n\
         export interface ParsedQuestionMessage {\n  prose: string;\n  block: QuestionBlock;\n}\n\
         export interface Problem {\n  path: string;\n  rule: string;\n  message: string;\n}\n\
         export type Explanation =\n  | ({ ok: true } & ParsedQuestionMessage)\n  | { ok: false; rule: string; reason: string; problems?: Problem[] };\n\
         /** The prose and block of a question message, or null when the body is anything else. */\n\
-        export declare function parseQuestionMessage(body: string): ParsedQuestionMessage | null;\n\
+        export function parseQuestionMessage(body: string): ParsedQuestionMessage | null;\n\
         /** The same decision as parseQuestionMessage, saying why a body is not a question message. */\n\
-        export declare function explainQuestionMessage(body: string): Explanation;\n\
+        export function explainQuestionMessage(body: string): Explanation;\n\
         /** The message for prose and block; throws an Error listing every problem of an invalid block. */\n\
-        export declare function serializeQuestionMessage(prose: string, block: QuestionBlock): string;\n\
+        export function serializeQuestionMessage(prose: string, block: QuestionBlock): string;\n\
         /** The block, normalised, or every problem with its path. */\n\
-        export declare function validateQuestionBlock(value: unknown): { ok: true; block: QuestionBlock } | { ok: false; problems: Problem[] };\n";
+        export function validateQuestionBlock(value: unknown): { ok: true; block: QuestionBlock } | { ok: false; problems: Problem[] };\n";
     let fixture = format!(
         "// The canonical question message, for tests.\n\
          export const questionProseFixture = {};\n\
@@ -215,9 +215,9 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
         js_string(QUESTION_MESSAGE_FIXTURE)
     );
     let fixture_types = "import type { QuestionBlock } from \"./index.js\";\n\
-        export declare const questionProseFixture: string;\n\
-        export declare const questionBlockFixture: QuestionBlock;\n\
-        export declare const questionMessageFixture: string;\n";
+        export const questionProseFixture: string;\n\
+        export const questionBlockFixture: QuestionBlock;\n\
+        export const questionMessageFixture: string;\n";
     let package = serde_json::json!({
         "name": "index-question-block",
         "version": version,
