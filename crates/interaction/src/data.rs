@@ -6,7 +6,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::js::js_keys;
-use crate::number::serialize_js_number;
+use crate::number::{WireEnum, serialize_js_number, wire_enum};
 use crate::zod::{At, IssueCode, Walk};
 
 /// One field's value in an answer.
@@ -57,23 +57,18 @@ pub(crate) fn data_to_json(data: &InteractionData) -> Map<String, Value> {
     data.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()
 }
 
-/// How a person answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InteractionOutcome {
-    /// They answered.
-    Accepted,
-    /// They said no.
-    Declined,
-    /// The ask was withdrawn or dismissed.
-    Cancelled,
+wire_enum! {
+    /// How a person answered.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum InteractionOutcome {
+        /// They answered.
+        Accepted = "accepted",
+        /// They said no.
+        Declined = "declined",
+        /// The ask was withdrawn or dismissed.
+        Cancelled = "cancelled",
+    }
 }
-
-pub(crate) const OUTCOMES: [(&str, InteractionOutcome); 3] = [
-    ("accepted", InteractionOutcome::Accepted),
-    ("declined", InteractionOutcome::Declined),
-    ("cancelled", InteractionOutcome::Cancelled),
-];
 
 /// An outcome and, for an accepted one, its data. Data on a declined or
 /// cancelled resolution is kept for compatibility and never validated.
@@ -165,16 +160,8 @@ pub(crate) fn outcome_tag(
     at: &At<'_>,
     object: &Map<String, Value>,
 ) -> Option<InteractionOutcome> {
-    let outcome = w.tag(
-        at,
-        object,
-        "outcome",
-        &["accepted", "declined", "cancelled"],
-    )?;
-    OUTCOMES
-        .iter()
-        .find(|(name, _)| *name == outcome)
-        .map(|(_, o)| *o)
+    let outcome = w.tag(at, object, "outcome", InteractionOutcome::NAMES)?;
+    InteractionOutcome::from_name(outcome)
 }
 
 /// The optional `data` record of a resolution or response.

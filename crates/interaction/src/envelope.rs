@@ -12,19 +12,21 @@ use crate::fields::{
     InteractionAnswerSpec, InteractionField, InteractionResponseScope, has_duplicates,
     parse_answer_spec, parse_scopes,
 };
+use crate::number::wire_enum;
 use crate::response_validation::resolution_problems;
 use crate::zod::{At, IssueCode, Walk};
 
-/// What happens when nobody answers in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OnTimeout {
-    /// Apply the request's default resolution.
-    Default,
-    /// Fail the turn.
-    Fail,
-    /// Keep waiting (the behaviour when unset).
-    Wait,
+wire_enum! {
+    /// What happens when nobody answers in time.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum OnTimeout {
+        /// Apply the request's default resolution.
+        Default = "default",
+        /// Fail the turn.
+        Fail = "fail",
+        /// Keep waiting (the behaviour when unset).
+        Wait = "wait",
+    }
 }
 
 /// A typed ask for a person's input.
@@ -110,62 +112,32 @@ pub struct InteractionResponseCommand {
     pub response: InteractionResponse,
 }
 
-/// How a response command ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum InteractionAcknowledgementStatus {
-    /// Applied.
-    Accepted,
-    /// Already resolved with the same response.
-    AlreadyResolvedSame,
-    /// Already resolved with a different response.
-    AlreadyResolvedDifferent,
-    /// The interaction expired.
-    Expired,
-    /// The interaction was cancelled.
-    Cancelled,
-    /// No such interaction.
-    UnknownInteraction,
-    /// No such run.
-    UnknownRun,
-    /// The binding does not match.
-    BindingMismatch,
-    /// The response failed validation (a message says why).
-    InvalidResponse,
-    /// Delivery failed (a message says why, and whether a retry is safe).
-    TransportFailure,
+wire_enum! {
+    /// How a response command ended.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum InteractionAcknowledgementStatus {
+        /// Applied.
+        Accepted = "accepted",
+        /// Already resolved with the same response.
+        AlreadyResolvedSame = "already_resolved_same",
+        /// Already resolved with a different response.
+        AlreadyResolvedDifferent = "already_resolved_different",
+        /// The interaction expired.
+        Expired = "expired",
+        /// The interaction was cancelled.
+        Cancelled = "cancelled",
+        /// No such interaction.
+        UnknownInteraction = "unknown_interaction",
+        /// No such run.
+        UnknownRun = "unknown_run",
+        /// The binding does not match.
+        BindingMismatch = "binding_mismatch",
+        /// The response failed validation (a message says why).
+        InvalidResponse = "invalid_response",
+        /// Delivery failed (a message says why, and whether a retry is safe).
+        TransportFailure = "transport_failure",
+    }
 }
-
-const ACK_STATUSES: [(&str, InteractionAcknowledgementStatus); 10] = [
-    ("accepted", InteractionAcknowledgementStatus::Accepted),
-    (
-        "already_resolved_same",
-        InteractionAcknowledgementStatus::AlreadyResolvedSame,
-    ),
-    (
-        "already_resolved_different",
-        InteractionAcknowledgementStatus::AlreadyResolvedDifferent,
-    ),
-    ("expired", InteractionAcknowledgementStatus::Expired),
-    ("cancelled", InteractionAcknowledgementStatus::Cancelled),
-    (
-        "unknown_interaction",
-        InteractionAcknowledgementStatus::UnknownInteraction,
-    ),
-    ("unknown_run", InteractionAcknowledgementStatus::UnknownRun),
-    (
-        "binding_mismatch",
-        InteractionAcknowledgementStatus::BindingMismatch,
-    ),
-    (
-        "invalid_response",
-        InteractionAcknowledgementStatus::InvalidResponse,
-    ),
-    (
-        "transport_failure",
-        InteractionAcknowledgementStatus::TransportFailure,
-    ),
-];
 
 /// The durable result of one response command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -216,15 +188,7 @@ pub(crate) fn parse_request(
         w.positive_int(&at.key("timeoutMs"), v)
     });
     let on_timeout = w.optional(object, "onTimeout", |w, v| {
-        w.one_of(
-            &at.key("onTimeout"),
-            v,
-            &[
-                ("default", OnTimeout::Default),
-                ("fail", OnTimeout::Fail),
-                ("wait", OnTimeout::Wait),
-            ],
-        )
+        w.one_of(&at.key("onTimeout"), v)
     });
     w.strict(
         at,
@@ -419,7 +383,7 @@ pub(crate) fn parse_acknowledgement(
     let object = w.object(at, value)?;
     let mark = w.mark();
     let (operation_id, binding) = operation_and_binding(w, at, object);
-    let status = w.one_of(&at.key("status"), object.get("status"), &ACK_STATUSES);
+    let status = w.one_of(&at.key("status"), object.get("status"));
     let message = w.optional(object, "message", |w, v| {
         w.string(&at.key("message"), v, 1).map(str::to_owned)
     });

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::js::{is_blank, utf16_len};
-use crate::number::{literal_tags, serialize_optional_js_number};
+use crate::number::{WireEnum, literal_tags, serialize_optional_js_number, wire_enum};
 use crate::zod::{At, IssueCode, Walk};
 
 literal_tags! {
@@ -217,29 +217,22 @@ impl InteractionField {
     }
 }
 
-/// The type of a field, as capabilities list them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InteractionFieldType {
-    /// `text`.
-    Text,
-    /// `number`.
-    Number,
-    /// `boolean`.
-    Boolean,
-    /// `select`.
-    Select,
-    /// `secret`.
-    Secret,
+wire_enum! {
+    /// The type of a field, as capabilities list them.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum InteractionFieldType {
+        /// `text`.
+        Text = "text",
+        /// `number`.
+        Number = "number",
+        /// `boolean`.
+        Boolean = "boolean",
+        /// `select`.
+        Select = "select",
+        /// `secret`.
+        Secret = "secret",
+    }
 }
-
-pub(crate) const FIELD_TYPES: [(&str, InteractionFieldType); 5] = [
-    ("text", InteractionFieldType::Text),
-    ("number", InteractionFieldType::Number),
-    ("boolean", InteractionFieldType::Boolean),
-    ("select", InteractionFieldType::Select),
-    ("secret", InteractionFieldType::Secret),
-];
 
 /// The fields of a valid answer; names unique.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -255,23 +248,18 @@ impl InteractionAnswerSpec {
     }
 }
 
-/// How far beyond this one ask a policy may apply an accepted answer again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InteractionResponseScope {
-    /// This interaction only.
-    Interaction,
-    /// The rest of the session.
-    Session,
-    /// From now on.
-    Persistent,
+wire_enum! {
+    /// How far beyond this one ask a policy may apply an accepted answer again.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum InteractionResponseScope {
+        /// This interaction only.
+        Interaction = "interaction",
+        /// The rest of the session.
+        Session = "session",
+        /// From now on.
+        Persistent = "persistent",
+    }
 }
-
-pub(crate) const SCOPES: [(&str, InteractionResponseScope); 3] = [
-    ("interaction", InteractionResponseScope::Interaction),
-    ("session", InteractionResponseScope::Session),
-    ("persistent", InteractionResponseScope::Persistent),
-];
 
 /// What an environment can do with interactions. Its absence means none.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -326,12 +314,7 @@ pub(crate) fn parse_field(
     value: Option<&Value>,
 ) -> Option<InteractionField> {
     let object = w.object(at, value)?;
-    let tag = w.tag(
-        at,
-        object,
-        "type",
-        &["text", "number", "boolean", "select", "secret"],
-    )?;
+    let tag = w.tag(at, object, "type", InteractionFieldType::NAMES)?;
     let mark = w.mark();
     let name = w
         .string(&at.key("name"), object.get("name"), 1)
@@ -621,16 +604,13 @@ pub(crate) fn parse_answer_spec(
     spec
 }
 
-fn parse_enum_list<T: Copy + Ord>(
+fn parse_enum_list<T: WireEnum>(
     w: &mut Walk,
     at: &At<'_>,
     value: Option<&Value>,
-    allowed: &[(&str, T)],
 ) -> Option<Vec<T>> {
     let items = w.array(at, value, 1)?;
-    w.each(at, items, |w, item_at, item| {
-        w.one_of(item_at, Some(item), allowed)
-    })
+    w.each(at, items, |w, item_at, item| w.one_of(item_at, Some(item)))
 }
 
 pub(crate) fn parse_scopes(
@@ -638,7 +618,7 @@ pub(crate) fn parse_scopes(
     at: &At<'_>,
     value: Option<&Value>,
 ) -> Option<Vec<InteractionResponseScope>> {
-    parse_enum_list(w, at, value, &SCOPES)
+    parse_enum_list(w, at, value)
 }
 
 pub(crate) fn parse_capabilities(
@@ -660,7 +640,6 @@ pub(crate) fn parse_capabilities(
         w,
         &at.key("answerFieldTypes"),
         object.get("answerFieldTypes"),
-        &FIELD_TYPES,
     );
     let scopes = parse_scopes(w, &at.key("responseScopes"), object.get("responseScopes"));
     let flags: Vec<Option<bool>> = [

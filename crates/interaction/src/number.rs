@@ -1,4 +1,5 @@
-//! Numbers on the wire as JavaScript writes them, and literal tags as types.
+//! Numbers on the wire as JavaScript writes them, literal tags as types, and
+//! enums whose values are a closed set of strings.
 
 use serde::Serializer;
 
@@ -46,3 +47,76 @@ macro_rules! literal_tags {
     )*};
 }
 pub(crate) use literal_tags;
+
+/// A closed set of strings on the wire, as the reader needs it: the names to
+/// list in a problem and the lookup by name.
+pub(crate) trait WireEnum: Copy {
+    /// Every name, in the contract's order.
+    const NAMES: &'static [&'static str];
+
+    /// The value named `name`, if any.
+    fn from_wire(name: &str) -> Option<Self>;
+}
+
+/// Declares an enum whose values are a closed set of strings on the wire.
+///
+/// Each name is written once, beside its variant; `ALL`, `as_str`,
+/// `from_name`, serialization and the reader's problem messages all read it
+/// from there, so no two of them can disagree.
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $($(#[$vmeta:meta])* $variant:ident = $wire:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in the contract's order.
+            pub const ALL: [Self; [$($wire),+].len()] = [$(Self::$variant),+];
+
+            /// The value's name on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $wire,)+
+                }
+            }
+
+            /// The value named `name`, if any: `as_str` read backwards.
+            ///
+            #[doc = concat!(
+                "```\n",
+                "use index_interaction::", stringify!($name), ";\n\n",
+                "for value in ", stringify!($name), "::ALL {\n",
+                "    assert_eq!(", stringify!($name), "::from_name(value.as_str()), Some(value));\n",
+                "    let json = serde_json::to_string(&value).unwrap();\n",
+                "    assert_eq!(json, format!(\"\\\"{}\\\"\", value.as_str()));\n",
+                "}\n",
+                "assert_eq!(", stringify!($name), "::from_name(\"\"), None);\n",
+                "```"
+            )]
+            pub fn from_name(name: &str) -> Option<Self> {
+                Self::ALL.into_iter().find(|value| value.as_str() == name)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl $crate::number::WireEnum for $name {
+            const NAMES: &'static [&'static str] = &[$($wire),+];
+
+            fn from_wire(name: &str) -> Option<Self> {
+                Self::from_name(name)
+            }
+        }
+    };
+}
+pub(crate) use wire_enum;

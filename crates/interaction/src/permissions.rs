@@ -1,11 +1,10 @@
 //! Well-known kinds, and the permission ask.
 
-use serde::Serialize;
-
 use crate::fields::{
     FieldBase, InteractionAnswerSpec, InteractionField, InteractionResponseScope, SelectField,
     SelectOption, SelectType, TextField, TextType,
 };
+use crate::number::wire_enum;
 
 /// The kinds every renderer knows. Kinds are open labels: an unknown kind
 /// still renders from its answer spec.
@@ -26,45 +25,23 @@ pub const PERMISSION_GRANT_FIELD: &str = "grant";
 /// The optional free-text field carrying the person's reason.
 pub const PERMISSION_FEEDBACK_FIELD: &str = "feedback";
 
-/// How much a person allows: once, for the session, from now on, or not at
-/// all. Carried in the answer's grant field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PermissionGrant {
-    /// This time only.
-    AllowOnce,
-    /// For the rest of the session.
-    AllowSession,
-    /// From now on.
-    AllowAlways,
-    /// No.
-    Deny,
+wire_enum! {
+    /// How much a person allows: once, for the session, from now on, or not at
+    /// all. Carried in the answer's grant field.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum PermissionGrant {
+        /// This time only.
+        AllowOnce = "allow_once",
+        /// For the rest of the session.
+        AllowSession = "allow_session",
+        /// From now on.
+        AllowAlways = "allow_always",
+        /// No.
+        Deny = "deny",
+    }
 }
 
 impl PermissionGrant {
-    /// Every grant, in the reference's order.
-    pub const ALL: [PermissionGrant; 4] = [
-        PermissionGrant::AllowOnce,
-        PermissionGrant::AllowSession,
-        PermissionGrant::AllowAlways,
-        PermissionGrant::Deny,
-    ];
-
-    /// The wire value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionGrant::AllowOnce => "allow_once",
-            PermissionGrant::AllowSession => "allow_session",
-            PermissionGrant::AllowAlways => "allow_always",
-            PermissionGrant::Deny => "deny",
-        }
-    }
-
-    /// The grant named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|g| g.as_str() == name)
-    }
-
     /// The response scope a grant needs to be allowed; `None` for deny,
     /// which is always allowed.
     pub fn required_scope(self) -> Option<InteractionResponseScope> {

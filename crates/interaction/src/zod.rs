@@ -12,6 +12,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::js::{is_safe_integer, js_keys, utf16_len};
+use crate::number::WireEnum;
 
 /// One step of a path: an object key or an array index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -348,20 +349,13 @@ impl Walk {
         parsed
     }
 
-    /// One of `allowed`, by name.
-    pub(crate) fn one_of<T: Copy>(
-        &mut self,
-        at: &At<'_>,
-        value: Option<&Value>,
-        allowed: &[(&str, T)],
-    ) -> Option<T> {
-        let found = value
-            .and_then(Value::as_str)
-            .and_then(|s| allowed.iter().find(|(name, _)| *name == s).map(|(_, v)| *v));
+    /// One of the values of `T`, by name.
+    pub(crate) fn one_of<T: WireEnum>(&mut self, at: &At<'_>, value: Option<&Value>) -> Option<T> {
+        let found = value.and_then(Value::as_str).and_then(T::from_wire);
         if found.is_none() {
-            let names = allowed
+            let names = T::NAMES
                 .iter()
-                .map(|(name, _)| format!("\"{name}\""))
+                .map(|name| format!("\"{name}\""))
                 .collect::<Vec<_>>()
                 .join(", ");
             self.issue(
