@@ -69,6 +69,16 @@ async fn raw(url: &str, schema: &str) -> tokio_postgres::Client {
     client
 }
 
+/// The handle racer `i` uses: even racers the first, odd ones the second, so
+/// both handles compete for every commit.
+fn alternate<S: Clone>(first: &S, second: &S, i: u32) -> S {
+    if i.is_multiple_of(2) {
+        first.clone()
+    } else {
+        second.clone()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_hosts_racing_one_opening_create_one_negotiation() {
     let Some((first, second, _, _)) = two_hosts().await else {
@@ -76,11 +86,7 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
     };
     let tasks: Vec<_> = (0..16u32)
         .map(|i| {
-            let store = if i.is_multiple_of(2) {
-                first.clone()
-            } else {
-                second.clone()
-            };
+            let store = alternate(&first, &second, i);
             tokio::spawn(async move {
                 Negotiations::new(store)
                     .open(&request("opp-race"))
@@ -126,11 +132,7 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
     {
         let tasks: Vec<_> = (0..12u32)
             .map(|i| {
-                let store = if i.is_multiple_of(2) {
-                    first.clone()
-                } else {
-                    second.clone()
-                };
+                let store = alternate(&first, &second, i);
                 tokio::spawn(async move {
                     Negotiations::new(store)
                         .execute(

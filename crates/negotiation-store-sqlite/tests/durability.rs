@@ -105,6 +105,16 @@ fn assert_replays(stored: &NegotiationState) {
     assert_eq!(&replayed, stored);
 }
 
+/// The handle racer `i` uses: even racers the first, odd ones the second, so
+/// both handles compete for every commit.
+fn alternate<S: Clone>(first: &S, second: &S, i: u32) -> S {
+    if i.is_multiple_of(2) {
+        first.clone()
+    } else {
+        second.clone()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn data_survives_dropping_and_reopening_the_store() {
     let path = scratch("reopen");
@@ -161,11 +171,7 @@ async fn two_stores_on_one_file_serialize_their_commits() {
     // One turn index, many racers across both stores: one winner.
     let racers: Vec<_> = (0..16u32)
         .map(|i| {
-            let store = if i.is_multiple_of(2) {
-                first.clone()
-            } else {
-                second.clone()
-            };
+            let store = alternate(&first, &second, i);
             tokio::spawn(async move {
                 Negotiations::new(store)
                     .execute(
@@ -194,11 +200,7 @@ async fn two_stores_on_one_file_serialize_their_commits() {
     // Then both seats step through rounds from both stores at once.
     let workers: Vec<_> = (0..6u32)
         .map(|i| {
-            let store = if i.is_multiple_of(2) {
-                first.clone()
-            } else {
-                second.clone()
-            };
+            let store = alternate(&first, &second, i);
             tokio::spawn(async move {
                 let who = if i % 3 == 0 { "alice" } else { "bob" };
                 let mut applied = 0;
