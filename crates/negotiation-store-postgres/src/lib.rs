@@ -30,6 +30,8 @@ mod rows;
 mod schema;
 mod store;
 
+pub use rows::ServerError;
+
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};

@@ -9,8 +9,72 @@ use index_negotiation_store::{
 
 /// PostgreSQL's errors as storage errors.
 pub(crate) fn pg_error(err: tokio_postgres::Error) -> StoreError {
-    StoreError::backend(err)
+    StoreError::backend(ServerError::from(err))
 }
+
+/// The pool's failures: the database's own where there is one.
+pub(crate) fn pool_error(err: deadpool_postgres::PoolError) -> StoreError {
+    match err {
+        deadpool_postgres::PoolError::Backend(err) => pg_error(err),
+        other => StoreError::backend(other),
+    }
+}
+
+/// A PostgreSQL failure that reads as what went wrong. `tokio_postgres`
+/// shows only "db error" or "error connecting to server" and keeps the
+/// reason in its source chain; this shows the server's severity, SQLSTATE
+/// and message (or the connection's whole chain of causes) in one line. The
+/// driver never puts the connection's password in an error, and neither
+/// does this.
+#[derive(Debug)]
+pub struct ServerError {
+    message: String,
+    error: tokio_postgres::Error,
+}
+
+impl ServerError {
+    /// The SQLSTATE the server sent, if the failure came from the server.
+    pub fn code(&self) -> Option<&tokio_postgres::error::SqlState> {
+        self.error.code()
+    }
+}
+
+impl From<tokio_postgres::Error> for ServerError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        let message = match error.as_db_error() {
+            Some(db) => {
+                let mut message = format!(
+                    "{} (SQLSTATE {}): {}",
+                    db.severity(),
+                    db.code().code(),
+                    db.message()
+                );
+                if let Some(detail) = db.detail() {
+                    message.push_str(&format!(" ({detail})"));
+                }
+                message
+            }
+            None => {
+                let mut message = error.to_string();
+                let mut cause = std::error::Error::source(&error);
+                while let Some(err) = cause {
+                    message.push_str(&format!(": {err}"));
+                    cause = err.source();
+                }
+                message
+            }
+        };
+        ServerError { message, error }
+    }
+}
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ServerError {}
 
 /// Columns of [`summary`], for `FROM negotiations n`.
 const SUMMARY: &str = "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, n.responder_user_id, \

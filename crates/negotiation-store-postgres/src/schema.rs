@@ -5,7 +5,7 @@ use tokio_postgres::NoTls;
 
 use index_negotiation_store::StoreError;
 
-use crate::rows::pg_error;
+use crate::rows::{pg_error, pool_error};
 
 /// Numbered migrations; a database at version N has run the first N.
 const MIGRATIONS: [&str; 1] = [include_str!("../migrations/0001_initial.sql")];
@@ -33,7 +33,7 @@ pub(crate) async fn create_schema(
 
 /// Brings the schema to [`SCHEMA_VERSION`], or refuses a newer one.
 pub(crate) async fn migrate(pool: &Pool) -> Result<(), StoreError> {
-    let mut client = pool.get().await.map_err(StoreError::backend)?;
+    let mut client = pool.get().await.map_err(pool_error)?;
     let tx = client.transaction().await.map_err(pg_error)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await

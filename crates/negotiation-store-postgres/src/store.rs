@@ -17,7 +17,7 @@ use index_negotiation_store::{
 };
 
 use crate::PostgresStore;
-use crate::rows::{self, pg_error};
+use crate::rows::{self, pg_error, pool_error};
 
 /// Why one attempt failed: retryable only while `decide` has not run.
 enum Attempt {
@@ -57,7 +57,7 @@ fn backoff(attempt: u32) -> Duration {
 
 impl PostgresStore {
     async fn client(&self) -> Result<Object, StoreError> {
-        self.pool.get().await.map_err(StoreError::backend)
+        self.pool.get().await.map_err(pool_error)
     }
 }
 

@@ -18,10 +18,7 @@ fn store(
 ) -> SqliteStore {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let options = SqliteOptions {
-        synchronous,
-        ..SqliteOptions::default()
-    };
+    let options = SqliteOptions::default().with_synchronous(synchronous);
     runtime
         .block_on(SqliteStore::open_with(
             dir.join(format!("bench-{n}.db")),

@@ -23,7 +23,7 @@ pub(crate) struct Pool {
 impl Pool {
     /// Verifies and migrates the file, keeping the connection that did it.
     pub(crate) fn open(path: PathBuf, options: SqliteOptions) -> Result<Self, StoreError> {
-        let conn = schema::open_verified(&path)?;
+        let conn = schema::open_verified(&path, options.access)?;
         let pool = Pool {
             path,
             options,
@@ -57,7 +57,7 @@ impl Pool {
         match idle {
             Some(conn) => Ok(conn),
             None => {
-                let conn = Connection::open(&self.path).map_err(sql_error)?;
+                let conn = schema::connect(&self.path, self.options.access).map_err(sql_error)?;
                 self.configure(&conn)?;
                 Ok(conn)
             }
@@ -82,7 +82,8 @@ impl Pool {
         self.run_inner(false, work).await
     }
 
-    /// Runs `work`, which writes, behind this process's writer lock.
+    /// Runs `work`, which writes, behind this process's writer lock. A
+    /// read-only store refuses before touching the file.
     pub(crate) async fn run_write<T, F>(
         self: &std::sync::Arc<Self>,
         work: F,
@@ -103,6 +104,12 @@ impl Pool {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     {
+        if writes && self.options.access == crate::Access::ReadOnly {
+            return Err(StoreError::InvalidRequest(format!(
+                "{} was opened for reading only",
+                self.path.display()
+            )));
+        }
         let pool = std::sync::Arc::clone(self);
         tokio::task::spawn_blocking(move || {
             // A poisoned writer lock only means another writer panicked; the

@@ -20,9 +20,9 @@ use index_negotiation::{
     NegotiationTurn, decide_negotiation_resume, decide_negotiation_turn,
 };
 use index_negotiation_store::{
-    NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat, StoreError,
+    ListFilter, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat, StoreError,
 };
-use index_negotiation_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
+use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore, Synchronous};
 
 const CHILD_ENV: &str = "INDEX_SQLITE_TEST_WRITER";
 
@@ -121,10 +121,7 @@ async fn data_survives_dropping_and_reopening_the_store() {
     let before = {
         let store = SqliteStore::open_with(
             &path,
-            SqliteOptions {
-                synchronous: Synchronous::Full,
-                ..Default::default()
-            },
+            SqliteOptions::default().with_synchronous(Synchronous::Full),
         )
         .await
         .unwrap();
@@ -430,4 +427,158 @@ async fn commit_stale(
 /// A raw SQLite connection, used only to build hostile files.
 fn rusqlite_connection(path: &Path) -> rusqlite::Connection {
     rusqlite::Connection::open(path).unwrap()
+}
+
+/// The file's bytes and which of its sidecar files exist.
+fn snapshot(path: &Path) -> (Vec<u8>, bool, bool) {
+    let sidecar = |suffix: &str| {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        Path::new(&name).exists()
+    };
+    (
+        std::fs::read(path).unwrap(),
+        sidecar("-wal"),
+        sidecar("-shm"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opening_for_reading_writes_nothing_and_creates_nothing() {
+    let path = scratch("read-only");
+    let read_only = SqliteOptions::default().with_access(Access::ReadOnly);
+    let missing = SqliteStore::open_with(&path, read_only.clone()).await;
+    assert!(
+        matches!(missing, Err(StoreError::Missing { .. })),
+        "{missing:?}"
+    );
+    let existing = SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().with_access(Access::Existing),
+    )
+    .await;
+    assert!(
+        matches!(existing, Err(StoreError::Missing { .. })),
+        "{existing:?}"
+    );
+    assert!(!path.exists(), "neither mode creates the file");
+
+    {
+        let store = SqliteStore::open(&path).await.unwrap();
+        open_pair(&store).await;
+        assert!(step(&store, "alice").await);
+    }
+    let before = snapshot(&path);
+    assert_eq!(
+        (before.1, before.2),
+        (false, false),
+        "the last writer cleaned up"
+    );
+
+    let reader = SqliteStore::open_with(&path, read_only).await.unwrap();
+    let state = reader
+        .read_negotiation_state(&opp(), &"bob".into())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(state.turns.len(), 1);
+    assert_eq!(
+        reader
+            .list_negotiations(&"bob".into(), &ListFilter::default())
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    reader.check_integrity().await.unwrap();
+    let write = reader
+        .append_message(
+            &opp(),
+            &NegotiationMessage {
+                sender_id: "bob".into(),
+                parts: vec![MessagePart::Text { text: "hi".into() }],
+            },
+        )
+        .await;
+    assert!(
+        matches!(write, Err(StoreError::InvalidRequest(_))),
+        "{write:?}"
+    );
+    drop(reader);
+    assert_eq!(
+        snapshot(&path),
+        before,
+        "not a byte changed, no -wal or -shm left"
+    );
+
+    // Reopening for writing an up-to-date store does not touch the header.
+    let writer = SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().with_access(Access::Existing),
+    )
+    .await
+    .unwrap();
+    drop(writer);
+    assert_eq!(snapshot(&path).0[..100], before.0[..100]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_sees_what_a_live_writer_commits() {
+    let path = scratch("read-while-writing");
+    let writer = SqliteStore::open(&path).await.unwrap();
+    open_pair(&writer).await;
+    let reader = SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().with_access(Access::ReadOnly),
+    )
+    .await
+    .unwrap();
+    for (n, who) in ["alice", "bob", "alice"].into_iter().enumerate() {
+        assert!(step(&writer, who).await);
+        let state = reader
+            .read_negotiation_state(&opp(), &"bob".into())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(state.turns.len(), n + 1);
+    }
+}
+
+#[test]
+fn a_store_that_needs_a_migration_is_not_migrated_for_reading() {
+    let path = scratch("blank");
+    std::fs::write(&path, b"").unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let opened = runtime.block_on(SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().with_access(Access::ReadOnly),
+    ));
+    assert!(
+        matches!(opened, Err(StoreError::Missing { .. })),
+        "an empty file holds no store: {opened:?}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"");
+
+    let old = rusqlite_connection(&path);
+    old.execute_batch("PRAGMA application_id = 1229866072; PRAGMA user_version = 0; CREATE TABLE placeholder (x);").unwrap();
+    drop(old);
+    let before = std::fs::read(&path).unwrap();
+    let opened = runtime.block_on(SqliteStore::open_with(
+        &path,
+        SqliteOptions::default().with_access(Access::ReadOnly),
+    ));
+    assert!(
+        matches!(
+            opened,
+            Err(StoreError::NeedsMigration {
+                found: 0,
+                supported: 1,
+                ..
+            })
+        ),
+        "{opened:?}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 }

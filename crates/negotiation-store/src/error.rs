@@ -6,9 +6,32 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    /// The storage engine failed (I/O, locking, a dropped connection).
+    /// The storage engine failed (I/O, locking, a dropped connection). The
+    /// engine's error is shown in the message rather than chained as a
+    /// source, so a reporter that walks sources does not print it twice; it
+    /// is still there to downcast.
     #[error("the negotiation store failed: {0}")]
-    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
+    Backend(Box<dyn std::error::Error + Send + Sync>),
+    /// There is no store where one was expected, and the caller asked that
+    /// none be created (a read, or a write to an existing store).
+    #[error("there is no negotiation store at {path}")]
+    Missing {
+        /// Where it was looked for.
+        path: String,
+    },
+    /// The store was opened for reading and needs a migration that only an
+    /// open for writing may run; nothing was written.
+    #[error(
+        "{path} has schema version {found}; open it for writing once to migrate it to {supported}"
+    )]
+    NeedsMigration {
+        /// Where it is.
+        path: String,
+        /// Its schema version.
+        found: i64,
+        /// The version this build writes.
+        supported: i64,
+    },
     /// The database exists but belongs to something else; it was left untouched.
     #[error("{path} is not an Index negotiation store; it was left untouched")]
     NotAStore {

@@ -26,9 +26,10 @@
 //! # }).unwrap();
 //! ```
 //!
-//! Backends: [`MemoryStore`] here; SQLite in `index-negotiation-store-sqlite`.
+//! Backends: [`MemoryStore`] here; SQLite in `index-negotiation-store-sqlite`,
+//! PostgreSQL in `index-negotiation-store-postgres`.
 //! Enable the `conformance` feature to run the shared suite against yours
-//! (see [`negotiation_store_conformance!`]).
+//! (see `negotiation_store_conformance!` in the `conformance` module).
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -41,7 +42,7 @@ mod service;
 mod store;
 
 pub use error::StoreError;
-pub use ids::{IntentId, OpportunityId, UserId};
+pub use ids::{IntentId, OpportunityId, UserId, is_hyphenated_uuid};
 pub use memory::MemoryStore;
 pub use message_text::{message_from_text, message_parts_text};
 pub use model::{

@@ -65,13 +65,16 @@ impl<S: NegotiationStore> Negotiations<S> {
         Ok(state.map(|state| observe_negotiation(&state, user_id.as_str())))
     }
 
-    /// Takes a turn: decided and applied in one commit.
+    /// Takes a turn: decided and applied in one commit. The turn is
+    /// [normalized](NegotiationTurn::normalized) first, so the message
+    /// decided on and stored is the trimmed one, as the reference stores it.
     pub async fn execute(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         turn: NegotiationTurn,
     ) -> Result<NegotiationDecision, StoreError> {
+        let turn = turn.normalized();
         let user = user_id.as_str().to_owned();
         let proposed = turn.clone();
         let decide =

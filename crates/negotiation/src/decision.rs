@@ -168,7 +168,7 @@ impl NegotiationRejection {
                 "Another write took this turn first; read the negotiation again before acting."
             }
             NegotiationRejection::InvalidTurn => {
-                "The turn is not valid: the message must hold 1 to 4000 characters after trimming."
+                "The turn is not valid: once trimmed, the message must be 1 to 4000 UTF-16 code units long (most characters count 1, emoji and other characters outside the Basic Multilingual Plane count 2)."
             }
             NegotiationRejection::CounterIsFirst => {
                 "A round cannot open with a counter; propose or decline instead."

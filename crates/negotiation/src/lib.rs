@@ -65,7 +65,9 @@ pub use timeout::{
     DEFAULT_TURN_TIMEOUT_MS, NEGOTIATOR_TURN_TIMEOUT_MS_ENV, resolve_turn_timeout_ms,
     resolve_turn_timeout_ms_from, turn_timeout,
 };
-pub use turn::{HasAction, NegotiationAction, NegotiationTurn, is_valid_turn};
+pub use turn::{
+    HasAction, NegotiationAction, NegotiationTurn, is_valid_turn, parse_negotiation_turn,
+};
 
 /// The most turns one round may hold. Not a limit on the negotiation: after
 /// a round's last turn, a seat may resume and start another.

@@ -11,7 +11,9 @@ use crate::state::{
     NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,
     NegotiationState, OpportunityStatus, RoundEnded,
 };
-use crate::turn::{HasAction, NegotiationAction, NegotiationTurn, is_valid_turn, turn_from_value};
+use crate::turn::{
+    HasAction, NegotiationAction, NegotiationTurn, is_valid_turn, parse_negotiation_turn,
+};
 use crate::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
 
 /// The turns of the round in progress: those after the last decline or the
@@ -121,7 +123,7 @@ pub fn decide_negotiation_turn_value(
     decide_turn(
         state,
         user_id,
-        turn_from_value(turn).map(|turn| turn.action),
+        parse_negotiation_turn(turn).map(|turn| turn.action),
     )
 }
 

@@ -76,7 +76,8 @@ pub struct NegotiationTurn {
     /// What the seat does.
     pub action: NegotiationAction,
     /// What it says: 1 to 4000 UTF-16 code units once surrounding whitespace
-    /// is trimmed as JavaScript trims it. Stored as given.
+    /// is trimmed as JavaScript trims it. The reference stores the trimmed
+    /// message; [`NegotiationTurn::normalized`] gives it.
     pub message: String,
 }
 
@@ -87,6 +88,27 @@ impl NegotiationTurn {
             action,
             message: message.into(),
         }
+    }
+}
+
+impl NegotiationTurn {
+    /// The turn as the reference's schema hands it on: the message trimmed
+    /// as JavaScript trims it. This is what a host stores, so a message read
+    /// from a terminal (`echo` adds a newline) or padded by a model is kept
+    /// as the other seat will read it.
+    ///
+    /// ```
+    /// use index_negotiation::{NegotiationAction, NegotiationTurn};
+    /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "  Intro call?\n");
+    /// assert_eq!(turn.normalized().message, "Intro call?");
+    /// ```
+    #[must_use]
+    pub fn normalized(mut self) -> Self {
+        let trimmed = js::trim(&self.message);
+        if trimmed.len() != self.message.len() {
+            self.message = trimmed.to_owned();
+        }
+        self
     }
 }
 
@@ -113,10 +135,20 @@ pub(crate) fn is_valid_message(message: &str) -> bool {
     (1..=NEGOTIATION_MESSAGE_LIMIT).contains(&js::utf16_len(js::trim(message)))
 }
 
-/// Reads a turn from untyped JSON as the reference's schema does: an object
-/// (unknown keys ignored) with a known `action` and a valid `message`.
-pub(crate) fn turn_from_value(value: &serde_json::Value) -> Option<NegotiationTurn> {
+/// Reads a turn from untyped JSON as the reference's turn schema does: an
+/// object (unknown keys dropped) with a known `action` and a `message` that
+/// holds 1 to [`NEGOTIATION_MESSAGE_LIMIT`] UTF-16 code units once trimmed.
+/// The turn returned is the schema's output, its message trimmed; `None`
+/// where the schema fails.
+///
+/// ```
+/// use index_negotiation::{parse_negotiation_turn, NegotiationAction};
+/// let turn = parse_negotiation_turn(&serde_json::json!({"action": "propose", "message": "  hi  ", "extra": 1}));
+/// assert_eq!(turn.map(|t| (t.action, t.message)), Some((NegotiationAction::Propose, "hi".to_owned())));
+/// assert!(parse_negotiation_turn(&serde_json::json!({"action": "propose", "message": "   "})).is_none());
+/// ```
+pub fn parse_negotiation_turn(value: &serde_json::Value) -> Option<NegotiationTurn> {
     let action = NegotiationAction::from_name(value.get("action")?.as_str()?)?;
     let message = value.get("message")?.as_str()?;
-    is_valid_message(message).then(|| NegotiationTurn::new(action, message))
+    is_valid_message(message).then(|| NegotiationTurn::new(action, js::trim(message)))
 }
