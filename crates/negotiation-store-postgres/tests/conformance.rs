@@ -11,4 +11,8 @@
 
 mod support;
 
-index_negotiation_store::negotiation_store_conformance!(skip_unless: support::fresh_store());
+index_negotiation_store::negotiation_store_conformance!(
+    ignore =
+        "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored",
+    support::fresh_store()
+);

@@ -42,8 +42,8 @@ fn request(id: &str) -> OpenNegotiation {
 }
 
 /// Two stores on one schema: two hosts sharing a database.
-async fn two_hosts() -> Option<(PostgresStore, PostgresStore, String, String)> {
-    let (first, url, schema) = support::fresh_store_with(PostgresOptions::default()).await?;
+async fn two_hosts() -> (PostgresStore, PostgresStore, String, String) {
+    let (first, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
     let second = PostgresStore::connect_with(
         &url,
         PostgresOptions {
@@ -53,7 +53,7 @@ async fn two_hosts() -> Option<(PostgresStore, PostgresStore, String, String)> {
     )
     .await
     .unwrap();
-    Some((first, second, url, schema))
+    (first, second, url, schema)
 }
 
 /// A plain connection with the test schema on its search path.
@@ -80,10 +80,9 @@ fn alternate<S: Clone>(first: &S, second: &S, i: u32) -> S {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
 async fn two_hosts_racing_one_opening_create_one_negotiation() {
-    let Some((first, second, _, _)) = two_hosts().await else {
-        return;
-    };
+    let (first, second, _, _) = two_hosts().await;
     let tasks: Vec<_> = (0..16u32)
         .map(|i| {
             let store = alternate(&first, &second, i);
@@ -113,10 +112,9 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
 async fn two_hosts_racing_turns_have_one_winner_per_index() {
-    let Some((first, second, _, _)) = two_hosts().await else {
-        return;
-    };
+    let (first, second, _, _) = two_hosts().await;
     Negotiations::new(&first)
         .open(&request("opp-1"))
         .await
@@ -163,11 +161,9 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
 async fn a_connection_dropped_mid_transaction_applies_nothing() {
-    let Some((store, url, schema)) = support::fresh_store_with(PostgresOptions::default()).await
-    else {
-        return;
-    };
+    let (store, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
     let negotiations = Negotiations::new(&store);
     negotiations.open(&request("opp-drop")).await.unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
@@ -226,14 +222,13 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
 async fn a_statement_timeout_is_honoured() {
     let options = PostgresOptions {
         statement_timeout: Some(Duration::from_millis(300)),
         ..PostgresOptions::default()
     };
-    let Some((store, url, schema)) = support::fresh_store_with(options).await else {
-        return;
-    };
+    let (store, url, schema) = support::fresh_store_with(options).await;
     Negotiations::new(&store)
         .open(&request("opp-slow"))
         .await
@@ -277,11 +272,9 @@ async fn a_statement_timeout_is_honoured() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
 async fn a_newer_schema_is_refused() {
-    let Some((_store, url, schema)) = support::fresh_store_with(PostgresOptions::default()).await
-    else {
-        return;
-    };
+    let (_store, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
     raw(&url, &schema)
         .await
         .batch_execute("UPDATE index_schema_version SET version = 99")
@@ -319,5 +312,26 @@ async fn malformed_settings_are_refused() {
     assert!(
         matches!(bad_schema, Err(StoreError::InvalidRequest(_))),
         "{bad_schema:?}"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+async fn a_failure_reads_as_the_server_said_it() {
+    let url = support::database_url();
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let missing = PostgresStore::connect(&format!("{base}/index_no_such_database")).await;
+    let message = missing.unwrap_err().to_string();
+    assert!(
+        message.contains("SQLSTATE 3D000")
+            && message.contains("\"index_no_such_database\" does not exist"),
+        "{message}"
+    );
+    let refused = PostgresStore::connect("postgres://someone:hunter2@127.0.0.1:1/x").await;
+    let message = refused.unwrap_err().to_string();
+    assert!(message.contains("Connection refused"), "{message}");
+    assert!(
+        !message.contains("hunter2"),
+        "the password never shows: {message}"
     );
 }
