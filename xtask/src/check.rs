@@ -1,11 +1,12 @@
 //! `cargo xtask check`: everything a change must pass before it lands.
 
-use crate::{fixtures, metadata};
+use crate::{fixtures, man, metadata};
 
 pub(crate) fn run() -> Result<(), String> {
     step("fixtures are fresh", || {
         fixtures::run(fixtures::Mode::Check)
     })?;
+    step("the man page is fresh", || man::run(fixtures::Mode::Check))?;
     step("dependency rules", metadata::check_dependency_rules)?;
     step("rustfmt", || cargo(&["fmt", "--all", "--check"]))?;
     step("clippy", || {
@@ -18,6 +19,9 @@ pub(crate) fn run() -> Result<(), String> {
             "-D",
             "warnings",
         ])
+    })?;
+    step("docs build without warnings", || {
+        doc(&["doc", "--workspace", "--no-deps"])
     })?;
     step("tests", || {
         cargo(&["test", "--workspace", "--all-features"])
@@ -33,6 +37,19 @@ fn step(name: &str, run: impl FnOnce() -> Result<(), String>) -> Result<(), Stri
 
 fn cargo(args: &[&str]) -> Result<(), String> {
     let status = crate::cargo(args)
+        .status()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` exited with {status}", args.join(" ")))
+    }
+}
+
+/// `cargo doc` with every rustdoc warning (a broken link, say) an error.
+fn doc(args: &[&str]) -> Result<(), String> {
+    let status = crate::cargo(args)
+        .env("RUSTDOCFLAGS", "-D warnings")
         .status()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     if status.success() {

@@ -37,8 +37,18 @@ pub(crate) fn generated() -> Vec<(&'static str, String)> {
 }
 
 pub(crate) fn run(mode: Mode) -> Result<(), String> {
+    write_or_check(mode, generated(), "cargo xtask fixtures")
+}
+
+/// Writes `files` (or, in check mode, fails naming the stale ones and the
+/// `command` that rewrites them).
+pub(crate) fn write_or_check(
+    mode: Mode,
+    files: Vec<(&'static str, String)>,
+    command: &str,
+) -> Result<(), String> {
     let root = crate::workspace_root();
-    let stale = sync(&root, mode)?;
+    let stale = sync(&root, mode, files)?;
     match (mode, stale.is_empty()) {
         (_, true) => Ok(()),
         (Mode::Write, false) => {
@@ -46,7 +56,7 @@ pub(crate) fn run(mode: Mode) -> Result<(), String> {
             Ok(())
         }
         (Mode::Check, false) => Err(format!(
-            "stale generated fixtures (run `cargo xtask fixtures`): {}",
+            "stale generated files (run `{command}`): {}",
             stale.join(", ")
         )),
     }
@@ -55,9 +65,13 @@ pub(crate) fn run(mode: Mode) -> Result<(), String> {
 /// Compares (and in write mode rewrites) every generated file; returns the
 /// ones that differed. Line endings are compared exactly: these are wire
 /// bytes.
-fn sync(root: &Path, mode: Mode) -> Result<Vec<String>, String> {
+fn sync(
+    root: &Path,
+    mode: Mode,
+    files: Vec<(&'static str, String)>,
+) -> Result<Vec<String>, String> {
     let mut stale = Vec::new();
-    for (relative, contents) in generated() {
+    for (relative, contents) in files {
         let path = root.join(relative);
         let current = fs::read_to_string(&path).unwrap_or_default();
         if current == contents {
@@ -80,7 +94,7 @@ mod tests {
 
     #[test]
     fn generated_fixtures_are_fresh() {
-        let stale = sync(&crate::workspace_root(), Mode::Check).unwrap();
+        let stale = sync(&crate::workspace_root(), Mode::Check, generated()).unwrap();
         assert!(stale.is_empty(), "run `cargo xtask fixtures`: {stale:?}");
     }
 }

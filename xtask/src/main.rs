@@ -9,6 +9,7 @@
 mod api;
 mod check;
 mod fixtures;
+mod man;
 mod metadata;
 mod package;
 mod release;
@@ -22,7 +23,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   fixtures [--check]   rewrite fixtures/ from the crates' literals (or fail if stale)
-  check                fixtures, fmt, clippy, tests, the dependency rules and the API snapshots
+  man [--check]        rewrite docs/man/index.1 from the CLI's definition (or fail if stale)
+  check                fixtures, the man page, fmt, clippy, docs, tests, the dependency rules
   deps                 only the dependency rules (browser safety, arrows)
   api [--bless]        check (or rewrite) the public API snapshots in api/
   release <major|minor|patch|rc> [--dry-run]
@@ -37,6 +39,8 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["fixtures"] => fixtures::run(fixtures::Mode::Write),
         ["fixtures", "--check"] => fixtures::run(fixtures::Mode::Check),
+        ["man"] => man::run(fixtures::Mode::Write),
+        ["man", "--check"] => man::run(fixtures::Mode::Check),
         ["check"] => check::run(),
         ["deps"] => metadata::check_dependency_rules(),
         ["api"] => api::run(false),

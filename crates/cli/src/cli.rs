@@ -3,14 +3,20 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+/// The command line's definition, for completions and the man page.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
 
 /// Read and write Index question messages, and run negotiations on the
 /// embedded SQLite store.
 #[derive(Debug, Parser)]
 #[command(name = "index", version, about, long_about = None, after_help = EXAMPLES)]
 pub(crate) struct Cli {
-    /// Print machine-readable JSON instead of text.
+    /// Print machine-readable JSON instead of text (docs/cli-json.md has
+    /// every shape); a failure prints {"error": {"code", "message"}}.
     #[arg(long, global = true)]
     pub(crate) json: bool,
 
@@ -31,9 +37,18 @@ pub(crate) enum Command {
     QuestionBlock(QuestionBlockCommand),
     /// Run negotiations on the embedded SQLite store.
     Negotiation(NegotiationArgs),
-    /// Walk through a whole negotiation, step by step, on a fresh store.
+    /// Walk through a whole negotiation, step by step, on a fresh store
+    /// (text only: `--json` is refused).
     #[command(after_help = "Example:\n  index demo\n  index demo --db demo.db")]
     Demo(DemoArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  index completions bash > ~/.local/share/bash-completion/completions/index\n  index completions zsh > ~/.zfunc/_index"
+    )]
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,18 +62,27 @@ pub(crate) enum QuestionBlockCommand {
         /// The message body; `-` or nothing reads standard input.
         file: Option<PathBuf>,
     },
-    /// Write a question message from prose and a block; exit 2, listing
-    /// every problem, when the block is invalid.
+    /// Write a question message from prose and a block, exactly (no
+    /// newline is added); exit 2, listing every problem, when the block is
+    /// invalid.
     #[command(
-        after_help = "Example:\n  index question-block serialize --prose prose.txt --block block.json"
+        after_help = "Example:\n  index question-block serialize --prose-file prose.txt --block-file block.json\n  index question-block serialize --prose 'One thing first:' --block '{\"version\":1,\"questions\":[…]}'",
+        group(ArgGroup::new("prose_source").required(true).args(["prose", "prose_file"])),
+        group(ArgGroup::new("block_source").required(true).args(["block", "block_file"])),
     )]
     Serialize {
-        /// The prose, as text (`-` reads standard input).
-        #[arg(long)]
-        prose: PathBuf,
-        /// The block, as JSON (`-` reads standard input).
-        #[arg(long)]
-        block: PathBuf,
+        /// The prose, as text.
+        #[arg(long, value_name = "TEXT")]
+        prose: Option<String>,
+        /// The prose, read from a file (`-` reads standard input).
+        #[arg(long, value_name = "PATH")]
+        prose_file: Option<PathBuf>,
+        /// The block, as JSON text.
+        #[arg(long, value_name = "JSON")]
+        block: Option<String>,
+        /// The block, read from a JSON file (`-` reads standard input).
+        #[arg(long, value_name = "PATH")]
+        block_file: Option<PathBuf>,
     },
     /// Check that each file is a question message: one line per file, exit 1
     /// if any is not.
@@ -72,10 +96,11 @@ pub(crate) enum QuestionBlockCommand {
 
 #[derive(Debug, Args)]
 pub(crate) struct NegotiationArgs {
-    /// The database: an SQLite file (created on first use) or a
-    /// `postgres://` URL [default: $INDEX_DB, else ./index.db].
-    #[arg(long, global = true, value_name = "PATH")]
-    pub(crate) db: Option<PathBuf>,
+    /// The store: an SQLite file (`sqlite://` in front is allowed) or a
+    /// `postgres://` URL [default: $INDEX_DB, else ./index.db]. Only `open`
+    /// creates a missing SQLite file; reads never write to it.
+    #[arg(long, global = true, value_name = "PATH|URL")]
+    pub(crate) db: Option<String>,
 
     #[command(subcommand)]
     pub(crate) command: NegotiationCommand,
@@ -89,7 +114,8 @@ pub(crate) enum NegotiationCommand {
     )]
     Open(OpenArgs),
     /// Show a negotiation as one seat sees it: the log, whose turn it is and
-    /// what that seat may do.
+    /// what that seat may do. Turns are numbered from 1 in text; in JSON,
+    /// `turnIndex` counts from 0 as the protocol does.
     #[command(after_help = "Example:\n  index negotiation show <ID> --as dana --guidance")]
     Show {
         /// The negotiation (its opportunity id).
@@ -97,7 +123,7 @@ pub(crate) enum NegotiationCommand {
         /// The seat to look as.
         #[arg(long = "as", value_name = "USER")]
         user: String,
-        /// Also print the guidance agents follow.
+        /// Also print the guidance agents follow (in JSON too).
         #[arg(long)]
         guidance: bool,
     },
@@ -114,7 +140,8 @@ pub(crate) enum NegotiationCommand {
         /// What to do.
         #[arg(long, value_enum)]
         action: Action,
-        /// What to say (`-` reads standard input).
+        /// What to say (`-` reads standard input). Stored trimmed, as the
+        /// protocol does; 1 to 4000 UTF-16 code units.
         #[arg(long)]
         message: String,
     },
@@ -195,8 +222,8 @@ pub(crate) enum ListState {
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {
-    /// Keep the walk-through in this database (created if needed) instead
-    /// of a temporary one.
-    #[arg(long, value_name = "PATH")]
-    pub(crate) db: Option<PathBuf>,
+    /// Keep the walk-through in this store (created if needed) instead
+    /// of a temporary SQLite file.
+    #[arg(long, value_name = "PATH|URL")]
+    pub(crate) db: Option<String>,
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use index_negotiation::NegotiationAction::{self, Accept, Counter, Decline, Propose};
 use index_negotiation::{MessagePart, NegotiationMessage, negotiation_ask_rounds_cap};
-use index_negotiation_store::{NegotiationStore, OpportunityId};
+use index_negotiation_store::{NegotiationStore, OpportunityId, Seat};
 use index_question_block::{
     QuestionBlock, QuestionBlockQuestion, parse_question_message, serialize_question_message,
 };
@@ -14,9 +14,9 @@ use index_stall_gap::{
     TranscriptTurn, park_stalled_negotiation,
 };
 
-use crate::cli::OpenArgs;
+use crate::database::{Database, Use};
 use crate::failure::Failure;
-use crate::negotiation::{self, Session};
+use crate::negotiation::{self, Opening, Session};
 use crate::output::{BOLD, COMMAND, DIM, NOTE, Out, styled};
 use crate::sink::RecordSink;
 
@@ -51,7 +51,7 @@ async fn turn(
             shell_quote(message)
         ),
     );
-    negotiation::turn(session, id.as_str(), who, action, message.to_owned())
+    negotiation::turn(session, id, &who.into(), action, message.to_owned())
         .await
         .map(|_| ())
 }
@@ -61,7 +61,7 @@ async fn show(session: &Session, id: &OpportunityId, who: &str) -> Result<(), Fa
         session.out,
         &format!("index negotiation show {id} --as {who}"),
     );
-    negotiation::show(session, id.as_str(), who, false).await
+    negotiation::show(session, id, &who.into(), false).await
 }
 
 async fn resume(session: &Session, id: &OpportunityId, who: &str) -> Result<(), Failure> {
@@ -69,7 +69,7 @@ async fn resume(session: &Session, id: &OpportunityId, who: &str) -> Result<(), 
         session.out,
         &format!("index negotiation resume {id} --as {who}"),
     );
-    negotiation::resume(session, id.as_str(), who).await
+    negotiation::resume(session, id, &who.into()).await
 }
 
 /// The gap the scripted model "authors": what a real model, given this
@@ -92,23 +92,26 @@ fn scripted_gap() -> serde_json::Value {
 }
 
 /// Runs the walk-through on the store at `db`, or on a temporary one.
-pub(crate) async fn run(db: Option<PathBuf>, out: Out) -> Result<(), Failure> {
+pub(crate) async fn run(db: Option<String>, out: Out) -> Result<(), Failure> {
     let scratch = match &db {
         Some(_) => None,
         None => Some(tempdir()?),
     };
-    let path = db.unwrap_or_else(|| {
-        scratch
-            .as_ref()
-            .map(|dir| dir.join("demo.db"))
-            .unwrap_or_default()
-    });
-    let session = Session::open(path.clone(), out).await?;
+    let database = match (db, &scratch) {
+        (Some(db), _) => Database::select(Some(db))?,
+        (None, scratch) => Database::Sqlite(
+            scratch
+                .as_ref()
+                .map(|dir| dir.join("demo.db"))
+                .unwrap_or_default(),
+        ),
+    };
+    let session = Session::open(&database, Use::Create, out).await?;
     out.line(styled(
         BOLD,
         "A negotiation from opening to agreement, on the embedded SQLite store.",
     ));
-    out.line(styled(DIM, format!("Store: {}", path.display())));
+    out.line(styled(DIM, format!("Store: {}", database.describe())));
 
     heading(
         out,
@@ -124,12 +127,16 @@ pub(crate) async fn run(db: Option<PathBuf>, out: Out) -> Result<(), Failure> {
     );
     let id = negotiation::open(
         &session,
-        OpenArgs {
-            initiator: DANA.into(),
-            initiator_intent: "hire-founding-engineer".into(),
-            responder: SAM.into(),
-            responder_intent: "join-early-startup".into(),
-            opportunity_id: Some(id_text),
+        Opening {
+            id: OpportunityId::new(id_text),
+            initiator: Seat {
+                user_id: DANA.into(),
+                intent_id: "hire-founding-engineer".into(),
+            },
+            responder: Seat {
+                user_id: SAM.into(),
+                intent_id: "join-early-startup".into(),
+            },
         },
     )
     .await?;
@@ -302,7 +309,7 @@ pub(crate) async fn run(db: Option<PathBuf>, out: Out) -> Result<(), Failure> {
     ));
     out.line("Dana picks \"1% to 3%\".");
     typed(out, &format!("index negotiation messages {id}"));
-    negotiation::messages(&session, id.as_str()).await?;
+    negotiation::messages(&session, &id).await?;
     resume(&session, &id, DANA).await?;
 
     heading(out, 7, "A third round ends in agreement");
@@ -316,7 +323,7 @@ pub(crate) async fn run(db: Option<PathBuf>, out: Out) -> Result<(), Failure> {
     .await?;
     turn(&session, &id, SAM, Accept, "Agreed.").await?;
     typed(out, &format!("index negotiation list --as {DANA}"));
-    negotiation::list(&session, DANA, None, None).await?;
+    negotiation::list(&session, &DANA.into(), None, None).await?;
 
     out.line("");
     out.line(styled(

@@ -1,6 +1,11 @@
-//! How a command fails, and the exit code each kind of failure means.
+//! How a command fails: the exit code each kind of failure means, and the
+//! one error shape every command prints under `--json`.
 
 use std::process::ExitCode;
+
+use serde::Serialize;
+
+use index_negotiation_store::StoreError;
 
 /// A command's failure. Every variant prints as one or two plain sentences.
 #[derive(Debug, thiserror::Error)]
@@ -8,8 +13,11 @@ pub(crate) enum Failure {
     /// The body is not a question message, or a checked file failed (exit 1).
     #[error("{0}")]
     NotAMessage(String),
+    /// The command line is wrong: a flag, an id, a store name (exit 2).
+    #[error("{0}")]
+    Usage(String),
     /// The input cannot be used: a file that cannot be read, malformed JSON,
-    /// an invalid block or id (exit 2).
+    /// an invalid block (exit 2).
     #[error("{0}")]
     Input(String),
     /// The protocol refused (exit 3); the message names the code.
@@ -17,21 +25,92 @@ pub(crate) enum Failure {
     Refused {
         /// The rejection code.
         code: &'static str,
-        /// One plain sentence.
-        explanation: &'static str,
+        /// One plain sentence, or two.
+        explanation: String,
     },
-    /// The store failed (exit 4).
-    #[error("{0}")]
-    Storage(#[from] index_negotiation_store::StoreError),
+    /// The store failed, or is not where the command was told (exit 4, or
+    /// 2 for a store that is missing or named wrongly).
+    #[error(transparent)]
+    Storage(#[from] StoreError),
+    /// A failure whose JSON output the command has already printed (the
+    /// per-file report of `check`); only its sentence and exit code remain.
+    #[error(transparent)]
+    Reported(Box<Failure>),
+}
+
+/// `{"error": {"code", "message"}}`: what every command prints on standard
+/// output under `--json` when it fails, beside its exit code.
+#[derive(Serialize)]
+struct Envelope<'a> {
+    error: Body<'a>,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    code: &'a str,
+    message: String,
 }
 
 impl Failure {
+    /// A refusal with the rejection's own explanation.
+    pub(crate) fn refused(code: &'static str, explanation: &str) -> Self {
+        Failure::Refused {
+            code,
+            explanation: explanation.to_owned(),
+        }
+    }
+
+    /// The `not_found` refusal, the same for every command.
+    pub(crate) fn not_found() -> Self {
+        Failure::refused(
+            "not_found",
+            index_negotiation::NegotiationRejection::NotFound.explanation(),
+        )
+    }
+
+    /// The stable code in the JSON error: a rejection's own code, or one of
+    /// `not_a_question_message`, `usage`, `invalid_input`,
+    /// `store_not_found`, `store_failed`.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            Failure::NotAMessage(_) => "not_a_question_message",
+            Failure::Usage(_) => "usage",
+            Failure::Input(_) => "invalid_input",
+            Failure::Refused { code, .. } => code,
+            Failure::Storage(StoreError::Missing { .. }) => "store_not_found",
+            Failure::Storage(StoreError::InvalidRequest(_)) => "usage",
+            Failure::Storage(_) => "store_failed",
+            Failure::Reported(inner) => inner.code(),
+        }
+    }
+
     pub(crate) fn exit_code(&self) -> ExitCode {
         ExitCode::from(match self {
             Failure::NotAMessage(_) => 1,
-            Failure::Input(_) => 2,
+            Failure::Usage(_) | Failure::Input(_) => 2,
+            Failure::Storage(StoreError::Missing { .. } | StoreError::InvalidRequest(_)) => 2,
             Failure::Refused { .. } => 3,
             Failure::Storage(_) => 4,
+            Failure::Reported(inner) => return inner.exit_code(),
         })
+    }
+
+    /// The JSON error for this failure; `None` when the command printed its
+    /// own report.
+    pub(crate) fn to_json(&self) -> Option<String> {
+        if let Failure::Reported(_) = self {
+            return None;
+        }
+        let message = match self {
+            Failure::Refused { explanation, .. } => explanation.clone(),
+            other => other.to_string(),
+        };
+        serde_json::to_string_pretty(&Envelope {
+            error: Body {
+                code: self.code(),
+                message,
+            },
+        })
+        .ok()
     }
 }

@@ -1,32 +1,137 @@
 //! `index negotiation`: the negotiation commands, on the SQLite store.
 
-use std::path::PathBuf;
-
 use serde::Serialize;
 
 use index_negotiation::{
     Decision, MessagePart, NEGOTIATION_MAX_TURNS, NegotiationAction, NegotiationMessage,
-    NegotiationObservation, NegotiationState, NegotiationTurn,
+    NegotiationRejection, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
-    ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
-    OpportunityId, Seat, StateFilter, UserId,
+    IntentId, ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision,
+    OpenNegotiation, OpportunityId, Seat, StateFilter, UserId, is_hyphenated_uuid,
 };
-use index_negotiation_store_postgres::PostgresStore;
-use index_negotiation_store_sqlite::SqliteStore;
 
-use crate::cli::{ListState, OpenArgs};
+use crate::cli::{ListState, NegotiationCommand, OpenArgs};
+use crate::database::{Database, Use};
 use crate::failure::Failure;
-use crate::output::{BAD, BOLD, DIM, GOOD, NOTE, Out, styled, table};
+use crate::output::{BOLD, DIM, GOOD, NOTE, Out, styled, table};
 
-/// The database file: the flag, else `INDEX_DB`, else `index.db` here.
-pub(crate) fn database_path(flag: Option<PathBuf>) -> PathBuf {
-    flag.or_else(|| {
-        std::env::var_os("INDEX_DB")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    })
-    .unwrap_or_else(|| PathBuf::from("index.db"))
+/// A negotiation command whose ids and names have been checked, before
+/// any store is opened: a malformed id is a usage error on every command,
+/// never a `not_found` from the store.
+pub(crate) enum Checked {
+    Open(Opening),
+    Show {
+        id: OpportunityId,
+        user: UserId,
+        guidance: bool,
+    },
+    Turn {
+        id: OpportunityId,
+        user: UserId,
+        action: NegotiationAction,
+        message: String,
+    },
+    Resume {
+        id: OpportunityId,
+        user: UserId,
+    },
+    List {
+        user: UserId,
+        intent_id: Option<IntentId>,
+        state: Option<ListState>,
+    },
+    Messages {
+        id: OpportunityId,
+    },
+}
+
+/// `open`'s request, checked.
+pub(crate) struct Opening {
+    pub(crate) id: OpportunityId,
+    pub(crate) initiator: Seat,
+    pub(crate) responder: Seat,
+}
+
+impl Checked {
+    pub(crate) fn new(command: NegotiationCommand) -> Result<Self, Failure> {
+        Ok(match command {
+            NegotiationCommand::Open(args) => Checked::Open(Opening::new(args)?),
+            NegotiationCommand::Show { id, user, guidance } => Checked::Show {
+                id: opportunity_id("the negotiation id", &id)?,
+                user: name("--as", user)?,
+                guidance,
+            },
+            NegotiationCommand::Turn {
+                id,
+                user,
+                action,
+                message,
+            } => Checked::Turn {
+                id: opportunity_id("the negotiation id", &id)?,
+                user: name("--as", user)?,
+                action: action.into(),
+                message,
+            },
+            NegotiationCommand::Resume { id, user } => Checked::Resume {
+                id: opportunity_id("the negotiation id", &id)?,
+                user: name("--as", user)?,
+            },
+            NegotiationCommand::List {
+                user,
+                intent_id,
+                state,
+            } => Checked::List {
+                user: name("--as", user)?,
+                intent_id: intent_id.map(|i| name("--intent-id", i)).transpose()?,
+                state,
+            },
+            NegotiationCommand::Messages { id } => Checked::Messages {
+                id: opportunity_id("the negotiation id", &id)?,
+            },
+        })
+    }
+}
+
+impl Opening {
+    fn new(args: OpenArgs) -> Result<Self, Failure> {
+        let id = match args.opportunity_id {
+            Some(id) => opportunity_id("--opportunity-id", &id)?,
+            None => OpportunityId::new(uuid::Uuid::new_v4().to_string()),
+        };
+        Ok(Opening {
+            id,
+            initiator: Seat {
+                user_id: name("--initiator", args.initiator)?,
+                intent_id: name("--initiator-intent", args.initiator_intent)?,
+            },
+            responder: Seat {
+                user_id: name("--responder", args.responder)?,
+                intent_id: name("--responder-intent", args.responder_intent)?,
+            },
+        })
+    }
+}
+
+/// An opportunity id: a UUID, in either case, kept in its canonical
+/// lower-case form so that one negotiation has one id.
+pub(crate) fn opportunity_id(what: &str, id: &str) -> Result<OpportunityId, Failure> {
+    if is_hyphenated_uuid(id) {
+        Ok(OpportunityId::new(id))
+    } else {
+        Err(Failure::Usage(format!(
+            "{what} must be a UUID (8-4-4-4-12 hex digits), not {id:?}"
+        )))
+    }
+}
+
+/// A user or intent id: any text that is not blank.
+fn name<T: From<String>>(what: &str, value: String) -> Result<T, Failure> {
+    if value.trim().is_empty() {
+        Err(Failure::Usage(format!("{what} cannot be blank")))
+    } else {
+        Ok(T::from(value))
+    }
 }
 
 /// An open store and where output goes.
@@ -36,18 +141,10 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// Opens the store `db` names: a `postgres://` (or `postgresql://`) URL
-    /// selects PostgreSQL; anything else is an SQLite file.
-    pub(crate) async fn open(db: PathBuf, out: Out) -> Result<Self, Failure> {
-        let text = db.to_string_lossy();
-        let store: Box<dyn NegotiationStore> =
-            if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-                Box::new(PostgresStore::connect(&text).await?)
-            } else {
-                Box::new(SqliteStore::open(&db).await?)
-            };
+    /// Opens `database` for `purpose`.
+    pub(crate) async fn open(database: &Database, purpose: Use, out: Out) -> Result<Self, Failure> {
         Ok(Session {
-            negotiations: Negotiations::new(store),
+            negotiations: Negotiations::new(database.open(purpose).await?),
             out,
         })
     }
@@ -60,40 +157,24 @@ impl Session {
         self.store()
             .get_negotiation(id)
             .await?
-            .ok_or(Failure::Refused {
-                code: "not_found",
-                explanation: "There is no negotiation with that id.",
-            })
+            .ok_or_else(Failure::not_found)
     }
 }
 
 /// `open`: a new negotiation, the initiator to move.
-pub(crate) async fn open(session: &Session, args: OpenArgs) -> Result<OpportunityId, Failure> {
-    let id = match args.opportunity_id {
-        Some(id) if index_question_block::is_negotiation_ref(&id) => id,
-        Some(id) => {
-            return Err(Failure::Input(format!(
-                "--opportunity-id must be a UUID (8-4-4-4-12 hex digits), not {id:?}"
-            )));
-        }
-        None => uuid::Uuid::new_v4().to_string(),
-    };
+pub(crate) async fn open(session: &Session, opening: Opening) -> Result<OpportunityId, Failure> {
     let request = OpenNegotiation {
-        opportunity_id: OpportunityId::new(id),
-        initiator: Seat {
-            user_id: args.initiator.into(),
-            intent_id: args.initiator_intent.into(),
-        },
-        responder: Seat {
-            user_id: args.responder.into(),
-            intent_id: args.responder_intent.into(),
-        },
+        opportunity_id: opening.id,
+        initiator: opening.initiator,
+        responder: opening.responder,
         eligible: true,
     };
     let decision = session.negotiations.open(&request).await?;
-    session.out.json(&decision);
     match decision {
         OpenDecision::Opened { negotiation } => {
+            session
+                .out
+                .json(&serde_json::json!({ "negotiation": negotiation }));
             session.out.line(format!(
                 "Opened negotiation {} between {} and {}. {} moves first.",
                 styled(BOLD, &negotiation.id),
@@ -103,10 +184,9 @@ pub(crate) async fn open(session: &Session, args: OpenArgs) -> Result<Opportunit
             ));
             Ok(negotiation.id)
         }
-        OpenDecision::Refused { rejection } => Err(Failure::Refused {
-            code: rejection.code(),
-            explanation: rejection.explanation(),
-        }),
+        OpenDecision::Refused { rejection } => {
+            Err(Failure::refused(rejection.code(), rejection.explanation()))
+        }
     }
 }
 
@@ -133,33 +213,34 @@ fn round_numbers(state: &NegotiationState) -> Vec<usize> {
 struct Shown<'a> {
     negotiation: &'a NegotiationSummary,
     state: &'a NegotiationState,
-    observation: &'a NegotiationObservation,
+    observation: serde_json::Value,
 }
 
 /// `show`: the log and what `user` may do now.
 pub(crate) async fn show(
     session: &Session,
-    id: &str,
-    user: &str,
+    id: &OpportunityId,
+    user: &UserId,
     guidance: bool,
 ) -> Result<(), Failure> {
-    let id = OpportunityId::from(id);
-    let user = UserId::from(user);
-    let summary = session.summary(&id).await?;
+    let summary = session.summary(id).await?;
     let state = session
         .store()
-        .read_negotiation_state(&id, &user)
+        .read_negotiation_state(id, user)
         .await?
-        .ok_or(Failure::Refused {
-            code: "not_found",
-            explanation: "There is no negotiation with that id.",
-        })?;
+        .ok_or_else(Failure::not_found)?;
     let observation = index_negotiation::observe_negotiation(&state, user.as_str());
-    session.out.json(&Shown {
-        negotiation: &summary,
-        state: &state,
-        observation: &observation,
-    });
+    if session.out.json {
+        let mut seen = serde_json::to_value(&observation).unwrap_or_default();
+        if let (false, Some(fields)) = (guidance, seen.as_object_mut()) {
+            fields.remove("guidance");
+        }
+        session.out.json(&Shown {
+            negotiation: &summary,
+            state: &state,
+            observation: seen,
+        });
+    }
     if session.out.json {
         return Ok(());
     }
@@ -258,26 +339,20 @@ pub(crate) async fn show(
 /// reported, never retried.
 pub(crate) async fn turn(
     session: &Session,
-    id: &str,
-    user: &str,
+    id: &OpportunityId,
+    user: &UserId,
     action: NegotiationAction,
     message: String,
 ) -> Result<
     Decision<index_negotiation::TurnPermitted, index_negotiation::NegotiationRejection>,
     Failure,
 > {
-    let id = OpportunityId::from(id);
-    let decision = session
-        .negotiations
-        .execute(
-            &id,
-            &UserId::from(user),
-            NegotiationTurn::new(action, message),
-        )
-        .await?;
-    session.out.json(&decision);
+    let turn = NegotiationTurn::new(action, message).normalized();
+    let length = index_question_block::js::utf16_len(&turn.message);
+    let decision = session.negotiations.execute(id, user, turn).await?;
     match &decision {
         Decision::Permitted(permitted) => {
+            session.out.json(&decision);
             let mut line = format!("{user} {action}s (turn {}).", permitted.turn_index + 1);
             match (
                 &permitted.awaiting_user_id,
@@ -307,45 +382,51 @@ pub(crate) async fn turn(
             session.out.line(line);
             Ok(decision)
         }
-        Decision::Refused(rejection) => Err(Failure::Refused {
-            code: rejection.code(),
-            explanation: rejection.explanation(),
-        }),
+        Decision::Refused(NegotiationRejection::InvalidTurn) => Err(Failure::refused(
+            NegotiationRejection::InvalidTurn.code(),
+            &format!(
+                "{} This one is {length} once trimmed.",
+                NegotiationRejection::InvalidTurn.explanation()
+            ),
+        )),
+        Decision::Refused(rejection) => {
+            Err(Failure::refused(rejection.code(), rejection.explanation()))
+        }
     }
 }
 
 /// `resume`: the resuming seat takes the first turn of a new round.
-pub(crate) async fn resume(session: &Session, id: &str, user: &str) -> Result<(), Failure> {
-    let decision = session
-        .negotiations
-        .resume(&OpportunityId::from(id), &UserId::from(user))
-        .await?;
-    session.out.json(&decision);
-    match decision {
+pub(crate) async fn resume(
+    session: &Session,
+    id: &OpportunityId,
+    user: &UserId,
+) -> Result<(), Failure> {
+    let decision = session.negotiations.resume(id, user).await?;
+    match &decision {
         Decision::Permitted(permitted) => {
+            session.out.json(&decision);
             session.out.line(format!(
                 "{} resumed: a new round starts, {} to move.",
                 user, permitted.awaiting_user_id
             ));
             Ok(())
         }
-        Decision::Refused(rejection) => Err(Failure::Refused {
-            code: rejection.code(),
-            explanation: rejection.explanation(),
-        }),
+        Decision::Refused(rejection) => {
+            Err(Failure::refused(rejection.code(), rejection.explanation()))
+        }
     }
 }
 
 /// `list`: a person's negotiations.
 pub(crate) async fn list(
     session: &Session,
-    user: &str,
-    intent_id: Option<String>,
+    user: &UserId,
+    intent_id: Option<IntentId>,
     state: Option<ListState>,
 ) -> Result<(), Failure> {
-    let user = UserId::from(user);
+    let user = user.clone();
     let filter = ListFilter {
-        intent_id: intent_id.map(Into::into),
+        intent_id,
         state: state.map(|s| match s {
             ListState::Open => StateFilter::Open,
             ListState::Settled => StateFilter::Settled,
@@ -433,10 +514,9 @@ fn describe(message: &NegotiationMessage) -> String {
 }
 
 /// `messages`: the negotiation's message record.
-pub(crate) async fn messages(session: &Session, id: &str) -> Result<(), Failure> {
-    let id = OpportunityId::from(id);
-    session.summary(&id).await?;
-    let messages = session.store().list_messages(&id).await?;
+pub(crate) async fn messages(session: &Session, id: &OpportunityId) -> Result<(), Failure> {
+    session.summary(id).await?;
+    let messages = session.store().list_messages(id).await?;
     session.out.json(&messages);
     if messages.is_empty() {
         session.out.line(styled(DIM, "No messages."));
@@ -449,9 +529,4 @@ pub(crate) async fn messages(session: &Session, id: &str) -> Result<(), Failure>
         .collect();
     session.out.line(table(&["#", "sender", "content"], &rows));
     Ok(())
-}
-
-/// Prints a failure the way every command does.
-pub(crate) fn report(failure: &Failure) {
-    anstream::eprintln!("{} {failure}", styled(BAD, "error:"));
 }

@@ -36,6 +36,17 @@ impl Out {
     }
 }
 
+impl Out {
+    /// Reports a failure: a sentence on standard error always, and the JSON
+    /// error on standard output under `--json`.
+    pub(crate) fn failure(&self, failure: &crate::failure::Failure) {
+        if let (true, Some(json)) = (self.json, failure.to_json()) {
+            anstream::println!("{json}");
+        }
+        anstream::eprintln!("{} {failure}", styled(BAD, "error:"));
+    }
+}
+
 /// `text` in `style` (anstream drops the codes where colour is off).
 pub(crate) fn styled(style: Style, text: impl std::fmt::Display) -> String {
     format!("{style}{text}{style:#}")

@@ -20,25 +20,61 @@ pub(crate) fn parse(file: Option<&Path>, _out: Out) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Prints the message for `prose` and `block`; every problem of an invalid
-/// block is listed.
-pub(crate) fn serialize(prose: &Path, block: &Path, out: Out) -> Result<(), Failure> {
-    let prose_text = read_input(prose)?;
-    let block_text = read_input(block)?;
-    let value: serde_json::Value = serde_json::from_str(&block_text)
-        .map_err(|err| Failure::Input(format!("{} is not valid JSON: {err}", block.display())))?;
-    let block = QuestionBlock::from_json_value(&value).map_err(|invalid| {
+/// Text given on the command line, or the file (or standard input) to read
+/// it from; clap makes sure exactly one is given.
+pub(crate) enum Source {
+    Text(String),
+    File(PathBuf),
+}
+
+impl Source {
+    pub(crate) fn new(text: Option<String>, file: Option<PathBuf>) -> Self {
+        match (text, file) {
+            (Some(text), _) => Source::Text(text),
+            (None, file) => Source::File(file.unwrap_or_else(|| PathBuf::from("-"))),
+        }
+    }
+
+    fn read(&self) -> Result<String, Failure> {
+        match self {
+            Source::Text(text) => Ok(text.clone()),
+            Source::File(path) => read_input(path),
+        }
+    }
+
+    /// How to name it in an error.
+    fn describe(&self, what: &str) -> String {
+        match self {
+            Source::Text(_) => format!("--{what}"),
+            Source::File(path) => path.display().to_string(),
+        }
+    }
+}
+
+/// Prints the message for `prose` and `block`, byte for byte (no newline
+/// is added, so the output can be compared with a stored message); every
+/// problem of an invalid block is listed.
+pub(crate) fn serialize(prose: &Source, block: &Source, out: Out) -> Result<(), Failure> {
+    let prose_text = prose.read()?;
+    let block_text = block.read()?;
+    let value: serde_json::Value = serde_json::from_str(&block_text).map_err(|err| {
         Failure::Input(format!(
-            "{} is not a valid question block: {invalid}",
-            block.display()
+            "{} is not valid JSON: {err}",
+            block.describe("block")
         ))
     })?;
-    let message = serialize_question_message(&prose_text, &block)
+    let parsed = QuestionBlock::from_json_value(&value).map_err(|invalid| {
+        Failure::Input(format!(
+            "{} is not a valid question block: {invalid}",
+            block.describe("block")
+        ))
+    })?;
+    let message = serialize_question_message(&prose_text, &parsed)
         .map_err(|invalid| Failure::Input(invalid.to_string()))?;
     if out.json {
         out.json(&serde_json::json!({ "message": message }));
     } else {
-        anstream::println!("{message}");
+        anstream::print!("{message}");
     }
     Ok(())
 }
@@ -53,7 +89,8 @@ struct Checked {
     reason: Option<String>,
 }
 
-/// One line per file; fails when any file is not a question message.
+/// One line per file; fails when any file is not a question message (exit
+/// 1), or cannot be read (exit 2, which wins).
 pub(crate) fn check(files: &[PathBuf], out: Out) -> Result<(), Failure> {
     let results: Vec<Checked> = files
         .iter()
@@ -95,13 +132,23 @@ pub(crate) fn check(files: &[PathBuf], out: Out) -> Result<(), Failure> {
             )),
         }
     }
+    let unreadable = results
+        .iter()
+        .filter(|r| r.rule == Some("unreadable"))
+        .count();
     let failed = results.iter().filter(|r| !r.ok).count();
-    if failed == 0 {
-        Ok(())
-    } else {
-        Err(Failure::NotAMessage(format!(
+    let failure = if unreadable > 0 {
+        Failure::Input(format!(
+            "{unreadable} of {} files could not be read",
+            results.len()
+        ))
+    } else if failed > 0 {
+        Failure::NotAMessage(format!(
             "{failed} of {} files are not question messages",
             results.len()
-        )))
-    }
+        ))
+    } else {
+        return Ok(());
+    };
+    Err(Failure::Reported(Box::new(failure)))
 }

@@ -1,0 +1,160 @@
+//! Which store a command uses, read from `--db` or `INDEX_DB`, and how it
+//! opens it: only a command that writes may create a store, and only
+//! `open` does.
+
+use std::path::PathBuf;
+
+use index_negotiation_store::NegotiationStore;
+use index_negotiation_store_postgres::PostgresStore;
+use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore};
+
+use crate::failure::Failure;
+
+/// The schemes `--db` understands, for the usage error that lists them.
+const SCHEMES: &str = "postgres://, postgresql:// or sqlite://";
+
+/// A store, as named on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Database {
+    /// An SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection URL.
+    Postgres(String),
+}
+
+/// What a command does with the store, and so how it opens it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Use {
+    /// Writes, and may create the store (`open`, the demo).
+    Create,
+    /// Writes to a store that must exist (`turn`, `resume`).
+    Write,
+    /// Only reads (`show`, `list`, `messages`): nothing is created or written.
+    Read,
+}
+
+impl Database {
+    /// The store `flag` names, else `INDEX_DB`, else `index.db` here.
+    pub(crate) fn select(flag: Option<String>) -> Result<Self, Failure> {
+        let named = match flag {
+            Some(flag) => Some(("--db", flag)),
+            None => match std::env::var("INDEX_DB") {
+                Ok(value) => Some(("INDEX_DB", value)),
+                Err(std::env::VarError::NotPresent) => None,
+                Err(std::env::VarError::NotUnicode(_)) => {
+                    return Err(Failure::Usage("INDEX_DB is not valid UTF-8".to_owned()));
+                }
+            },
+        };
+        match named {
+            None => Ok(Database::Sqlite(PathBuf::from("index.db"))),
+            Some((source, value)) => {
+                Self::parse(&value).map_err(|why| Failure::Usage(format!("{source}: {why}")))
+            }
+        }
+    }
+
+    /// Reads one `--db` value.
+    fn parse(value: &str) -> Result<Self, String> {
+        if value.trim().is_empty() {
+            return Err("the store is empty; give a file path or a postgres:// URL".to_owned());
+        }
+        let Some((scheme, rest)) = value
+            .split_once("://")
+            .filter(|(scheme, _)| is_scheme(scheme))
+        else {
+            return Ok(Database::Sqlite(PathBuf::from(value)));
+        };
+        match scheme.to_ascii_lowercase().as_str() {
+            "postgres" | "postgresql" => {
+                if value.chars().any(char::is_whitespace) {
+                    return Err(
+                        "a PostgreSQL URL cannot contain spaces (percent-encode them)".to_owned(),
+                    );
+                }
+                Ok(Database::Postgres(value.to_owned()))
+            }
+            "sqlite" if !rest.is_empty() => Ok(Database::Sqlite(PathBuf::from(rest))),
+            "sqlite" => Err("sqlite:// needs a file path after it".to_owned()),
+            _ => Err(format!(
+                "unknown scheme {scheme}://; use a file path or {SCHEMES}"
+            )),
+        }
+    }
+
+    /// Where the store is, for people: a file's path, or a URL without its
+    /// password.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Database::Sqlite(path) => path.display().to_string(),
+            Database::Postgres(url) => match url.split_once("://").and_then(|(scheme, rest)| {
+                let (credentials, host) = rest.split_once('@')?;
+                let user = credentials.split(':').next().unwrap_or_default();
+                Some(format!("{scheme}://{user}@{host}"))
+            }) {
+                Some(safe) => safe,
+                None => url.clone(),
+            },
+        }
+    }
+
+    /// Opens the store for `purpose`.
+    pub(crate) async fn open(&self, purpose: Use) -> Result<Box<dyn NegotiationStore>, Failure> {
+        Ok(match self {
+            Database::Postgres(url) => Box::new(PostgresStore::connect(url).await?),
+            Database::Sqlite(path) => {
+                let access = match purpose {
+                    Use::Create => Access::Create,
+                    Use::Write => Access::Existing,
+                    Use::Read => Access::ReadOnly,
+                };
+                Box::new(
+                    SqliteStore::open_with(path, SqliteOptions::default().with_access(access))
+                        .await?,
+                )
+            }
+        })
+    }
+}
+
+/// Whether `text` is a URL scheme (RFC 3986: a letter, then letters,
+/// digits, `+`, `-` or `.`), so `C://x` or `./a://b` stay file paths only
+/// when they could not be one.
+fn is_scheme(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_name_a_file_a_url_or_a_usage_error() {
+        assert_eq!(
+            Database::parse("index.db"),
+            Ok(Database::Sqlite("index.db".into()))
+        );
+        assert_eq!(
+            Database::parse("sqlite://a/b.db"),
+            Ok(Database::Sqlite("a/b.db".into()))
+        );
+        assert_eq!(
+            Database::parse("sqlite:///tmp/b.db"),
+            Ok(Database::Sqlite("/tmp/b.db".into()))
+        );
+        assert_eq!(
+            Database::parse("postgres://u@localhost/db"),
+            Ok(Database::Postgres("postgres://u@localhost/db".into()))
+        );
+        for bad in ["", "  ", "mysql://x/y", "sqlite://", "postgres://bad url/x"] {
+            assert!(Database::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(
+            Database::parse("mysql://x")
+                .unwrap_err()
+                .contains("postgres://")
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! `index`: the command-line tool for the Index protocol's contracts.
+//!
+//! The binary is a thin `main` over [`main`]; the library exists so that
+//! the clap definition ([`command`]) can generate completions and the man
+//! page (`cargo xtask man`) without running the tool.
+
+// A command-line tool: printing is its output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+/// The README's examples, compiled and run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
+
+mod cli;
+mod database;
+mod demo;
+mod failure;
+mod negotiation;
+mod output;
+mod question_block;
+mod sink;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use crate::cli::command;
+use crate::cli::{Cli, Command, NegotiationCommand, QuestionBlockCommand};
+use crate::database::{Database, Use};
+use crate::failure::Failure;
+use crate::negotiation::Session;
+use crate::output::{Out, read_input};
+
+/// Runs the tool on the process's arguments and returns its exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if err.use_stderr() && std::env::args_os().any(|arg| arg == "--json") => {
+            let failure = Failure::Usage(err.kind().to_string());
+            if let Some(json) = failure.to_json() {
+                anstream::println!("{json}");
+            }
+            let _ = err.print();
+            return ExitCode::from(2);
+        }
+        Err(err) => err.exit(),
+    };
+    let out = Out { json: cli.json };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            anstream::eprintln!("error: could not start: {err}");
+            return ExitCode::from(4);
+        }
+    };
+    match runtime.block_on(run(cli.command, out)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            out.failure(&failure);
+            failure.exit_code()
+        }
+    }
+}
+
+async fn run(command: Command, out: Out) -> Result<(), Failure> {
+    match command {
+        Command::QuestionBlock(command) => match command {
+            QuestionBlockCommand::Parse { file } => question_block::parse(file.as_deref(), out),
+            QuestionBlockCommand::Serialize {
+                prose,
+                prose_file,
+                block,
+                block_file,
+            } => {
+                let prose = question_block::Source::new(prose, prose_file);
+                let block = question_block::Source::new(block, block_file);
+                question_block::serialize(&prose, &block, out)
+            }
+            QuestionBlockCommand::Check { files } => question_block::check(&files, out),
+        },
+        Command::Negotiation(args) => {
+            let database = Database::select(args.db)?;
+            let purpose = match &args.command {
+                NegotiationCommand::Open(_) => Use::Create,
+                NegotiationCommand::Turn { .. } | NegotiationCommand::Resume { .. } => Use::Write,
+                NegotiationCommand::Show { .. }
+                | NegotiationCommand::List { .. }
+                | NegotiationCommand::Messages { .. } => Use::Read,
+            };
+            // Check what can be checked before touching the store.
+            let command = negotiation::Checked::new(args.command)?;
+            let session = Session::open(&database, purpose, out).await?;
+            match command {
+                negotiation::Checked::Open(open) => {
+                    negotiation::open(&session, open).await.map(|_| ())
+                }
+                negotiation::Checked::Show { id, user, guidance } => {
+                    negotiation::show(&session, &id, &user, guidance).await
+                }
+                negotiation::Checked::Turn {
+                    id,
+                    user,
+                    action,
+                    message,
+                } => {
+                    let message = if message == "-" {
+                        read_input(std::path::Path::new("-"))?
+                    } else {
+                        message
+                    };
+                    negotiation::turn(&session, &id, &user, action, message)
+                        .await
+                        .map(|_| ())
+                }
+                negotiation::Checked::Resume { id, user } => {
+                    negotiation::resume(&session, &id, &user).await
+                }
+                negotiation::Checked::List {
+                    user,
+                    intent_id,
+                    state,
+                } => negotiation::list(&session, &user, intent_id, state).await,
+                negotiation::Checked::Messages { id } => negotiation::messages(&session, &id).await,
+            }
+        }
+        Command::Demo(args) => {
+            if out.json {
+                return Err(Failure::Usage(
+                    "the demo is a walk-through for people and has no JSON form; run its commands with --json instead".to_owned(),
+                ));
+            }
+            demo::run(args.db, out).await
+        }
+        Command::Completions { shell } => {
+            let mut command = cli::command();
+            clap_complete::generate(shell, &mut command, "index", &mut std::io::stdout());
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,686 @@
+//! The `index` tool as a contract: every command's JSON on success and on
+//! failure (one error shape everywhere, exit codes unchanged), and the
+//! defects a new user would hit, each pinned by a test.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+const OPP: &str = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36";
+
+/// What one run of `index` did.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|err| panic!("not one JSON value ({err}): {}", self.stdout))
+    }
+
+    /// The JSON error's code, checking the envelope's shape on the way.
+    fn error_code(&self) -> String {
+        let json = self.json();
+        let error = json["error"]
+            .as_object()
+            .unwrap_or_else(|| panic!("no error object: {json}"));
+        assert_eq!(error.len(), 2, "{json}");
+        assert!(
+            error["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{json}"
+        );
+        error["code"].as_str().unwrap().to_owned()
+    }
+}
+
+/// A scratch directory with a store path in it.
+struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        Scratch {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("index.db")
+    }
+
+    /// `index <args>` here, with `stdin`, `INDEX_DB` unset unless `env` sets it.
+    fn run_with(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Run {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_index"));
+        command
+            .args(args)
+            .current_dir(self.dir.path())
+            .env_remove("INDEX_DB")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().unwrap();
+        if let Some(input) = stdin {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+        }
+        drop(child.stdin.take());
+        let out = child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_with(args, None, &[])
+    }
+
+    /// `index --json negotiation <args> --db <store>`.
+    fn json(&self, args: &[&str]) -> Run {
+        let db = self.db().display().to_string();
+        let mut full = vec!["--json", "negotiation"];
+        full.extend_from_slice(args);
+        full.extend_from_slice(&["--db", &db]);
+        self.run(&full)
+    }
+
+    /// `index negotiation <args> --db <store>`, as text.
+    fn text(&self, args: &[&str]) -> Run {
+        let db = self.db().display().to_string();
+        let mut full = vec!["negotiation"];
+        full.extend_from_slice(args);
+        full.extend_from_slice(&["--db", &db]);
+        self.run(&full)
+    }
+
+    fn open_args(id: &str) -> Vec<&str> {
+        vec![
+            "open",
+            "--initiator",
+            "dana",
+            "--initiator-intent",
+            "hire",
+            "--responder",
+            "sam",
+            "--responder-intent",
+            "join",
+            "--opportunity-id",
+            id,
+        ]
+    }
+
+    fn open(&self) {
+        let run = self.json(&Self::open_args(OPP));
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+    }
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/question-block")
+}
+
+/// The JSON each negotiation command prints, success and failure, in order
+/// of a short negotiation. Snapshots pin every shape; the exit code of each
+/// is asserted beside it.
+#[test]
+fn every_negotiation_command_has_one_json_shape() {
+    let s = Scratch::new();
+    let mut steps: Vec<(String, Option<i32>, Value)> = Vec::new();
+    let mut record = |name: &str, run: Run| {
+        steps.push((name.to_owned(), run.code, run.json()));
+    };
+    record("open", s.json(&Scratch::open_args(OPP)));
+    record("open refused", s.json(&Scratch::open_args(OPP)));
+    record(
+        "turn",
+        s.json(&[
+            "turn",
+            OPP,
+            "--as",
+            "dana",
+            "--action",
+            "propose",
+            "--message",
+            "Intro call next week?",
+        ]),
+    );
+    record(
+        "turn refused",
+        s.json(&[
+            "turn",
+            OPP,
+            "--as",
+            "dana",
+            "--action",
+            "propose",
+            "--message",
+            "Hello?",
+        ]),
+    );
+    record(
+        "turn decline",
+        s.json(&[
+            "turn",
+            OPP,
+            "--as",
+            "sam",
+            "--action",
+            "decline",
+            "--message",
+            "Not this quarter.",
+        ]),
+    );
+    record("resume", s.json(&["resume", OPP, "--as", "sam"]));
+    record("resume refused", s.json(&["resume", OPP, "--as", "dana"]));
+    record("show", s.json(&["show", OPP, "--as", "dana"]));
+    record(
+        "show not found",
+        s.json(&[
+            "show",
+            "00000000-0000-4000-8000-000000000000",
+            "--as",
+            "dana",
+        ]),
+    );
+    record("list", s.json(&["list", "--as", "dana"]));
+    record("messages", s.json(&["messages", OPP]));
+    record(
+        "messages not found",
+        s.json(&["messages", "00000000-0000-4000-8000-000000000000"]),
+    );
+    record(
+        "usage: malformed id",
+        s.json(&["show", "not-a-uuid", "--as", "dana"]),
+    );
+    let codes: Vec<(String, Option<i32>)> = steps.iter().map(|(n, c, _)| (n.clone(), *c)).collect();
+    assert_eq!(
+        codes,
+        [
+            ("open", 0),
+            ("open refused", 3),
+            ("turn", 0),
+            ("turn refused", 3),
+            ("turn decline", 0),
+            ("resume", 0),
+            ("resume refused", 3),
+            ("show", 0),
+            ("show not found", 3),
+            ("list", 0),
+            ("messages", 0),
+            ("messages not found", 3),
+            ("usage: malformed id", 2),
+        ]
+        .map(|(n, c)| (n.to_owned(), Some(c)))
+    );
+    for (name, _, json) in &steps {
+        if name.contains("refused") || name.contains("not found") || name.starts_with("usage") {
+            assert!(json.get("error").is_some(), "{name}: {json}");
+        } else {
+            assert!(json.get("error").is_none(), "{name}: {json}");
+        }
+    }
+    let named: serde_json::Map<String, Value> = steps
+        .into_iter()
+        .map(|(name, _, json)| (name, json))
+        .collect();
+    insta::assert_json_snapshot!("negotiation-commands", named);
+}
+
+#[test]
+fn show_includes_the_guidance_only_when_asked() {
+    let s = Scratch::new();
+    s.open();
+    let plain = s.json(&["show", OPP, "--as", "dana"]).json();
+    assert!(plain["observation"].get("guidance").is_none(), "{plain}");
+    assert!(plain["observation"].get("availableActions").is_some());
+    let guided = s.json(&["show", OPP, "--as", "dana", "--guidance"]).json();
+    assert!(
+        guided["observation"]["guidance"]
+            .as_str()
+            .is_some_and(|g| g.len() > 100)
+    );
+}
+
+#[test]
+fn question_block_commands_have_one_json_shape() {
+    let s = Scratch::new();
+    let canonical = fixtures()
+        .join("canonical.message.txt")
+        .display()
+        .to_string();
+    let unclosed = fixtures()
+        .join("invalid/unclosed-fence.txt")
+        .display()
+        .to_string();
+    let prose = fixtures().join("canonical.prose.txt").display().to_string();
+    let block = fixtures()
+        .join("canonical.block.json")
+        .display()
+        .to_string();
+    let parse = s.run(&["--json", "question-block", "parse", &canonical]);
+    assert_eq!(parse.code, Some(0));
+    assert!(parse.json()["block"]["questions"].is_array());
+    let not_message = s.run(&["--json", "question-block", "parse", &unclosed]);
+    assert_eq!(
+        (not_message.code, not_message.error_code()),
+        (Some(1), "not_a_question_message".to_owned())
+    );
+    let unreadable = s.run(&[
+        "--json",
+        "question-block",
+        "parse",
+        "/nonexistent/message.txt",
+    ]);
+    assert_eq!(
+        (unreadable.code, unreadable.error_code()),
+        (Some(2), "invalid_input".to_owned())
+    );
+    let serialized = s.run(&[
+        "--json",
+        "question-block",
+        "serialize",
+        "--prose-file",
+        &prose,
+        "--block-file",
+        &block,
+    ]);
+    assert_eq!(serialized.code, Some(0));
+    assert_eq!(
+        serialized.json()["message"].as_str().unwrap().as_bytes(),
+        std::fs::read(fixtures().join("canonical.message.txt")).unwrap()
+    );
+    let invalid = s.run(&[
+        "--json",
+        "question-block",
+        "serialize",
+        "--prose",
+        "x",
+        "--block",
+        "{\"version\": 2}",
+    ]);
+    assert_eq!(
+        (invalid.code, invalid.error_code()),
+        (Some(2), "invalid_input".to_owned())
+    );
+    let usage = s.run(&["--json", "question-block", "serialize", "--prose", "x"]);
+    assert_eq!(
+        (usage.code, usage.error_code()),
+        (Some(2), "usage".to_owned())
+    );
+    assert!(
+        usage.stderr.contains("--block"),
+        "clap's own explanation is kept on stderr: {}",
+        usage.stderr
+    );
+
+    let check = s.run(&["--json", "question-block", "check", &canonical, &unclosed]);
+    assert_eq!(check.code, Some(1));
+    let report = check.json();
+    assert_eq!(
+        report.as_array().map(Vec::len),
+        Some(2),
+        "the report, and nothing else: {report}"
+    );
+    insta::assert_json_snapshot!(
+        "question-block-commands",
+        serde_json::json!({
+            "not a message": not_message.json(),
+            "invalid block": invalid.json(),
+            "check": report.as_array().unwrap().iter().map(|r| serde_json::json!({"ok": r["ok"], "rule": r["rule"]})).collect::<Vec<_>>(),
+        })
+    );
+}
+
+#[test]
+fn serialize_takes_text_or_files_and_reproduces_the_canonical_bytes() {
+    let s = Scratch::new();
+    let prose = std::fs::read_to_string(fixtures().join("canonical.prose.txt")).unwrap();
+    let block = std::fs::read_to_string(fixtures().join("canonical.block.json")).unwrap();
+    let canonical = std::fs::read(fixtures().join("canonical.message.txt")).unwrap();
+    let inline = s.run(&[
+        "question-block",
+        "serialize",
+        "--prose",
+        &prose,
+        "--block",
+        &block,
+    ]);
+    assert_eq!(inline.code, Some(0), "{}", inline.stderr);
+    assert_eq!(inline.stdout.as_bytes(), canonical);
+    let piped = s.run_with(
+        &[
+            "question-block",
+            "serialize",
+            "--prose",
+            &prose,
+            "--block-file",
+            "-",
+        ],
+        Some(&block),
+        &[],
+    );
+    assert_eq!(piped.stdout.as_bytes(), canonical);
+    let both = s.run(&[
+        "question-block",
+        "serialize",
+        "--prose",
+        "x",
+        "--prose-file",
+        "p",
+        "--block",
+        "{}",
+    ]);
+    assert_eq!(both.code, Some(2), "one source each");
+}
+
+#[test]
+fn a_file_that_cannot_be_read_is_exit_2_everywhere() {
+    let s = Scratch::new();
+    for args in [
+        vec!["question-block", "check", "/nonexistent"],
+        vec!["question-block", "parse", "/nonexistent"],
+        vec![
+            "question-block",
+            "serialize",
+            "--prose-file",
+            "/nonexistent",
+            "--block",
+            "{}",
+        ],
+    ] {
+        let run = s.run(&args);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("could not read /nonexistent"), "{said}");
+    }
+}
+
+#[test]
+fn reads_never_create_a_store() {
+    let s = Scratch::new();
+    let typo = s.dir.path().join("typo.db").display().to_string();
+    for args in [
+        vec!["negotiation", "list", "--as", "x", "--db", &typo],
+        vec!["negotiation", "show", OPP, "--as", "x", "--db", &typo],
+        vec!["negotiation", "messages", OPP, "--db", &typo],
+        vec![
+            "negotiation",
+            "turn",
+            OPP,
+            "--as",
+            "x",
+            "--action",
+            "propose",
+            "--message",
+            "m",
+            "--db",
+            &typo,
+        ],
+        vec!["negotiation", "resume", OPP, "--as", "x", "--db", &typo],
+    ] {
+        let run = s.run(&args);
+        assert_eq!(run.code, Some(2), "{args:?}");
+        assert!(
+            run.stderr.contains("there is no negotiation store at"),
+            "{}",
+            run.stderr
+        );
+        let mut json = vec!["--json"];
+        json.extend_from_slice(&args);
+        assert_eq!(s.run(&json).error_code(), "store_not_found");
+    }
+    let entries: Vec<_> = std::fs::read_dir(s.dir.path()).unwrap().collect();
+    assert!(entries.is_empty(), "nothing was created: {entries:?}");
+}
+
+#[test]
+fn reads_leave_an_existing_store_byte_for_byte_as_it_was() {
+    let s = Scratch::new();
+    s.open();
+    let before = std::fs::read(s.db()).unwrap();
+    for args in [
+        vec!["list", "--as", "dana"],
+        vec!["show", OPP, "--as", "sam"],
+        vec!["messages", OPP],
+    ] {
+        assert_eq!(s.text(&args).code, Some(0), "{args:?}");
+    }
+    assert_eq!(std::fs::read(s.db()).unwrap(), before);
+    let names: Vec<String> = std::fs::read_dir(s.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["index.db"], "no -wal or -shm left behind");
+}
+
+#[test]
+fn the_store_is_named_by_a_path_or_a_known_scheme() {
+    let s = Scratch::new();
+    let empty = s.run_with(
+        &["negotiation", "list", "--as", "x"],
+        None,
+        &[("INDEX_DB", "")],
+    );
+    assert_eq!(empty.code, Some(2));
+    assert!(empty.stderr.contains("INDEX_DB"), "{}", empty.stderr);
+    for url in ["mysql://root@localhost/index", "redis://x"] {
+        let run = s.run(&["negotiation", "list", "--as", "x", "--db", url]);
+        assert_eq!(run.code, Some(2), "{url}");
+        assert!(
+            run.stderr.contains("postgres://") && run.stderr.contains("sqlite://"),
+            "{}",
+            run.stderr
+        );
+    }
+    let bad_url = s.run(&[
+        "negotiation",
+        "list",
+        "--as",
+        "x",
+        "--db",
+        "postgres://bad url/x",
+    ]);
+    assert_eq!(bad_url.code, Some(2), "{}", bad_url.stderr);
+    let bad_port = s.run(&[
+        "negotiation",
+        "list",
+        "--as",
+        "x",
+        "--db",
+        "postgres://u@localhost:port/x",
+    ]);
+    assert_eq!(bad_port.code, Some(2), "{}", bad_port.stderr);
+
+    let path = s.dir.path().join("scheme.db");
+    let url = format!("sqlite://{}", path.display());
+    let mut open = Scratch::open_args(OPP);
+    open.extend_from_slice(&["--db", &url]);
+    let mut args = vec!["negotiation"];
+    args.extend_from_slice(&open);
+    assert_eq!(s.run(&args).code, Some(0));
+    assert!(path.exists(), "sqlite:// names the file after it");
+}
+
+#[test]
+fn an_opportunity_id_has_one_spelling() {
+    let s = Scratch::new();
+    s.open();
+    let upper = OPP.to_ascii_uppercase();
+    let again = s.json(&Scratch::open_args(&upper));
+    assert_eq!(
+        (again.code, again.error_code()),
+        (Some(3), "already_exists".to_owned())
+    );
+    let turn = s.json(&[
+        "turn",
+        &upper,
+        "--as",
+        "dana",
+        "--action",
+        "propose",
+        "--message",
+        "Hi.",
+    ]);
+    assert_eq!(turn.code, Some(0), "{}", turn.stderr);
+    let listed = s.json(&["list", "--as", "dana"]).json();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["id"], OPP, "stored in lower case");
+}
+
+#[test]
+fn malformed_ids_and_blank_names_are_usage_errors() {
+    let s = Scratch::new();
+    s.open();
+    for args in [
+        vec!["show", "not-a-uuid", "--as", "dana"],
+        vec![
+            "turn",
+            "not-a-uuid",
+            "--as",
+            "dana",
+            "--action",
+            "propose",
+            "--message",
+            "m",
+        ],
+        vec!["resume", "not-a-uuid", "--as", "dana"],
+        vec!["messages", "not-a-uuid"],
+        vec!["show", OPP, "--as", " "],
+        vec!["list", "--as", ""],
+        vec![
+            "open",
+            "--initiator",
+            "",
+            "--initiator-intent",
+            "i",
+            "--responder",
+            " ",
+            "--responder-intent",
+            "j",
+        ],
+        vec![
+            "open",
+            "--initiator",
+            "a",
+            "--initiator-intent",
+            "\t",
+            "--responder",
+            "b",
+            "--responder-intent",
+            "j",
+        ],
+    ] {
+        let run = s.json(&args);
+        assert_eq!(
+            (run.code, run.error_code()),
+            (Some(2), "usage".to_owned()),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn messages_are_stored_trimmed_and_measured_in_utf16_units() {
+    let s = Scratch::new();
+    s.open();
+    let piped = s.run_with(
+        &[
+            "negotiation",
+            "turn",
+            OPP,
+            "--as",
+            "dana",
+            "--action",
+            "propose",
+            "--message",
+            "-",
+            "--db",
+            &s.db().display().to_string(),
+        ],
+        Some("Intro call next week?\n"),
+        &[],
+    );
+    assert_eq!(piped.code, Some(0), "{}", piped.stderr);
+    let shown = s.json(&["show", OPP, "--as", "sam"]).json();
+    assert_eq!(
+        shown["state"]["turns"][0]["message"],
+        "Intro call next week?"
+    );
+
+    let emoji = "\u{1F600}".repeat(2001); // 4002 UTF-16 code units
+    let refused = s.text(&[
+        "turn",
+        OPP,
+        "--as",
+        "sam",
+        "--action",
+        "counter",
+        "--message",
+        &emoji,
+    ]);
+    assert_eq!(refused.code, Some(3));
+    assert!(
+        refused.stderr.contains("UTF-16 code units") && refused.stderr.contains("This one is 4002"),
+        "{}",
+        refused.stderr
+    );
+    let fits = "\u{1F600}".repeat(2000);
+    assert_eq!(
+        s.text(&[
+            "turn",
+            OPP,
+            "--as",
+            "sam",
+            "--action",
+            "counter",
+            "--message",
+            &fits
+        ])
+        .code,
+        Some(0)
+    );
+}
+
+#[test]
+fn the_demo_refuses_json() {
+    let s = Scratch::new();
+    let run = s.run(&["--json", "demo"]);
+    assert_eq!((run.code, run.error_code()), (Some(2), "usage".to_owned()));
+}
+
+#[test]
+fn completions_are_generated_from_the_command_line_definition() {
+    let s = Scratch::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let run = s.run(&["completions", shell]);
+        assert_eq!(run.code, Some(0), "{shell}");
+        assert!(
+            run.stdout.contains("question-block") && run.stdout.contains("negotiation"),
+            "{shell}"
+        );
+    }
+    assert_eq!(s.run(&["completions", "cmd.exe"]).code, Some(2));
+}
