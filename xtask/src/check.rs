@@ -36,20 +36,18 @@ fn step(name: &str, run: impl FnOnce() -> Result<(), String>) -> Result<(), Stri
 }
 
 fn cargo(args: &[&str]) -> Result<(), String> {
-    let status = crate::cargo(args)
-        .status()
-        .map_err(|e| format!("could not run cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`cargo {}` exited with {status}", args.join(" ")))
-    }
+    succeed(crate::cargo(args), args)
 }
 
 /// `cargo doc` with every rustdoc warning (a broken link, say) an error.
 fn doc(args: &[&str]) -> Result<(), String> {
-    let status = crate::cargo(args)
-        .env("RUSTDOCFLAGS", "-D warnings")
+    let mut command = crate::cargo(args);
+    command.env("RUSTDOCFLAGS", "-D warnings");
+    succeed(command, args)
+}
+
+fn succeed(mut command: std::process::Command, args: &[&str]) -> Result<(), String> {
+    let status = command
         .status()
         .map_err(|e| format!("could not run cargo: {e}"))?;
     if status.success() {

@@ -9,7 +9,8 @@
     clippy::panic
 )]
 
-use std::io::Write;
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -23,26 +24,7 @@ fn fixtures() -> PathBuf {
 
 /// Runs `index` with `args` (and `stdin`), in `dir`, without colour.
 fn index_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("INDEX_DB")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().unwrap()
+    support::index(dir, args, stdin, &[])
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -462,14 +444,8 @@ fn a_generated_opportunity_id_and_the_default_database() {
     );
 
     let elsewhere = dir.path().join("from-env.db");
-    let with_env = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_index"))
-            .args(args)
-            .current_dir(dir.path())
-            .env("INDEX_DB", &elsewhere)
-            .output()
-            .unwrap()
-    };
+    let env = elsewhere.display().to_string();
+    let with_env = |args: &[&str]| support::index(dir.path(), args, None, &[("INDEX_DB", &env)]);
     let out = with_env(&["negotiation", "list", "--as", "a"]);
     assert_eq!(out.status.code(), Some(2), "a read never creates the store");
     assert!(!elsewhere.exists());

@@ -10,9 +10,9 @@
     clippy::panic
 )]
 
-use std::io::Write;
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -29,6 +29,16 @@ impl Run {
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|err| panic!("not one JSON value ({err}): {}", self.stdout))
+    }
+
+    /// Asserts the run failed with `exit` and the JSON error `code`.
+    fn fails_with(&self, exit: i32, code: &str) {
+        assert_eq!(
+            (self.code, self.error_code().as_str()),
+            (Some(exit), code),
+            "{}",
+            self.stderr
+        );
     }
 
     /// The JSON error's code, checking the envelope's shape on the way.
@@ -64,29 +74,7 @@ impl Scratch {
 
     /// `index <args>` here, with `stdin`, `INDEX_DB` unset unless `env` sets it.
     fn run_with(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Run {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_index"));
-        command
-            .args(args)
-            .current_dir(self.dir.path())
-            .env_remove("INDEX_DB")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        let mut child = command.spawn().unwrap();
-        if let Some(input) = stdin {
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-        }
-        drop(child.stdin.take());
-        let out = child.wait_with_output().unwrap();
+        let out = support::index(self.dir.path(), args, stdin, env);
         Run {
             code: out.status.code(),
             stdout: String::from_utf8(out.stdout).unwrap(),
@@ -284,20 +272,14 @@ fn question_block_commands_have_one_json_shape() {
     assert_eq!(parse.code, Some(0));
     assert!(parse.json()["block"]["questions"].is_array());
     let not_message = s.run(&["--json", "question-block", "parse", &unclosed]);
-    assert_eq!(
-        (not_message.code, not_message.error_code()),
-        (Some(1), "not_a_question_message".to_owned())
-    );
+    not_message.fails_with(1, "not_a_question_message");
     let unreadable = s.run(&[
         "--json",
         "question-block",
         "parse",
         "/nonexistent/message.txt",
     ]);
-    assert_eq!(
-        (unreadable.code, unreadable.error_code()),
-        (Some(2), "invalid_input".to_owned())
-    );
+    unreadable.fails_with(2, "invalid_input");
     let serialized = s.run(&[
         "--json",
         "question-block",
@@ -321,15 +303,9 @@ fn question_block_commands_have_one_json_shape() {
         "--block",
         "{\"version\": 2}",
     ]);
-    assert_eq!(
-        (invalid.code, invalid.error_code()),
-        (Some(2), "invalid_input".to_owned())
-    );
+    invalid.fails_with(2, "invalid_input");
     let usage = s.run(&["--json", "question-block", "serialize", "--prose", "x"]);
-    assert_eq!(
-        (usage.code, usage.error_code()),
-        (Some(2), "usage".to_owned())
-    );
+    usage.fails_with(2, "usage");
     assert!(
         usage.stderr.contains("--block"),
         "clap's own explanation is kept on stderr: {}",
@@ -530,10 +506,7 @@ fn an_opportunity_id_has_one_spelling() {
     s.open();
     let upper = OPP.to_ascii_uppercase();
     let again = s.json(&Scratch::open_args(&upper));
-    assert_eq!(
-        (again.code, again.error_code()),
-        (Some(3), "already_exists".to_owned())
-    );
+    again.fails_with(3, "already_exists");
     let turn = s.json(&[
         "turn",
         &upper,
@@ -594,11 +567,7 @@ fn malformed_ids_and_blank_names_are_usage_errors() {
         ],
     ] {
         let run = s.json(&args);
-        assert_eq!(
-            (run.code, run.error_code()),
-            (Some(2), "usage".to_owned()),
-            "{args:?}"
-        );
+        run.fails_with(2, "usage");
     }
 }
 
@@ -668,7 +637,7 @@ fn messages_are_stored_trimmed_and_measured_in_utf16_units() {
 fn the_demo_refuses_json() {
     let s = Scratch::new();
     let run = s.run(&["--json", "demo"]);
-    assert_eq!((run.code, run.error_code()), (Some(2), "usage".to_owned()));
+    run.fails_with(2, "usage");
 }
 
 #[test]
