@@ -26,6 +26,7 @@
 //! # Ok(()) }
 //! ```
 
+mod keys;
 mod rows;
 mod schema;
 mod store;
@@ -73,33 +74,52 @@ impl Default for PostgresOptions {
     }
 }
 
-#[cfg(feature = "tls")]
-fn tls_manager(
-    config: tokio_postgres::Config,
-    manager_config: ManagerConfig,
-) -> Result<Manager, StoreError> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .map_err(StoreError::backend)?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    Ok(Manager::from_config(
-        config,
-        tokio_postgres_rustls::MakeRustlsConnect::new(tls),
-        manager_config,
-    ))
+/// How connections are made: in the clear, or over TLS. Kept so that the
+/// pool and the change listener connect the same way.
+#[derive(Clone)]
+enum Connector {
+    Plain,
+    #[cfg(feature = "tls")]
+    Tls(tokio_postgres_rustls::MakeRustlsConnect),
 }
 
-#[cfg(not(feature = "tls"))]
-fn tls_manager(_: tokio_postgres::Config, _: ManagerConfig) -> Result<Manager, StoreError> {
-    Err(StoreError::InvalidRequest(
-        "TLS was requested, but this build lacks the `tls` feature".to_owned(),
-    ))
+impl Connector {
+    #[cfg(feature = "tls")]
+    fn tls() -> Result<Self, StoreError> {
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        Self::tls_with_roots(roots)
+    }
+
+    #[cfg(feature = "tls")]
+    fn tls_with_roots(roots: rustls::RootCertStore) -> Result<Self, StoreError> {
+        let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(StoreError::backend)?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        Ok(Connector::Tls(
+            tokio_postgres_rustls::MakeRustlsConnect::new(tls),
+        ))
+    }
+
+    #[cfg(not(feature = "tls"))]
+    fn tls() -> Result<Self, StoreError> {
+        Err(StoreError::InvalidRequest(
+            "TLS was requested, but this build lacks the `tls` feature".to_owned(),
+        ))
+    }
+
+    fn manager(&self, config: tokio_postgres::Config, manager_config: ManagerConfig) -> Manager {
+        match self {
+            Connector::Plain => Manager::from_config(config, NoTls, manager_config),
+            #[cfg(feature = "tls")]
+            Connector::Tls(tls) => Manager::from_config(config, tls.clone(), manager_config),
+        }
+    }
 }
 
 /// A negotiation store in PostgreSQL. Cheap to clone; clones share the pool.
@@ -107,6 +127,8 @@ fn tls_manager(_: tokio_postgres::Config, _: ManagerConfig) -> Result<Manager, S
 pub struct PostgresStore {
     pool: Pool,
     max_retries: u32,
+    config: tokio_postgres::Config,
+    connector: Connector,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -136,6 +158,17 @@ impl PostgresStore {
     /// As [`PostgresStore::connect`], and [`StoreError::InvalidRequest`]
     /// for a malformed URL or schema name.
     pub async fn connect_with(url: &str, options: PostgresOptions) -> Result<Self, StoreError> {
+        let config = Self::config(url, &options)?;
+        let connector = if options.tls {
+            Connector::tls()?
+        } else {
+            Connector::Plain
+        };
+        Self::build(config, connector, &options).await
+    }
+
+    /// The connection settings for `url` with `options` applied.
+    fn config(url: &str, options: &PostgresOptions) -> Result<tokio_postgres::Config, StoreError> {
         let mut config: tokio_postgres::Config = url.parse().map_err(|err| {
             StoreError::InvalidRequest(format!("not a PostgreSQL connection string: {err}"))
         })?;
@@ -150,7 +183,6 @@ impl PostgresStore {
                     "schema names are lowercase letters, digits and _, not {schema:?}"
                 )));
             }
-            schema::create_schema(&config, schema).await?;
             settings.push(format!("-c search_path={schema}"));
         }
         if let Some(timeout) = options.statement_timeout {
@@ -162,25 +194,52 @@ impl PostgresStore {
         if !settings.is_empty() {
             config.options(settings.join(" "));
         }
+        Ok(config)
+    }
+
+    /// Connects over TLS, trusting only the certificates in `roots` (a
+    /// private certificate authority, say) instead of the webpki roots.
+    ///
+    /// # Errors
+    ///
+    /// As [`PostgresStore::connect_with`]; a server whose certificate
+    /// `roots` does not vouch for is refused with [`StoreError::Backend`].
+    #[cfg(feature = "tls")]
+    pub async fn connect_with_roots(
+        url: &str,
+        options: PostgresOptions,
+        roots: rustls::RootCertStore,
+    ) -> Result<Self, StoreError> {
+        let config = Self::config(url, &options)?;
+        Self::build(config, Connector::tls_with_roots(roots)?, &options).await
+    }
+
+    async fn build(
+        config: tokio_postgres::Config,
+        connector: Connector,
+        options: &PostgresOptions,
+    ) -> Result<Self, StoreError> {
         // Verified recycling checks each connection with a round trip before
         // reuse, so one the server dropped (or killed) is never handed out.
         let manager_config = ManagerConfig {
             recycling_method: RecyclingMethod::Verified,
         };
-        let manager = if options.tls {
-            tls_manager(config, manager_config)?
-        } else {
-            Manager::from_config(config, NoTls, manager_config)
-        };
-        let pool = Pool::builder(manager)
+        let pool = Pool::builder(connector.manager(config.clone(), manager_config))
             .max_size(options.max_connections.max(1))
             .build()
             .map_err(StoreError::backend)?;
-        let store = PostgresStore {
+        // The schema is created over the pool, so over TLS when TLS was
+        // asked for; its connections already name it on their search path,
+        // which PostgreSQL allows before it exists.
+        if let Some(schema) = &options.schema {
+            schema::create_schema(&pool, schema).await?;
+        }
+        schema::migrate(&pool).await?;
+        Ok(PostgresStore {
             pool,
             max_retries: options.max_retries,
-        };
-        schema::migrate(&store.pool).await?;
-        Ok(store)
+            config,
+            connector,
+        })
     }
 }

@@ -1,14 +1,16 @@
 //! Numbered migrations under a version table, applied once across hosts.
 
 use deadpool_postgres::Pool;
-use tokio_postgres::NoTls;
 
 use index_negotiation_store::StoreError;
 
 use crate::rows::{pg_error, pool_error};
 
 /// Numbered migrations; a database at version N has run the first N.
-const MIGRATIONS: [&str; 1] = [include_str!("../migrations/0001_initial.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_api_keys.sql"),
+];
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -16,19 +18,13 @@ pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 /// An arbitrary, fixed advisory-lock key that serialises migrations.
 const MIGRATION_LOCK: i64 = 0x494E_4458_4D49_4752;
 
-/// Creates `schema` on a short-lived connection of its own.
-pub(crate) async fn create_schema(
-    config: &tokio_postgres::Config,
-    schema: &str,
-) -> Result<(), StoreError> {
-    let (client, connection) = config.connect(NoTls).await.map_err(pg_error)?;
-    let driver = tokio::spawn(connection);
-    let created = client
+/// Creates `schema` over one of the pool's connections.
+pub(crate) async fn create_schema(pool: &Pool, schema: &str) -> Result<(), StoreError> {
+    let client = pool.get().await.map_err(pool_error)?;
+    client
         .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {schema}"))
-        .await;
-    drop(client);
-    let _ = driver.await;
-    created.map_err(pg_error)
+        .await
+        .map_err(pg_error)
 }
 
 /// Brings the schema to [`SCHEMA_VERSION`], or refuses a newer one.

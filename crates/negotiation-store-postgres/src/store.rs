@@ -12,8 +12,9 @@ use index_negotiation::{
     NegotiationResumeDecision, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
-    CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
+    ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation,
+    OpportunityId, RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+    message_parts_text,
 };
 
 use crate::PostgresStore;
@@ -56,7 +57,7 @@ fn backoff(attempt: u32) -> Duration {
 }
 
 impl PostgresStore {
-    async fn client(&self) -> Result<Object, StoreError> {
+    pub(crate) async fn client(&self) -> Result<Object, StoreError> {
         self.pool.get().await.map_err(pool_error)
     }
 }
@@ -376,5 +377,12 @@ impl NegotiationStore for PostgresStore {
             None => Ok(Vec::new()),
             Some(stored) => rows::messages(&**client, stored.seq).await,
         }
+    }
+
+    /// LISTENs for the notification the `negotiations_changed` trigger
+    /// sends in every transaction that changes a negotiation, from any
+    /// host on the database.
+    async fn change_feed(&self) -> Result<Option<ChangeFeed>, StoreError> {
+        self.listen().await.map(Some)
     }
 }

@@ -335,3 +335,31 @@ async fn a_failure_reads_as_the_server_said_it() {
         "the password never shows: {message}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+async fn the_change_feed_wakes_on_another_hosts_commit() {
+    let (watcher, writer, _, _) = two_hosts().await;
+    let mut feed = watcher
+        .change_feed()
+        .await
+        .unwrap()
+        .expect("PostgreSQL has a feed");
+    let service = Negotiations::new(&writer);
+    let opening = request("feed-1");
+    service.open(&opening).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(5), feed.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    let turn = NegotiationTurn::new(Propose, "Over LISTEN.");
+    let decision = service
+        .execute(&opening.opportunity_id, &"alice".into(), turn)
+        .await
+        .unwrap();
+    assert!(decision.is_ok());
+    tokio::time::timeout(Duration::from_secs(5), feed.recv())
+        .await
+        .unwrap()
+        .unwrap();
+}

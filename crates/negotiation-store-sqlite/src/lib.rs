@@ -34,6 +34,7 @@
 //! # }).unwrap();
 //! ```
 
+mod keys;
 mod pool;
 mod rows;
 mod schema;

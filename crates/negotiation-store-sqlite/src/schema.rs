@@ -14,7 +14,10 @@ use crate::{Access, sql_error};
 pub(crate) const APPLICATION_ID: i64 = 0x494E_4458;
 
 /// Numbered migrations; a database at version N has run the first N.
-const MIGRATIONS: [&str; 1] = [include_str!("../migrations/0001_initial.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("../migrations/0001_initial.sql"),
+    include_str!("../migrations/0002_api_keys.sql"),
+];
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

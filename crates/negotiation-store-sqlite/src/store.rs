@@ -8,12 +8,13 @@ use index_negotiation::{
     NegotiationResumeDecision, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
-    CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
+    ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation,
+    OpportunityId, RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+    message_parts_text,
 };
 
 use crate::rows;
-use crate::{SqliteStore, sql_error};
+use crate::{Access, SqliteStore, sql_error};
 
 /// Starts a write transaction, taking the database's write lock now rather
 /// than at the first write, so the read that follows is the locked state.
@@ -274,5 +275,44 @@ impl NegotiationStore for SqliteStore {
                 Ok(messages)
             })
             .await
+    }
+
+    /// Watches `PRAGMA data_version` on a connection of its own, which
+    /// changes whenever any other connection (in this process or another)
+    /// commits to the file: one cheap read every 50 ms, never a read of a
+    /// negotiation. The watching thread ends when the feed is dropped.
+    async fn change_feed(&self) -> Result<Option<ChangeFeed>, StoreError> {
+        let conn = crate::schema::connect(self.pool.path(), Access::ReadOnly).map_err(sql_error)?;
+        let version = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.pragma_query_value(None, "data_version", |row| row.get(0))
+        };
+        let mut seen = version(&conn).map_err(sql_error)?;
+        let (wake, feed) = tokio::sync::mpsc::channel(1);
+        std::thread::Builder::new()
+            .name("index-sqlite-changes".to_owned())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    if wake.is_closed() {
+                        return;
+                    }
+                    match version(&conn) {
+                        Ok(now) if now != seen => {
+                            seen = now;
+                            // Full means a wake is already pending: coalesced.
+                            if let Err(tokio::sync::mpsc::error::TrySendError::Closed(())) =
+                                wake.try_send(())
+                            {
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                        // The feed closes; waiters fall back to their deadlines.
+                        Err(_) => return,
+                    }
+                }
+            })
+            .map_err(StoreError::backend)?;
+        Ok(Some(feed))
     }
 }

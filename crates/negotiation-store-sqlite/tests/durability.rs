@@ -574,11 +574,39 @@ fn a_store_that_needs_a_migration_is_not_migrated_for_reading() {
             opened,
             Err(StoreError::NeedsMigration {
                 found: 0,
-                supported: 1,
+                supported: index_negotiation_store_sqlite::CURRENT_SCHEMA_VERSION,
                 ..
             })
         ),
         "{opened:?}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_change_feed_wakes_on_another_stores_commit() {
+    let path = scratch("change-feed");
+    let watcher = SqliteStore::open(&path).await.unwrap();
+    let writer = SqliteStore::open(&path).await.unwrap();
+    let mut feed = watcher
+        .change_feed()
+        .await
+        .unwrap()
+        .expect("SQLite has a feed");
+    open_pair(&writer).await;
+    tokio::time::timeout(Duration::from_secs(5), feed.recv())
+        .await
+        .expect("woken within the deadline")
+        .expect("the feed is open");
+    // Nothing else happens: no wake without a commit.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), feed.recv())
+            .await
+            .is_err()
+    );
+    assert!(step(&writer, "alice").await);
+    tokio::time::timeout(Duration::from_secs(5), feed.recv())
+        .await
+        .unwrap()
+        .unwrap();
 }

@@ -35,8 +35,9 @@ use index_negotiation::{
 };
 
 use crate::{
-    CloseReason, ListFilter, NegotiationStore, Negotiations, OpenDecision, OpenNegotiation,
-    OpenRejection, OpportunityId, RecordStatus, Seat, StateFilter, UserId,
+    ApiKeyRecord, ApiKeyStore, CloseReason, KeyHash, KeyScope, ListFilter, NegotiationStore,
+    Negotiations, OpenDecision, OpenNegotiation, OpenRejection, OpportunityId, RecordStatus, Seat,
+    StateFilter, UserId,
 };
 
 /// Generates one `#[tokio::test]` per conformance case, each on a fresh
@@ -79,6 +80,7 @@ macro_rules! negotiation_store_conformance {
             racing_turns_have_one_winner_per_index,
             racing_resumes_have_one_winner,
             racing_seats_never_lose_or_duplicate_a_turn,
+            api_keys_are_found_by_hash_listed_and_revoked,
                 );
     };
     (@cases [$attr:meta] $make:expr; $($case:ident),* $(,)?) => {
@@ -917,4 +919,56 @@ pub async fn drive_commits_in_parallel<S: NegotiationStore + Clone + 'static>(
     for task in tasks {
         task.await.unwrap();
     }
+}
+
+/// Keys are stored once, found by their hash, listed oldest first, and
+/// revoked in place (a revoked key is still found, marked revoked).
+pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore + ApiKeyStore>(
+    store: S,
+) {
+    let key = |n: u8, scope: KeyScope| ApiKeyRecord {
+        id: format!("key-{n}"),
+        hash: KeyHash([n; 32]),
+        user_id: user(if n.is_multiple_of(2) { ALICE } else { BOB }),
+        scope,
+        revoked: false,
+    };
+    assert!(
+        store
+            .insert_api_key(&key(1, KeyScope::Agent))
+            .await
+            .unwrap()
+    );
+    assert!(store.insert_api_key(&key(2, KeyScope::Host)).await.unwrap());
+    let mut same_id = key(3, KeyScope::Agent);
+    same_id.id = "key-1".to_owned();
+    assert!(
+        !store.insert_api_key(&same_id).await.unwrap(),
+        "an id is taken once"
+    );
+    let mut same_hash = key(1, KeyScope::Agent);
+    same_hash.id = "key-9".to_owned();
+    assert!(
+        !store.insert_api_key(&same_hash).await.unwrap(),
+        "a hash is taken once"
+    );
+
+    assert_eq!(
+        store.find_api_key(&KeyHash([2; 32])).await.unwrap(),
+        Some(key(2, KeyScope::Host))
+    );
+    assert_eq!(store.find_api_key(&KeyHash([7; 32])).await.unwrap(), None);
+    assert_eq!(
+        store.list_api_keys().await.unwrap(),
+        [key(1, KeyScope::Agent), key(2, KeyScope::Host)]
+    );
+    assert!(store.revoke_api_key("key-1").await.unwrap());
+    assert!(!store.revoke_api_key("key-404").await.unwrap());
+    let revoked = store
+        .find_api_key(&KeyHash([1; 32]))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(revoked.revoked);
+    assert_eq!(revoked.user_id, user(BOB));
 }

@@ -35,6 +35,7 @@
 pub mod conformance;
 mod error;
 mod ids;
+mod keys;
 mod memory;
 mod message_text;
 mod model;
@@ -43,6 +44,7 @@ mod store;
 
 pub use error::StoreError;
 pub use ids::{IntentId, OpportunityId, UserId, is_hyphenated_uuid};
+pub use keys::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope};
 pub use memory::MemoryStore;
 pub use message_text::{message_from_text, message_parts_text};
 pub use model::{
@@ -50,4 +52,4 @@ pub use model::{
     RecordStatus, Seat, StateFilter,
 };
 pub use service::Negotiations;
-pub use store::{NegotiationStore, ResumeDecider, TurnDecider};
+pub use store::{ChangeFeed, HostStore, NegotiationStore, ResumeDecider, TurnDecider};

@@ -14,6 +14,7 @@ use index_negotiation::{
 
 use crate::error::StoreError;
 use crate::ids::{OpportunityId, UserId};
+use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash};
 use crate::model::{
     CloseReason, ListFilter, NegotiationSummary, OpenNegotiation, RecordStatus, Seat,
 };
@@ -34,6 +35,7 @@ pub struct MemoryStore {
 struct Inner {
     next_seq: AtomicU64,
     negotiations: RwLock<BTreeMap<OpportunityId, Arc<Mutex<Record>>>>,
+    keys: Mutex<Vec<ApiKeyRecord>>,
 }
 
 #[derive(Debug)]
@@ -255,5 +257,35 @@ impl NegotiationStore for MemoryStore {
         id: &OpportunityId,
     ) -> Result<Vec<NegotiationMessage>, StoreError> {
         self.with_record(id, Vec::new(), |record| record.messages.clone())
+    }
+}
+
+#[async_trait]
+impl ApiKeyStore for MemoryStore {
+    async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
+        let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
+        if keys.iter().any(|k| k.id == key.id || k.hash == key.hash) {
+            return Ok(false);
+        }
+        keys.push(key.clone());
+        Ok(true)
+    }
+
+    async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
+        let keys = self.inner.keys.lock().map_err(|_| poisoned())?;
+        Ok(keys.iter().find(|k| k.hash == *hash).cloned())
+    }
+
+    async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        Ok(self.inner.keys.lock().map_err(|_| poisoned())?.clone())
+    }
+
+    async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError> {
+        let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
+        Ok(keys
+            .iter_mut()
+            .find(|k| k.id == id)
+            .map(|k| k.revoked = true)
+            .is_some())
     }
 }

@@ -23,6 +23,18 @@ pub type TurnDecider = Box<dyn FnOnce(Option<&NegotiationState>) -> NegotiationD
 pub type ResumeDecider =
     Box<dyn FnOnce(Option<&NegotiationState>) -> NegotiationResumeDecision + Send>;
 
+/// Wakes whenever a negotiation in the store may have changed, including
+/// by another process: each message means "look again". Messages are
+/// coalesced, so a burst of commits may wake once; a feed that closes means
+/// the backend stopped watching, and a waiter should fall back to its
+/// deadline.
+pub type ChangeFeed = tokio::sync::mpsc::Receiver<()>;
+
+/// What a host needs of one store: the negotiations and the API keys.
+pub trait HostStore: NegotiationStore + crate::ApiKeyStore {}
+
+impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
+
 /// Where negotiations live.
 ///
 /// **The commit contract.** `commit_negotiation_turn` and
@@ -118,6 +130,14 @@ pub trait NegotiationStore: Send + Sync {
         &self,
         id: &OpportunityId,
     ) -> Result<Vec<NegotiationMessage>, StoreError>;
+
+    /// A feed of changes made by other processes on the same store, for
+    /// hosts that wait on a negotiation instead of polling it. `None` (the
+    /// default) when no other process can reach the store, as in memory;
+    /// a host notices its own commits without one.
+    async fn change_feed(&self) -> Result<Option<ChangeFeed>, StoreError> {
+        Ok(None)
+    }
 }
 
 macro_rules! forward_store {
@@ -153,6 +173,9 @@ macro_rules! forward_store {
             }
             async fn list_messages(&self, id: &OpportunityId) -> Result<Vec<NegotiationMessage>, StoreError> {
                 (**self).list_messages(id).await
+            }
+            async fn change_feed(&self) -> Result<Option<ChangeFeed>, StoreError> {
+                (**self).change_feed().await
             }
         }
     )*};

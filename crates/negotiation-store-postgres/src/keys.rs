@@ -1,0 +1,158 @@
+//! API keys in their own table, and the change feed that LISTENs for the
+//! notification every negotiation change sends.
+
+use async_trait::async_trait;
+use tokio_postgres::{AsyncMessage, Client, Connection};
+
+use index_negotiation_store::{
+    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, KeyScope, StoreError,
+};
+
+use crate::rows::pg_error;
+use crate::{Connector, PostgresStore};
+
+/// The channel the `negotiations_changed` trigger notifies.
+const CHANNEL: &str = "index_negotiation_changed";
+
+const SELECT: &str = "SELECT id, hash, user_id, scope, revoked FROM api_keys";
+
+fn key_from_row(row: &tokio_postgres::Row) -> Result<ApiKeyRecord, StoreError> {
+    let hash: Vec<u8> = row.get(1);
+    let scope: String = row.get(3);
+    Ok(ApiKeyRecord {
+        id: row.get(0),
+        hash: KeyHash(
+            <[u8; 32]>::try_from(hash.as_slice())
+                .map_err(|_| StoreError::Corrupt("a key hash is not 32 bytes".to_owned()))?,
+        ),
+        user_id: row.get::<_, String>(2).into(),
+        scope: KeyScope::from_name(&scope)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown key scope {scope:?}")))?,
+        revoked: row.get(4),
+    })
+}
+
+#[async_trait]
+impl ApiKeyStore for PostgresStore {
+    async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let inserted = client
+            .execute(
+                "INSERT INTO api_keys (id, hash, user_id, scope, revoked) VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT DO NOTHING",
+                &[
+                    &key.id.as_str(),
+                    &key.hash.0.as_slice(),
+                    &key.user_id.as_str(),
+                    &key.scope.as_str(),
+                    &key.revoked,
+                ],
+            )
+            .await
+            .map_err(pg_error)?;
+        Ok(inserted == 1)
+    }
+
+    async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_opt(&format!("{SELECT} WHERE hash = $1"), &[&hash.0.as_slice()])
+            .await
+            .map_err(pg_error)?;
+        row.as_ref().map(key_from_row).transpose()
+    }
+
+    async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(&format!("{SELECT} ORDER BY seq"), &[])
+            .await
+            .map_err(pg_error)?;
+        rows.iter().map(key_from_row).collect()
+    }
+
+    async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError> {
+        let client = self.client().await?;
+        let updated = client
+            .execute("UPDATE api_keys SET revoked = true WHERE id = $1", &[&id])
+            .await
+            .map_err(pg_error)?;
+        Ok(updated == 1)
+    }
+}
+
+impl PostgresStore {
+    /// A connection of its own, outside the pool, that LISTENs on the
+    /// change channel and wakes the feed on every notification. The task
+    /// ends, closing the feed, when the feed is dropped or the server goes.
+    pub(crate) async fn listen(&self) -> Result<ChangeFeed, StoreError> {
+        match &self.connector {
+            Connector::Plain => {
+                let (client, connection) = self
+                    .config
+                    .connect(tokio_postgres::NoTls)
+                    .await
+                    .map_err(pg_error)?;
+                forward(client, connection).await
+            }
+            #[cfg(feature = "tls")]
+            Connector::Tls(tls) => {
+                let (client, connection) =
+                    self.config.connect(tls.clone()).await.map_err(pg_error)?;
+                forward(client, connection).await
+            }
+        }
+    }
+}
+
+/// Drives `connection`, sends the LISTEN through `client`, and wakes the
+/// feed on every notification; returns once the LISTEN has succeeded.
+async fn forward<S, T>(
+    client: Client,
+    mut connection: Connection<S, T>,
+) -> Result<ChangeFeed, StoreError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (wake, feed) = tokio::sync::mpsc::channel(1);
+    let (ready, listening) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        // The client lives in this task: dropping it would end the connection.
+        let statement = format!("LISTEN {CHANNEL}");
+        let listen = client.batch_execute(&statement);
+        tokio::pin!(listen);
+        let mut ready = Some(ready);
+        loop {
+            tokio::select! {
+                result = &mut listen, if ready.is_some() => {
+                    let failed = result.is_err();
+                    if let Some(ready) = ready.take() {
+                        let _ = ready.send(result.map_err(pg_error));
+                    }
+                    if failed {
+                        return;
+                    }
+                }
+                message = std::future::poll_fn(|cx| connection.poll_message(cx)) => match message {
+                    Some(Ok(AsyncMessage::Notification(_))) => {
+                        // Full means a wake is already pending: coalesced.
+                        if let Err(tokio::sync::mpsc::error::TrySendError::Closed(())) = wake.try_send(()) {
+                            return;
+                        }
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => return,
+                },
+                () = wake.closed() => return,
+            }
+        }
+    });
+    match listening.await {
+        Ok(Ok(())) => Ok(feed),
+        Ok(Err(err)) => Err(err),
+        Err(_) => Err(StoreError::Backend(
+            "the change listener's connection closed".into(),
+        )),
+    }
+}
