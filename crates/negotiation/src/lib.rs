@@ -66,7 +66,8 @@ pub use timeout::{
     resolve_turn_timeout_ms_from, turn_timeout,
 };
 pub use turn::{
-    HasAction, NegotiationAction, NegotiationTurn, is_valid_turn, parse_negotiation_turn,
+    HasAction, NegotiationAction, NegotiationTurn, TurnProblem, is_valid_turn,
+    parse_negotiation_turn,
 };
 
 /// The most turns one round may hold. Not a limit on the negotiation: after

@@ -123,7 +123,7 @@ pub fn decide_negotiation_turn_value(
     decide_turn(
         state,
         user_id,
-        parse_negotiation_turn(turn).map(|turn| turn.action),
+        parse_negotiation_turn(turn).ok().map(|turn| turn.action),
     )
 }
 

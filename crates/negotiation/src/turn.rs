@@ -135,20 +135,59 @@ pub(crate) fn is_valid_message(message: &str) -> bool {
     (1..=NEGOTIATION_MESSAGE_LIMIT).contains(&js::utf16_len(js::trim(message)))
 }
 
+/// Why a JSON value is not a turn: the first problem the turn schema finds,
+/// in the order it checks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TurnProblem {
+    /// The value is not a JSON object.
+    #[error("a turn is a JSON object with an action and a message")]
+    NotAnObject,
+    /// `action` is missing or not one of the four actions.
+    #[error("action must be one of propose, counter, accept, decline")]
+    Action,
+    /// `message` is missing or not a string.
+    #[error("message must be a string")]
+    MessageType,
+    /// `message`, once trimmed, is empty or longer than the limit.
+    #[error(
+        "message must be 1 to {NEGOTIATION_MESSAGE_LIMIT} UTF-16 code units once trimmed; this one is {length}"
+    )]
+    MessageLength {
+        /// The trimmed message's length in UTF-16 code units.
+        length: usize,
+    },
+}
+
 /// Reads a turn from untyped JSON as the reference's turn schema does: an
 /// object (unknown keys dropped) with a known `action` and a `message` that
 /// holds 1 to [`NEGOTIATION_MESSAGE_LIMIT`] UTF-16 code units once trimmed.
-/// The turn returned is the schema's output, its message trimmed; `None`
-/// where the schema fails.
+/// The turn returned is the schema's output, its message trimmed; the error
+/// is the first problem the schema finds.
 ///
 /// ```
-/// use index_negotiation::{parse_negotiation_turn, NegotiationAction};
+/// use index_negotiation::{parse_negotiation_turn, NegotiationAction, TurnProblem};
 /// let turn = parse_negotiation_turn(&serde_json::json!({"action": "propose", "message": "  hi  ", "extra": 1}));
-/// assert_eq!(turn.map(|t| (t.action, t.message)), Some((NegotiationAction::Propose, "hi".to_owned())));
-/// assert!(parse_negotiation_turn(&serde_json::json!({"action": "propose", "message": "   "})).is_none());
+/// assert_eq!(turn.map(|t| (t.action, t.message)), Ok((NegotiationAction::Propose, "hi".to_owned())));
+/// let blank = parse_negotiation_turn(&serde_json::json!({"action": "propose", "message": "   "}));
+/// assert_eq!(blank, Err(TurnProblem::MessageLength { length: 0 }));
 /// ```
-pub fn parse_negotiation_turn(value: &serde_json::Value) -> Option<NegotiationTurn> {
-    let action = NegotiationAction::from_name(value.get("action")?.as_str()?)?;
-    let message = value.get("message")?.as_str()?;
-    is_valid_message(message).then(|| NegotiationTurn::new(action, js::trim(message)))
+pub fn parse_negotiation_turn(value: &serde_json::Value) -> Result<NegotiationTurn, TurnProblem> {
+    let object = value.as_object().ok_or(TurnProblem::NotAnObject)?;
+    let action = object
+        .get("action")
+        .and_then(serde_json::Value::as_str)
+        .and_then(NegotiationAction::from_name)
+        .ok_or(TurnProblem::Action)?;
+    let message = object
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .ok_or(TurnProblem::MessageType)?;
+    let trimmed = js::trim(message);
+    let length = js::utf16_len(trimmed);
+    if (1..=NEGOTIATION_MESSAGE_LIMIT).contains(&length) {
+        Ok(NegotiationTurn::new(action, trimmed))
+    } else {
+        Err(TurnProblem::MessageLength { length })
+    }
 }
