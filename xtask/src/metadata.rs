@@ -53,8 +53,19 @@ const ARROWS: &[(&str, &[&str])] = &[
         &["index-negotiation", "index-question-block"],
     ),
     (
+        "index-host",
+        &[
+            "index-negotiation-store",
+            "index-negotiation",
+            "index-stall-gap",
+            "index-question-block",
+            "index-interaction",
+        ],
+    ),
+    (
         "index-protocol",
         &[
+            "index-host",
             "index-question-block",
             "index-interaction",
             "index-negotiation",
@@ -67,6 +78,7 @@ const ARROWS: &[(&str, &[&str])] = &[
     (
         "index-cli",
         &[
+            "index-host",
             "index-question-block",
             "index-negotiation",
             "index-negotiation-store",

@@ -41,6 +41,15 @@ pub(crate) enum Command {
     /// (text only: `--json` is refused).
     #[command(after_help = "Example:\n  index demo\n  index demo --db demo.db")]
     Demo(DemoArgs),
+    /// Run the negotiation host: the REST API and MCP (streamable HTTP at
+    /// /mcp) on one listener, or MCP over stdio for one key.
+    #[command(
+        after_help = "Examples:\n  index serve --listen 127.0.0.1:8080\n  index serve --mcp-stdio --key-file ~/.config/index/dana.key\n  index serve --db postgres://index@db.internal/index"
+    )]
+    Serve(ServeArgs),
+    /// Create, list and revoke the API keys callers of `index serve` use.
+    #[command(subcommand)]
+    Keys(KeysCommand),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  index completions bash > ~/.local/share/bash-completion/completions/index\n  index completions zsh > ~/.zfunc/_index"
@@ -226,4 +235,69 @@ pub(crate) struct DemoArgs {
     /// of a temporary SQLite file.
     #[arg(long, value_name = "PATH|URL")]
     pub(crate) db: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The store [default: $INDEX_DB, else ./index.db]; created if missing.
+    #[arg(long, value_name = "PATH|URL")]
+    pub(crate) db: Option<String>,
+    /// Where to listen for HTTP (port 0 picks a free one; the address is
+    /// printed on standard error).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8080",
+        conflicts_with = "mcp_stdio"
+    )]
+    pub(crate) listen: std::net::SocketAddr,
+    /// A `Host` header MCP requests may carry, beyond the loopback names
+    /// (repeat for more); needed when clients reach the host by name.
+    #[arg(
+        long = "allowed-host",
+        value_name = "HOST",
+        conflicts_with = "mcp_stdio"
+    )]
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Speak MCP over standard input and output instead, as the key in
+    /// --key-file.
+    #[arg(long, requires = "key_file")]
+    pub(crate) mcp_stdio: bool,
+    /// A file holding the API key a stdio server acts as.
+    #[arg(long, value_name = "PATH", requires = "mcp_stdio")]
+    pub(crate) key_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeysCommand {
+    /// Make a key for a user and print it once; only its hash is stored.
+    #[command(
+        after_help = "Example:\n  index keys create --user dana > dana.key\n  index keys create --user host --host"
+    )]
+    Create {
+        /// The user the key acts as.
+        #[arg(long)]
+        user: String,
+        /// A host key, which may also open and close negotiations.
+        #[arg(long)]
+        host: bool,
+        /// The store [default: $INDEX_DB, else ./index.db]; created if missing.
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// List the keys: id, user, scope, whether revoked (never the key).
+    List {
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// Revoke a key by its id; requests with it get 401 from then on.
+    #[command(after_help = "Example:\n  index keys revoke 3f9a1c2b7d10")]
+    Revoke {
+        /// The key's id, as `keys list` shows it.
+        id: String,
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use index_negotiation_store::NegotiationStore;
+use index_negotiation_store::HostStore;
 use index_negotiation_store_postgres::PostgresStore;
 use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore};
 
@@ -99,7 +99,7 @@ impl Database {
     }
 
     /// Opens the store for `purpose`.
-    pub(crate) async fn open(&self, purpose: Use) -> Result<Box<dyn NegotiationStore>, Failure> {
+    pub(crate) async fn open(&self, purpose: Use) -> Result<Box<dyn HostStore>, Failure> {
         Ok(match self {
             Database::Postgres(url) => Box::new(PostgresStore::connect(url).await?),
             Database::Sqlite(path) => {

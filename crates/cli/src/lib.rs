@@ -19,6 +19,7 @@ mod failure;
 mod negotiation;
 mod output;
 mod question_block;
+mod serve;
 mod sink;
 
 use std::process::ExitCode;
@@ -135,6 +136,8 @@ async fn run(command: Command, out: Out) -> Result<(), Failure> {
             }
             demo::run(args.db, out).await
         }
+        Command::Serve(args) => serve::serve(args).await,
+        Command::Keys(command) => serve::keys(command, out).await,
         Command::Completions { shell } => {
             let mut command = cli::command();
             clap_complete::generate(shell, &mut command, "index", &mut std::io::stdout());

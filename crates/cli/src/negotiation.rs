@@ -143,8 +143,10 @@ pub(crate) struct Session {
 impl Session {
     /// Opens `database` for `purpose`.
     pub(crate) async fn open(database: &Database, purpose: Use, out: Out) -> Result<Self, Failure> {
+        // Only the negotiations are needed here, not the keys.
+        let store: Box<dyn NegotiationStore> = database.open(purpose).await?;
         Ok(Session {
-            negotiations: Negotiations::new(database.open(purpose).await?),
+            negotiations: Negotiations::new(store),
             out,
         })
     }

@@ -653,3 +653,65 @@ fn completions_are_generated_from_the_command_line_definition() {
     }
     assert_eq!(s.run(&["completions", "cmd.exe"]).code, Some(2));
 }
+
+#[test]
+fn keys_are_shown_once_listed_without_secrets_and_revoked() {
+    let s = Scratch::new();
+    let db = s.db().display().to_string();
+    let created = s.run(&["keys", "create", "--user", "dana", "--db", &db]);
+    assert_eq!(created.code, Some(0), "{}", created.stderr);
+    let secret = created.stdout.trim().to_owned();
+    assert!(
+        secret.starts_with("idx_") && secret.len() == 68,
+        "only the key on stdout: {secret:?}"
+    );
+    let json = s
+        .run(&[
+            "--json", "keys", "create", "--user", "host", "--host", "--db", &db,
+        ])
+        .json();
+    assert_eq!(
+        (json["userId"].as_str(), json["scope"].as_str()),
+        (Some("host"), Some("host"))
+    );
+    let listed = s.run(&["--json", "keys", "list", "--db", &db]);
+    let keys = listed.json();
+    assert_eq!(keys.as_array().unwrap().len(), 2);
+    assert!(
+        !listed.stdout.contains(&secret[4..]),
+        "a listing never shows a key"
+    );
+    let id = keys[0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(s.run(&["keys", "revoke", &id, "--db", &db]).code, Some(0));
+    assert_eq!(
+        s.run(&["--json", "keys", "list", "--db", &db]).json()[0]["revoked"],
+        true
+    );
+    s.run(&["--json", "keys", "revoke", "nope", "--db", &db])
+        .fails_with(2, "usage");
+    s.run(&["--json", "keys", "create", "--user", " ", "--db", &db])
+        .fails_with(2, "usage");
+
+    let key_file = s.dir.path().join("dana.key");
+    std::fs::write(&key_file, format!("{secret}\n")).unwrap();
+    let revoked = s.run(&[
+        "serve",
+        "--mcp-stdio",
+        "--key-file",
+        key_file.to_str().unwrap(),
+        "--db",
+        &db,
+    ]);
+    assert_eq!(
+        revoked.code,
+        Some(2),
+        "a revoked key cannot serve: {}",
+        revoked.stderr
+    );
+    assert!(!revoked.stderr.contains(&secret), "the key is not echoed");
+    assert_eq!(
+        s.run(&["serve", "--mcp-stdio", "--db", &db]).code,
+        Some(2),
+        "--mcp-stdio needs --key-file"
+    );
+}

@@ -44,3 +44,7 @@ pub use index_negotiation_store_postgres as negotiation_store_postgres;
 /// Stall-gap authoring and the park decision (`index-stall-gap`).
 #[cfg(feature = "stall-gap")]
 pub use index_stall_gap as stall_gap;
+
+/// The negotiation host (`index-host`, behind `index serve`): REST and MCP over a store.
+#[cfg(feature = "host")]
+pub use index_host as host;

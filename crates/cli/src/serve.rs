@@ -1,0 +1,155 @@
+//! `index serve` and `index keys`: the negotiation host and its API keys.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use index_host::{Host, HostError};
+use index_negotiation_store::{HostStore, KeyScope, UserId};
+
+use crate::cli::{KeysCommand, ServeArgs};
+use crate::database::{Database, Use};
+use crate::failure::Failure;
+use crate::output::{BOLD, DIM, Out, styled, table};
+
+impl From<HostError> for Failure {
+    fn from(err: HostError) -> Self {
+        match err {
+            HostError::Store(err) => Failure::Storage(err),
+            HostError::Unauthorized => {
+                Failure::Usage("the key file holds no valid, unrevoked key".to_owned())
+            }
+            other => Failure::Input(other.to_string()),
+        }
+    }
+}
+
+async fn store(db: Option<String>, purpose: Use) -> Result<Arc<dyn HostStore>, Failure> {
+    Ok(Arc::from(Database::select(db)?.open(purpose).await?))
+}
+
+/// Logs go to standard error (standard output is the MCP transport under
+/// `--mcp-stdio`), at `RUST_LOG`'s level, `info` by default.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+/// `serve`: until SIGINT or SIGTERM (HTTP), or until the client goes
+/// (stdio).
+pub(crate) async fn serve(args: ServeArgs) -> Result<(), Failure> {
+    init_logging();
+    let host = Host::new(store(args.db, Use::Create).await?).await?;
+    if let (true, Some(path)) = (args.mcp_stdio, &args.key_file) {
+        let secret = std::fs::read_to_string(path)
+            .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;
+        let caller = host.authenticate(Some(secret.trim())).await?;
+        tracing::info!(user = %caller.user_id, "serving MCP on stdio");
+        return Ok(index_host::serve_stdio(host, caller).await?);
+    }
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|err| Failure::Usage(format!("cannot listen on {}: {err}", args.listen)))?;
+    let address = listener
+        .local_addr()
+        .map_err(|err| Failure::Usage(err.to_string()))?;
+    // The one line a script waits for; the port is real even for :0.
+    anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp)");
+    index_host::serve(
+        host,
+        listener,
+        args.allowed_hosts,
+        index_host::shutdown_signal(),
+    )
+    .await?;
+    anstream::eprintln!("stopped");
+    Ok(())
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Created<'a> {
+    id: &'a str,
+    user_id: &'a UserId,
+    scope: KeyScope,
+    key: &'a str,
+}
+
+/// `keys create|list|revoke`.
+pub(crate) async fn keys(command: KeysCommand, out: Out) -> Result<(), Failure> {
+    match command {
+        KeysCommand::Create { user, host, db } => {
+            if user.trim().is_empty() {
+                return Err(Failure::Usage("--user cannot be blank".to_owned()));
+            }
+            let store = store(db, Use::Create).await?;
+            let scope = if host {
+                KeyScope::Host
+            } else {
+                KeyScope::Agent
+            };
+            let key = index_host::keys::create_key(store.as_ref(), user.into(), scope).await?;
+            out.json(&Created {
+                id: &key.record.id,
+                user_id: &key.record.user_id,
+                scope,
+                key: &key.secret,
+            });
+            // The key alone on standard output, so `> user.key` keeps it.
+            out.line(&key.secret);
+            if !out.json {
+                anstream::eprintln!(
+                    "{}",
+                    styled(
+                        DIM,
+                        format!(
+                            "Key {} for {} ({}). This is the only time it is shown; only its hash is stored.",
+                            key.record.id,
+                            key.record.user_id,
+                            scope.as_str()
+                        )
+                    )
+                );
+            }
+            Ok(())
+        }
+        KeysCommand::List { db } => {
+            let keys = store(db, Use::Read).await?.list_api_keys().await?;
+            out.json(&keys);
+            if keys.is_empty() {
+                out.line(styled(DIM, "No keys."));
+                return Ok(());
+            }
+            let rows: Vec<Vec<String>> = keys
+                .iter()
+                .map(|k| {
+                    vec![
+                        k.id.clone(),
+                        k.user_id.to_string(),
+                        k.scope.as_str().to_owned(),
+                        if k.revoked {
+                            "revoked".to_owned()
+                        } else {
+                            "active".to_owned()
+                        },
+                    ]
+                })
+                .collect();
+            out.line(table(&["id", "user", "scope", "state"], &rows));
+            Ok(())
+        }
+        KeysCommand::Revoke { id, db } => {
+            if !store(db, Use::Write).await?.revoke_api_key(&id).await? {
+                return Err(Failure::Usage(format!("there is no key {id:?}")));
+            }
+            out.json(&serde_json::json!({ "revoked": id }));
+            out.line(format!("Revoked {}.", styled(BOLD, &id)));
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,175 @@
+"""Two negotiator agents, one per seat, negotiate through `index serve` with
+the official Python MCP SDK (a client nobody here wrote): over streamable
+HTTP and over stdio, each until agreement; a stranger's key and a bad key are
+refused. Run by crates/cli/tests/mcp.rs; exits non-zero on any failure.
+
+usage: python mcp_agents.py --index PATH/TO/index --dir SCRATCH_DIR
+"""
+
+import argparse
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import httpx2
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+HTTP_OPP = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
+STDIO_OPP = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
+
+# What each seat says, in order: the initiator proposes, the responder
+# counters, the initiator proposes again, the responder accepts.
+SCRIPTS = {
+    "dana": [("propose", "A founding role at 1% equity?"), ("propose", "1.5% with a four-year vest.")],
+    "sam": [("counter", "What about the vesting schedule?"), ("accept", "Agreed.")],
+}
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+    print(f"ok: {what}", flush=True)
+
+
+def key_of(index, db, user, host=False):
+    args = [index, "keys", "create", "--user", user, "--db", db] + (["--host"] if host else [])
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
+
+
+async def agent(session, me, opp):
+    """Plays `me`'s script on `opp`, waiting (never polling) for its turns."""
+    await session.initialize()
+    tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    check({"get_negotiation", "submit_negotiation_turn", "resume_negotiation", "list_negotiations"} <= set(tools), f"{me} sees the four tools")
+    check(tools["get_negotiation"].annotations.read_only_hint is True, f"{me}: get_negotiation is read-only")
+    script = list(SCRIPTS[me])
+    while True:
+        seen = await session.call_tool("get_negotiation", {"opportunityId": opp, "wait": 20})
+        check(not seen.is_error, f"{me} reads the negotiation")
+        view = seen.structured_content
+        if view["negotiation"]["settled"]:
+            return view
+        if view["negotiation"]["awaitingUserId"] != me:
+            continue
+        action, message = script.pop(0)
+        check(action in view["observation"]["availableActions"], f"{me} may {action}")
+        taken = await session.call_tool("submit_negotiation_turn", {"opportunityId": opp, "action": action, "message": message})
+        check(not taken.is_error, f"{me} {action}s: {taken.content[0].text}")
+
+
+async def over_http(url, key, me, opp):
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                return await agent(session, me, opp)
+
+
+async def refusals(url, keys):
+    """Before anyone moves: the rules' refusals come back as tool errors
+    with their codes, and change nothing."""
+    for me, action, code in [("sam", "propose", "not_your_turn"), ("dana", "counter", "counter_is_first")]:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys[me]}"}, timeout=60) as http:
+            async with streamable_http_client(url, http_client=http) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    result = await session.call_tool("submit_negotiation_turn", {"opportunityId": HTTP_OPP, "action": action, "message": "Too soon."})
+                    check(result.is_error and result.structured_content["error"]["code"] == code, f"{me}'s {action} is refused: {code}")
+                    seen = await session.call_tool("get_negotiation", {"opportunityId": HTTP_OPP})
+                    check(seen.structured_content["state"]["turns"] == [], "a refusal changes nothing")
+
+
+async def stranger(url, key):
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                for tool, args in [
+                    ("get_negotiation", {"opportunityId": HTTP_OPP}),
+                    ("submit_negotiation_turn", {"opportunityId": HTTP_OPP, "action": "accept", "message": "Mine."}),
+                ]:
+                    result = await session.call_tool(tool, args)
+                    check(result.is_error and result.structured_content["error"]["code"] == "not_found", f"a stranger's {tool} is not_found")
+                listed = await session.call_tool("list_negotiations", {})
+                check(listed.structured_content["negotiations"] == [], "a stranger lists nothing")
+
+
+async def bad_key(base):
+    async with httpx2.AsyncClient(headers={"Authorization": "Bearer idx_" + "0" * 64}) as http:
+        reply = await http.post(base + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+        check(reply.status_code == 401, "an unknown key gets 401 from /mcp")
+
+
+async def over_stdio(index, db, key_file, me, opp):
+    params = StdioServerParameters(command=index, args=["serve", "--mcp-stdio", "--key-file", key_file, "--db", db], env={"RUST_LOG": "warn"})
+    async with stdio_client(params) as streams:
+        async with ClientSession(streams[0], streams[1]) as session:
+            return await agent(session, me, opp)
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--index", required=True)
+    parser.add_argument("--dir", required=True)
+    args = parser.parse_args()
+    db = os.path.join(args.dir, "agents.db")
+    keys = {user: key_of(args.index, db, user, host=(user == "host")) for user in ["host", "dana", "sam", "mallory"]}
+    for user, key in keys.items():
+        with open(os.path.join(args.dir, f"{user}.key"), "w") as f:
+            f.write(key + "\n")
+
+    server = subprocess.Popen([args.index, "serve", "--listen", "127.0.0.1:0", "--db", db], stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline()
+        check(line.startswith("listening on http://"), f"the host is up: {line.strip()}")
+        base = line.split()[2]
+        # Keep reading the host's log, so it never blocks on a full pipe.
+        log = []
+        reader = threading.Thread(target=lambda: log.extend(server.stderr), daemon=True)
+        reader.start()
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys['host']}"}) as host:
+            for opp in (HTTP_OPP, STDIO_OPP):
+                opened = await host.post(base + "/negotiations", json={
+                    "opportunityId": opp,
+                    "initiator": {"userId": "dana", "intentId": "hire-founding-engineer"},
+                    "responder": {"userId": "sam", "intentId": "join-early-startup"},
+                })
+                check(opened.status_code == 201, f"the host key opens {opp}")
+
+        await refusals(base + "/mcp", keys)
+        dana, sam = await asyncio.gather(
+            over_http(base + "/mcp", keys["dana"], "dana", HTTP_OPP),
+            over_http(base + "/mcp", keys["sam"], "sam", HTTP_OPP),
+        )
+        check(dana["negotiation"]["outcome"] == "agreed" == sam["negotiation"]["outcome"], "over HTTP the seats agree")
+        check(len(dana["state"]["turns"]) == 4, "four turns, none lost or doubled")
+        await stranger(base + "/mcp", keys["mallory"])
+        await bad_key(base)
+
+        dana, sam = await asyncio.gather(
+            over_stdio(args.index, db, os.path.join(args.dir, "dana.key"), "dana", STDIO_OPP),
+            over_stdio(args.index, db, os.path.join(args.dir, "sam.key"), "sam", STDIO_OPP),
+        )
+        check(dana["negotiation"]["status"] == "pending" == sam["negotiation"]["status"], "over stdio the seats agree")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        code = server.wait(timeout=30)
+    check(code == 0, "the host stops cleanly on SIGTERM")
+    reader.join(timeout=10)
+    text = "".join(log)
+    check("authenticated" in text and "user=dana" in text, "the host logs who called")
+    check(not any(key in text for key in keys.values()), "no key reaches the log")
+    check(not any(message in text for turns in SCRIPTS.values() for _, message in turns), "no message body reaches the log")
+    print("all agents done", flush=True)
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except Exception as err:  # report any failure as a non-zero exit
+        print(f"FAILED: {err!r}", file=sys.stderr, flush=True)
+        sys.exit(1)

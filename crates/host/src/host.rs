@@ -1,0 +1,393 @@
+//! The host's service: every operation a caller may ask for, checked
+//! against who the caller is, carried out through the `Negotiations`
+//! service, and announced to whoever waits.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use index_negotiation::{
+    Decision, NegotiationDecision, NegotiationMessage, NegotiationObservation,
+    NegotiationResumeDecision, NegotiationState, observe_negotiation, parse_negotiation_turn,
+};
+use index_negotiation_store::{
+    CloseReason, HostStore, IntentId, KeyScope, ListFilter, NegotiationSummary, Negotiations,
+    OpenDecision, OpenNegotiation, OpportunityId, StateFilter, UserId,
+};
+
+use crate::error::HostError;
+use crate::keys::{Caller, NewKey, authenticate, create_key};
+
+/// The longest a caller may wait for a change in one request.
+pub const MAX_WAIT: Duration = Duration::from_secs(60);
+
+/// A negotiation as one seat sees it: the record, the rules' state with
+/// its log, and what this seat may do now.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NegotiationView {
+    /// The record: seats, status, whose turn.
+    pub negotiation: NegotiationSummary,
+    /// What the caller's seat may do, and the guidance agents follow.
+    pub observation: NegotiationObservation,
+    /// The turn log and the rules' view.
+    pub state: NegotiationState,
+}
+
+/// A permitted turn and the negotiation after it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnTaken {
+    /// The rules' decision, in the reference's shape (`ok: true`, …).
+    pub decision: NegotiationDecision,
+    /// The negotiation after the turn.
+    pub negotiation: NegotiationView,
+}
+
+/// A permitted resume and the negotiation after it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resumed {
+    /// The rules' decision (`ok: true`, `awaitingUserId`).
+    pub decision: NegotiationResumeDecision,
+    /// The negotiation after the resume.
+    pub negotiation: NegotiationView,
+}
+
+/// The negotiation host: authentication, who may do what, and waking
+/// waiters. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Host {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    negotiations: Negotiations<Arc<dyn HostStore>>,
+    /// Bumped after every change this host makes and every change another
+    /// process reports through the store's change feed.
+    changes: tokio::sync::watch::Sender<u64>,
+    /// Cancelled when the host shuts down, so waits answer at once.
+    closing: tokio_util::sync::CancellationToken,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host").finish_non_exhaustive()
+    }
+}
+
+impl Host {
+    /// A host on `store`. Starts watching the store's change feed (if it has
+    /// one) so that waits wake on other processes' commits too.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Store`] when the store cannot start its change feed.
+    pub async fn new(store: Arc<dyn HostStore>) -> Result<Self, HostError> {
+        let feed = store.change_feed().await?;
+        let (changes, _) = tokio::sync::watch::channel(0);
+        let host = Host {
+            inner: Arc::new(Inner {
+                negotiations: Negotiations::new(store),
+                changes,
+                closing: tokio_util::sync::CancellationToken::new(),
+            }),
+        };
+        if let Some(mut feed) = feed {
+            let weak = Arc::downgrade(&host.inner);
+            tokio::spawn(async move {
+                while feed.recv().await.is_some() {
+                    let Some(inner) = weak.upgrade() else { return };
+                    inner.changes.send_modify(|generation| *generation += 1);
+                }
+            });
+        }
+        Ok(host)
+    }
+
+    fn store(&self) -> &Arc<dyn HostStore> {
+        self.inner.negotiations.store()
+    }
+
+    /// Ends every wait under way (each answers with the negotiation as it
+    /// is); requests keep being served until the listener stops.
+    pub fn shut_down(&self) {
+        self.inner.closing.cancel();
+    }
+
+    fn changed(&self) {
+        self.inner
+            .changes
+            .send_modify(|generation| *generation += 1);
+    }
+
+    /// The caller a bearer token names.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Unauthorized`] for anything but a valid, unrevoked key.
+    pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, HostError> {
+        authenticate(self.store().as_ref(), token).await
+    }
+
+    /// Makes a key for `user_id` (see [`create_key`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`create_key`].
+    pub async fn create_key(&self, user_id: UserId, scope: KeyScope) -> Result<NewKey, HostError> {
+        create_key(self.store().as_ref(), user_id, scope).await
+    }
+
+    /// The negotiation's summary, if the caller holds a seat in it; a
+    /// negotiation without the caller answers as missing.
+    async fn seated(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+    ) -> Result<NegotiationSummary, HostError> {
+        match self.store().get_negotiation(id).await? {
+            Some(summary)
+                if summary.initiator.user_id == caller.user_id
+                    || summary.responder.user_id == caller.user_id =>
+            {
+                Ok(summary)
+            }
+            _ => Err(HostError::NotFound),
+        }
+    }
+
+    /// The negotiation as the caller's seat sees it.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::NotFound`] unless the caller holds a seat in it.
+    pub async fn view(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+    ) -> Result<NegotiationView, HostError> {
+        let negotiation = self.seated(caller, id).await?;
+        let state = self
+            .store()
+            .read_negotiation_state(id, &caller.user_id)
+            .await?
+            .ok_or(HostError::NotFound)?;
+        Ok(NegotiationView {
+            observation: observe_negotiation(&state, caller.user_id.as_str()),
+            negotiation,
+            state,
+        })
+    }
+
+    /// Waits up to `wait` (at most [`MAX_WAIT`]) for the negotiation to
+    /// change or to become the caller's turn, then returns it as the
+    /// caller sees it. Returns at once when it is the caller's turn already,
+    /// or when it is settled (no turn can come). Wakes on a change signal,
+    /// never by re-reading on a timer.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::view`].
+    pub async fn wait(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        wait: Duration,
+    ) -> Result<NegotiationView, HostError> {
+        let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
+        let mut changes = self.inner.changes.subscribe();
+        let first = self.view(caller, id).await?;
+        if first.negotiation.settled
+            || first.negotiation.awaiting_user_id.as_ref() == Some(&caller.user_id)
+        {
+            return Ok(first);
+        }
+        loop {
+            let woken = tokio::select! {
+                changed = tokio::time::timeout_at(deadline, changes.changed()) => matches!(changed, Ok(Ok(()))),
+                () = self.inner.closing.cancelled() => false,
+            };
+            if !woken {
+                // The deadline passed, or the host is going away.
+                return self.view(caller, id).await;
+            }
+            let now = self
+                .store()
+                .get_negotiation(id)
+                .await?
+                .ok_or(HostError::NotFound)?;
+            if now != first.negotiation {
+                return self.view(caller, id).await;
+            }
+        }
+    }
+
+    /// Takes a turn for the caller's seat. `body` is the turn as JSON; it
+    /// is read through the reference's turn schema (the message trimmed).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::NotFound`] unless the caller holds a seat;
+    /// [`HostError::Invalid`] (`invalid_turn`) with the schema's first
+    /// problem; [`HostError::Refused`] with the rules' code.
+    pub async fn turn(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        body: &serde_json::Value,
+    ) -> Result<TurnTaken, HostError> {
+        self.seated(caller, id).await?;
+        let turn = parse_negotiation_turn(body).map_err(|problem| HostError::Invalid {
+            code: "invalid_turn",
+            message: problem.to_string(),
+        })?;
+        let decision = self
+            .inner
+            .negotiations
+            .execute(id, &caller.user_id, turn)
+            .await?;
+        match decision {
+            Decision::Refused(rejection) => Err(rejection.into()),
+            permitted @ Decision::Permitted(_) => {
+                self.changed();
+                Ok(TurnTaken {
+                    decision: permitted,
+                    negotiation: self.view(caller, id).await?,
+                })
+            }
+        }
+    }
+
+    /// Resumes a negotiation paused between rounds: the caller's seat moves
+    /// first in the next round.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::turn`], with the resume's codes.
+    pub async fn resume(&self, caller: &Caller, id: &OpportunityId) -> Result<Resumed, HostError> {
+        self.seated(caller, id).await?;
+        match self.inner.negotiations.resume(id, &caller.user_id).await? {
+            Decision::Refused(rejection) => Err(rejection.into()),
+            permitted @ Decision::Permitted(_) => {
+                self.changed();
+                Ok(Resumed {
+                    decision: permitted,
+                    negotiation: self.view(caller, id).await?,
+                })
+            }
+        }
+    }
+
+    /// The caller's negotiations, oldest first.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Store`] when the store fails.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        state: Option<StateFilter>,
+        intent_id: Option<IntentId>,
+    ) -> Result<Vec<NegotiationSummary>, HostError> {
+        let filter = ListFilter { intent_id, state };
+        Ok(self
+            .store()
+            .list_negotiations(&caller.user_id, &filter)
+            .await?)
+    }
+
+    /// The negotiation's message record.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::NotFound`] unless the caller holds a seat.
+    pub async fn messages(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+    ) -> Result<Vec<NegotiationMessage>, HostError> {
+        self.seated(caller, id).await?;
+        Ok(self.store().list_messages(id).await?)
+    }
+
+    /// Opens a negotiation (host keys only).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Forbidden`] for an agent key; [`HostError::Refused`]
+    /// (`already_exists`, `ineligible`).
+    pub async fn open(
+        &self,
+        caller: &Caller,
+        request: &OpenNegotiation,
+    ) -> Result<NegotiationSummary, HostError> {
+        require_host(caller)?;
+        match self.inner.negotiations.open(request).await? {
+            OpenDecision::Opened { negotiation } => {
+                self.changed();
+                Ok(negotiation)
+            }
+            OpenDecision::Refused { rejection } => Err(rejection.into()),
+        }
+    }
+
+    /// Closes a negotiation from outside the rules (host keys only).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Forbidden`] for an agent key; [`HostError::NotFound`].
+    pub async fn close(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        reason: CloseReason,
+    ) -> Result<NegotiationSummary, HostError> {
+        require_host(caller)?;
+        let closed = self
+            .store()
+            .close_negotiation(id, reason)
+            .await?
+            .ok_or(HostError::NotFound)?;
+        self.changed();
+        Ok(closed)
+    }
+}
+
+/// A `state` filter as both surfaces spell it (`open`, `settled`).
+///
+/// # Errors
+///
+/// [`HostError::BadRequest`] for any other word.
+pub fn state_filter(name: Option<&str>) -> Result<Option<StateFilter>, HostError> {
+    match name {
+        None => Ok(None),
+        Some("open") => Ok(Some(StateFilter::Open)),
+        Some("settled") => Ok(Some(StateFilter::Settled)),
+        Some(other) => Err(HostError::BadRequest(format!(
+            "state is open or settled, not {other:?}"
+        ))),
+    }
+}
+
+/// A `wait` in seconds, as both surfaces take it: 0 or more, capped at
+/// [`MAX_WAIT`].
+///
+/// # Errors
+///
+/// [`HostError::BadRequest`] for a negative or non-finite number.
+pub fn wait_duration(seconds: f64) -> Result<Duration, HostError> {
+    if seconds.is_finite() && seconds >= 0.0 {
+        Ok(Duration::from_secs_f64(seconds.min(MAX_WAIT.as_secs_f64())))
+    } else {
+        Err(HostError::BadRequest(
+            "wait is a number of seconds, 0 or more".to_owned(),
+        ))
+    }
+}
+
+fn require_host(caller: &Caller) -> Result<(), HostError> {
+    match caller.scope {
+        KeyScope::Host => Ok(()),
+        _ => Err(HostError::Forbidden),
+    }
+}

@@ -1,0 +1,286 @@
+//! The REST API and the MCP endpoint on one axum router.
+//!
+//! Every route authenticates first: a request without a valid key gets 401
+//! and nothing else. Errors share one JSON shape; every response carries an
+//! `x-request-id`; bodies over [`BODY_LIMIT`] get 413.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use serde::Deserialize;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+
+use index_negotiation_store::{
+    CloseReason, IntentId, OpenNegotiation, OpportunityId, Seat, is_hyphenated_uuid,
+};
+
+use crate::error::HostError;
+use crate::host::{Host, state_filter, wait_duration};
+use crate::keys::{Caller, bearer_token};
+
+/// The largest request body accepted, in bytes.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// How long one request may take before it is answered 408; waits are
+/// bounded by [`crate::MAX_WAIT`], below this.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(90);
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+impl IntoResponse for HostError {
+    fn into_response(self) -> Response {
+        if let HostError::Store(err) = &self {
+            tracing::error!(error = %err, "store failed");
+        }
+        let status =
+            StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (status, Json(self.body())).into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+/// The router: the REST routes and, at `/mcp`, the MCP service, all behind
+/// authentication.
+pub fn router(host: Host, mcp: Router) -> Router {
+    let api = Router::new()
+        .route("/negotiations", get(list).post(open))
+        .route("/opportunities/{id}/negotiation", get(show))
+        .route("/opportunities/{id}/negotiation/turns", post(turn))
+        .route("/opportunities/{id}/negotiation/resume", post(resume))
+        .route("/opportunities/{id}/negotiation/close", post(close))
+        .route("/opportunities/{id}/negotiation/messages", get(messages))
+        .with_state(host.clone())
+        .merge(mcp)
+        .fallback(|| async { HostError::NotFound })
+        .layer(middleware::from_fn_with_state(host, authenticate));
+    api.layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http().make_span_with(|request: &Request| {
+                let id = request
+                    .headers()
+                    .get(&REQUEST_ID)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default();
+                // The path, never the query or a body: neither is logged.
+                tracing::info_span!(
+                    "request",
+                    request_id = %id,
+                    method = %request.method(),
+                    path = %request.uri().path(),
+                    user = tracing::field::Empty,
+                )
+            }),
+        )
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+}
+
+/// Authenticates every request, putting the [`Caller`] into its extensions
+/// (where the MCP service finds it too).
+async fn authenticate(State(host): State<Host>, mut request: Request, next: Next) -> Response {
+    let token = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(bearer_token);
+    match host.authenticate(token).await {
+        Ok(caller) => {
+            tracing::Span::current().record("user", caller.user_id.as_str());
+            tracing::info!(user = %caller.user_id, key = %caller.key_id, "authenticated");
+            request.extensions_mut().insert(Arc::new(caller));
+            next.run(request).await
+        }
+        Err(err) => {
+            tracing::info!(code = err.code(), "refused");
+            err.into_response()
+        }
+    }
+}
+
+type Authed = Extension<Arc<Caller>>;
+
+/// An opportunity id from the path: a UUID, in its canonical form.
+fn opportunity(id: &str) -> Result<OpportunityId, HostError> {
+    if is_hyphenated_uuid(id) {
+        Ok(OpportunityId::new(id))
+    } else {
+        Err(HostError::NotFound)
+    }
+}
+
+/// A JSON body, or the one error for malformed JSON.
+fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, HostError> {
+    body.map(|Json(value)| value)
+        .map_err(|rejection| HostError::Invalid {
+            code: "malformed_json",
+            message: rejection.body_text(),
+        })
+}
+
+fn refused(err: HostError) -> HostError {
+    if let HostError::Refused { code, .. } | HostError::Invalid { code, .. } = &err {
+        tracing::info!(code, "refused");
+    }
+    err
+}
+
+#[derive(Deserialize)]
+struct ShowQuery {
+    /// Seconds to wait for a change or the caller's turn.
+    wait: Option<f64>,
+}
+
+async fn show(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    Path(id): Path<String>,
+    query: Result<Query<ShowQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, HostError> {
+    let id = opportunity(&id)?;
+    let Query(query) = query.map_err(|err| HostError::BadRequest(err.body_text()))?;
+    let view = match query.wait {
+        None => host.view(&caller, &id).await?,
+        Some(seconds) => host.wait(&caller, &id, wait_duration(seconds)?).await?,
+    };
+    Ok(Json(view).into_response())
+}
+
+async fn turn(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    Path(id): Path<String>,
+    turn: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<Response, HostError> {
+    let id = opportunity(&id)?;
+    let turn = body(turn)?;
+    let taken = host.turn(&caller, &id, &turn).await.map_err(refused)?;
+    tracing::info!(user = %caller.user_id, turn_index = ?taken.decision.permitted().map(|p| p.turn_index), "turn");
+    Ok(Json(taken).into_response())
+}
+
+async fn resume(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    Path(id): Path<String>,
+) -> Result<Response, HostError> {
+    let id = opportunity(&id)?;
+    Ok(Json(host.resume(&caller, &id).await.map_err(refused)?).into_response())
+}
+
+async fn messages(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    Path(id): Path<String>,
+) -> Result<Response, HostError> {
+    let id = opportunity(&id)?;
+    Ok(Json(host.messages(&caller, &id).await?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListQuery {
+    state: Option<String>,
+    intent_id: Option<String>,
+}
+
+async fn list(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, HostError> {
+    let Query(query) = query.map_err(|err| HostError::BadRequest(err.body_text()))?;
+    let state = state_filter(query.state.as_deref())?;
+    let found = host
+        .list(&caller, state, query.intent_id.map(IntentId::from))
+        .await?;
+    Ok(Json(found).into_response())
+}
+
+/// `POST /negotiations`: the opening request.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OpenBody {
+    opportunity_id: String,
+    initiator: Seat,
+    responder: Seat,
+    #[serde(default = "eligible")]
+    eligible: bool,
+}
+
+fn eligible() -> bool {
+    true
+}
+
+async fn open(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    request: Result<Json<OpenBody>, JsonRejection>,
+) -> Result<Response, HostError> {
+    let request = body(request)?;
+    if !is_hyphenated_uuid(&request.opportunity_id) {
+        return Err(HostError::BadRequest(
+            "opportunityId must be a UUID".to_owned(),
+        ));
+    }
+    for (what, value) in [
+        ("initiator.userId", request.initiator.user_id.as_str()),
+        ("initiator.intentId", request.initiator.intent_id.as_str()),
+        ("responder.userId", request.responder.user_id.as_str()),
+        ("responder.intentId", request.responder.intent_id.as_str()),
+    ] {
+        if value.trim().is_empty() {
+            return Err(HostError::BadRequest(format!("{what} cannot be blank")));
+        }
+    }
+    let opened = host
+        .open(
+            &caller,
+            &OpenNegotiation {
+                opportunity_id: OpportunityId::new(request.opportunity_id),
+                initiator: request.initiator,
+                responder: request.responder,
+                eligible: request.eligible,
+            },
+        )
+        .await
+        .map_err(refused)?;
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({ "negotiation": opened })),
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CloseBody {
+    reason: CloseReason,
+}
+
+async fn close(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    Path(id): Path<String>,
+    request: Result<Json<CloseBody>, JsonRejection>,
+) -> Result<Response, HostError> {
+    let id = opportunity(&id)?;
+    let request = body(request)?;
+    let closed = host.close(&caller, &id, request.reason).await?;
+    Ok(Json(serde_json::json!({ "negotiation": closed })).into_response())
+}

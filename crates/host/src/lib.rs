@@ -1,0 +1,32 @@
+//! The negotiation host: how negotiator agents reach their negotiations.
+//!
+//! [`Host`] is the service: it authenticates a caller by API key (see
+//! [`keys`]), lets the caller act only where it holds a seat (a negotiation
+//! without the caller answers exactly like one that does not exist), and
+//! calls the `Negotiations` service, which decides and commits through the
+//! store. It never decides anything itself. Two surfaces sit on it: the
+//! REST API and, at `/mcp` on the same listener, an MCP server
+//! ([`router`]); and the MCP server alone over stdio ([`serve_stdio`]).
+//!
+//! ```no_run
+//! # async fn run(store: std::sync::Arc<dyn index_negotiation_store::HostStore>) -> Result<(), index_host::HostError> {
+//! use index_host::{Host, serve};
+//! let host = Host::new(store).await?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await.map_err(index_host::HostError::io)?;
+//! serve(host, listener, Vec::new(), index_host::shutdown_signal()).await?;
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod host;
+mod http;
+pub mod keys;
+mod mcp;
+mod serve;
+
+pub use error::{ErrorBody, ErrorFields, HostError};
+pub use host::{Host, MAX_WAIT, NegotiationView, Resumed, TurnTaken};
+pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, router};
+pub use keys::{Caller, NewKey};
+pub use mcp::{NegotiatorServer, tools};
+pub use serve::{serve, serve_stdio, shutdown_signal};

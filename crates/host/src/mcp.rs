@@ -1,0 +1,304 @@
+//! The MCP server negotiator agents connect to: four tools over the same
+//! [`Host`] the REST API uses, each acting as the caller the API key names.
+//!
+//! Over streamable HTTP the caller comes from the request the tool call
+//! arrived in (the router authenticated it); over stdio it is fixed when
+//! the server starts. Refusals are tool results with `isError` and the
+//! error object as structured content, never protocol errors, so an agent
+//! reads the rejection code and can act on it.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+use index_negotiation::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
+use index_negotiation_store::{IntentId, OpportunityId, is_hyphenated_uuid};
+
+use crate::error::HostError;
+use crate::host::{Host, MAX_WAIT, state_filter, wait_duration};
+use crate::keys::Caller;
+
+/// The MCP server for one connection (stdio) or one request (HTTP).
+#[derive(Clone)]
+pub struct NegotiatorServer {
+    host: Host,
+    /// The caller of a stdio server, fixed by its key file.
+    caller: Option<Arc<Caller>>,
+}
+
+impl std::fmt::Debug for NegotiatorServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NegotiatorServer")
+            .field("caller", &self.caller)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NegotiatorServer {
+    /// A server whose callers are authenticated per request, by the HTTP
+    /// router in front of it.
+    pub fn per_request(host: Host) -> Self {
+        NegotiatorServer { host, caller: None }
+    }
+
+    /// A server that acts as `caller` for every call (stdio, one key).
+    pub fn as_caller(host: Host, caller: Caller) -> Self {
+        NegotiatorServer {
+            host,
+            caller: Some(Arc::new(caller)),
+        }
+    }
+
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Option<Arc<Caller>> {
+        self.caller.clone().or_else(|| {
+            context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Arc<Caller>>().cloned())
+        })
+    }
+
+    async fn dispatch(
+        &self,
+        caller: &Caller,
+        name: &str,
+        args: &JsonObject,
+    ) -> Result<(Value, String), HostError> {
+        match name {
+            "get_negotiation" => {
+                let id = opportunity(args)?;
+                let view = match args.get("wait") {
+                    None | Some(Value::Null) => self.host.view(caller, &id).await?,
+                    Some(wait) => {
+                        let seconds = wait.as_f64().unwrap_or(f64::NAN);
+                        self.host.wait(caller, &id, wait_duration(seconds)?).await?
+                    }
+                };
+                let summary = match (&view.negotiation.awaiting_user_id, view.negotiation.settled) {
+                    (_, true) => format!(
+                        "Negotiation {id} is settled ({}).",
+                        view.negotiation.status.as_str()
+                    ),
+                    (Some(who), _) if *who == caller.user_id => format!(
+                        "Your turn on {id}: you may {}; {} turns left in this round.",
+                        actions(&view.observation.available_actions),
+                        view.observation.remaining_turns
+                    ),
+                    (Some(who), _) => format!("Negotiation {id}: {who} to move."),
+                    (None, _) => {
+                        format!("Negotiation {id} is paused between rounds; a seat may resume it.")
+                    }
+                };
+                Ok((to_value(&view)?, summary))
+            }
+            "submit_negotiation_turn" => {
+                let id = opportunity(args)?;
+                let turn = json!({ "action": args.get("action"), "message": args.get("message") });
+                let taken = self.host.turn(caller, &id, &turn).await?;
+                let index = taken.decision.permitted().map_or(0, |p| p.turn_index);
+                let summary = format!("Turn {index} taken on {id}.");
+                Ok((to_value(&taken)?, summary))
+            }
+            "resume_negotiation" => {
+                let id = opportunity(args)?;
+                let resumed = self.host.resume(caller, &id).await?;
+                Ok((
+                    to_value(&resumed)?,
+                    format!("Resumed {id}: your seat moves first in the new round."),
+                ))
+            }
+            "list_negotiations" => {
+                let state = state_filter(args.get("state").and_then(Value::as_str))?;
+                let intent = args
+                    .get("intentId")
+                    .and_then(Value::as_str)
+                    .map(IntentId::from);
+                let found = self.host.list(caller, state, intent).await?;
+                let summary = format!("{} negotiation(s).", found.len());
+                Ok((json!({ "negotiations": found }), summary))
+            }
+            other => Err(HostError::BadRequest(format!(
+                "there is no tool named {other:?}"
+            ))),
+        }
+    }
+}
+
+fn actions(actions: &[index_negotiation::NegotiationAction]) -> String {
+    actions
+        .iter()
+        .map(|a| a.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, HostError> {
+    serde_json::to_value(value)
+        .map_err(|err| HostError::BadRequest(format!("could not write the result: {err}")))
+}
+
+fn opportunity(args: &JsonObject) -> Result<OpportunityId, HostError> {
+    match args.get("opportunityId").and_then(Value::as_str) {
+        Some(id) if is_hyphenated_uuid(id) => Ok(OpportunityId::new(id)),
+        Some(_) => Err(HostError::NotFound),
+        None => Err(HostError::BadRequest(
+            "opportunityId is required".to_owned(),
+        )),
+    }
+}
+
+fn schema(value: Value) -> Arc<JsonObject> {
+    Arc::new(match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    })
+}
+
+/// The opportunity id property every tool but the list takes.
+fn id_property() -> Value {
+    json!({
+        "type": "string",
+        "description": "The negotiation's opportunity id (a UUID).",
+        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    })
+}
+
+/// The four tools, their input schemas stating the limits the rules
+/// enforce.
+pub fn tools() -> Vec<Tool> {
+    let read_only = ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false);
+    vec![
+        Tool::new(
+            "get_negotiation",
+            "See a negotiation as your seat does: whose turn it is, the actions you may take, the turns left in this round, the message limit, the guidance negotiators follow, and the log. With wait, returns as soon as it changes or becomes your turn.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "opportunityId": id_property(),
+                    "wait": {
+                        "type": "number", "minimum": 0, "maximum": MAX_WAIT.as_secs(),
+                        "description": "Seconds to wait for a change or for your turn before answering."
+                    }
+                },
+                "required": ["opportunityId"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(read_only.clone()),
+        Tool::new(
+            "submit_negotiation_turn",
+            format!(
+                "Take your turn: propose an offer, counter the standing one, accept it, or decline (which ends the round). A round has at most {NEGOTIATION_MAX_TURNS} turns. A refusal names its code (not_your_turn, counter_is_first, …) and changes nothing."
+            ),
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "opportunityId": id_property(),
+                    "action": { "type": "string", "enum": ["propose", "counter", "accept", "decline"] },
+                    "message": {
+                        "type": "string", "minLength": 1, "maxLength": NEGOTIATION_MESSAGE_LIMIT,
+                        "description": format!("What you say to the other seat: 1 to {NEGOTIATION_MESSAGE_LIMIT} UTF-16 code units once trimmed; stored trimmed.")
+                    }
+                },
+                "required": ["opportunityId", "action", "message"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
+        Tool::new(
+            "resume_negotiation",
+            "Resume a negotiation paused between rounds: your seat moves first in the next round.",
+            schema(json!({
+                "type": "object",
+                "properties": { "opportunityId": id_property() },
+                "required": ["opportunityId"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
+        Tool::new(
+            "list_negotiations",
+            "List the negotiations where you hold a seat, oldest first.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "state": { "type": "string", "enum": ["open", "settled"] },
+                    "intentId": { "type": "string", "minLength": 1, "description": "Only those where your seat negotiates for this intent." }
+                },
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(read_only),
+    ]
+}
+
+impl ServerHandler for NegotiatorServer {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("index-host", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Negotiate for your user: read a negotiation with get_negotiation (use wait instead of polling), \
+                 act with submit_negotiation_turn or resume_negotiation. You act only as your own seat.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools().into_iter().find(|tool| tool.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(caller) = self.caller(&context) else {
+            return Ok(failure(&HostError::Unauthorized).into());
+        };
+        let args = request.arguments.unwrap_or_default();
+        let result = match self.dispatch(&caller, &request.name, &args).await {
+            Ok((value, summary)) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(summary)]);
+                result.structured_content = Some(value);
+                result
+            }
+            Err(err) => {
+                tracing::info!(user = %caller.user_id, tool = %request.name, code = err.code(), "refused");
+                failure(&err)
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+/// A tool error carrying the error object.
+fn failure(err: &HostError) -> CallToolResult {
+    if let HostError::Store(cause) = err {
+        tracing::error!(error = %cause, "store failed");
+    }
+    let body = err.body();
+    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+        "{} ({})",
+        body.error.message, body.error.code
+    ))]);
+    result.structured_content = serde_json::to_value(&body).ok();
+    result
+}

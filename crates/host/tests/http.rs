@@ -1,0 +1,634 @@
+//! The host over HTTP, end to end: a real listener on a free local port,
+//! the SQLite store in a temporary directory, and reqwest as the client.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use index_negotiation_store::{HostStore, NegotiationStore, OpportunityId};
+use index_negotiation_store_sqlite::SqliteStore;
+
+use support::{OPP, Running, code};
+
+async fn sqlite(dir: &tempfile::TempDir) -> Arc<dyn HostStore> {
+    Arc::new(SqliteStore::open(dir.path().join("host.db")).await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_keys_negotiate_to_agreement() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    let opened = host.open(OPP).await;
+    assert_eq!(opened.status, 201, "{}", opened.body);
+    assert_eq!(opened.body["negotiation"]["awaitingUserId"], "dana");
+
+    let proposed = host
+        .turn(OPP, &host.dana, "propose", "  Intro call next week?  ")
+        .await;
+    assert_eq!(proposed.status, 200, "{}", proposed.body);
+    assert_eq!(proposed.body["decision"]["ok"], true);
+    assert_eq!(proposed.body["decision"]["turnIndex"], 0);
+    assert_eq!(
+        proposed.body["negotiation"]["state"]["turns"][0]["message"], "Intro call next week?",
+        "stored trimmed"
+    );
+
+    let seen = host
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation"),
+            Some(&host.sam),
+            None,
+        )
+        .await;
+    assert_eq!(seen.status, 200);
+    assert_eq!(
+        seen.body["observation"]["availableActions"],
+        json!(["counter", "accept", "decline"])
+    );
+    assert_eq!(seen.body["observation"]["remainingTurns"], 11);
+    assert_eq!(seen.body["observation"]["messageLimit"], 4000);
+
+    let declined = host.turn(OPP, &host.sam, "decline", "Not this week.").await;
+    assert_eq!(declined.body["decision"]["roundEnded"], "declined");
+    let resumed = host
+        .call(
+            "POST",
+            &format!("/opportunities/{OPP}/negotiation/resume"),
+            Some(&host.sam),
+            None,
+        )
+        .await;
+    assert_eq!(resumed.status, 200, "{}", resumed.body);
+    assert_eq!(resumed.body["decision"]["awaitingUserId"], "sam");
+    assert_eq!(
+        host.turn(OPP, &host.sam, "propose", "The week after?")
+            .await
+            .status,
+        200
+    );
+    let accepted = host.turn(OPP, &host.dana, "accept", "Deal.").await;
+    assert_eq!(accepted.status, 200, "{}", accepted.body);
+    assert_eq!(accepted.body["decision"]["outcome"], "agreed");
+    assert_eq!(
+        accepted.body["negotiation"]["negotiation"]["status"],
+        "pending"
+    );
+
+    let started = std::time::Instant::now();
+    let settled = host
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation?wait=30"),
+            Some(&host.sam),
+            None,
+        )
+        .await;
+    assert_eq!(settled.body["negotiation"]["settled"], true);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no turn can come: the wait answers at once"
+    );
+
+    let listed = host
+        .call("GET", "/negotiations?state=settled", Some(&host.dana), None)
+        .await;
+    assert_eq!(listed.body.as_array().unwrap().len(), 1);
+    let open_only = host
+        .call("GET", "/negotiations?state=open", Some(&host.dana), None)
+        .await;
+    assert_eq!(open_only.body, json!([]));
+    let messages = host
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation/messages"),
+            Some(&host.dana),
+            None,
+        )
+        .await;
+    assert_eq!((messages.status, messages.body.clone()), (200, json!([])));
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_rejection_has_its_status_and_one_error_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    host.open(OPP).await;
+    let mut seen = Vec::new();
+    let mut expect = |reply: support::Reply, status: u16, wanted: &str| {
+        assert_eq!(
+            (reply.status, code(&reply)),
+            (status, wanted),
+            "{}",
+            reply.body
+        );
+        let error = reply.body["error"].as_object().unwrap();
+        assert_eq!(error.len(), 2, "{}", reply.body);
+        assert!(error["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(
+            reply.request_id.is_some(),
+            "every response has a request id"
+        );
+        seen.push(wanted.to_owned());
+    };
+    expect(
+        host.turn(OPP, &host.sam, "propose", "Me first?").await,
+        403,
+        "not_your_turn",
+    );
+    expect(
+        host.turn(OPP, &host.dana, "counter", "Counter what?").await,
+        400,
+        "counter_is_first",
+    );
+    expect(
+        host.turn(OPP, &host.dana, "accept", "Accept what?").await,
+        400,
+        "accept_without_offer",
+    );
+    expect(
+        host.turn(OPP, &host.dana, "propose", "   ").await,
+        400,
+        "invalid_turn",
+    );
+    expect(
+        host.turn(OPP, &host.dana, "haggle", "Hm.").await,
+        400,
+        "invalid_turn",
+    );
+    expect(
+        host.turn(OPP, &host.dana, "propose", &"x".repeat(4001))
+            .await,
+        400,
+        "invalid_turn",
+    );
+    expect(
+        host.call(
+            "POST",
+            &format!("/opportunities/{OPP}/negotiation/resume"),
+            Some(&host.dana),
+            None,
+        )
+        .await,
+        409,
+        "not_paused",
+    );
+    host.turn(OPP, &host.dana, "propose", "Intro call?").await;
+    expect(
+        host.turn(OPP, &host.sam, "propose", "My own offer.").await,
+        400,
+        "propose_over_offer",
+    );
+    host.store
+        .set_seat_eligibility(&OpportunityId::new(OPP), &"sam".into(), false)
+        .await
+        .unwrap();
+    expect(
+        host.turn(OPP, &host.sam, "accept", "Yes.").await,
+        409,
+        "intent_inactive",
+    );
+    host.store
+        .set_seat_eligibility(&OpportunityId::new(OPP), &"sam".into(), true)
+        .await
+        .unwrap();
+    host.turn(OPP, &host.sam, "accept", "Yes.").await;
+    expect(
+        host.turn(OPP, &host.dana, "propose", "More?").await,
+        409,
+        "already_settled",
+    );
+    expect(
+        host.call(
+            "GET",
+            "/opportunities/7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843/negotiation",
+            Some(&host.dana),
+            None,
+        )
+        .await,
+        404,
+        "not_found",
+    );
+    expect(
+        host.call(
+            "GET",
+            "/opportunities/not-a-uuid/negotiation",
+            Some(&host.dana),
+            None,
+        )
+        .await,
+        404,
+        "not_found",
+    );
+    expect(host.open(OPP).await, 409, "already_exists");
+    let agent_opens = host
+        .call("POST", "/negotiations", Some(&host.dana), Some(json!({
+            "opportunityId": "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843",
+            "initiator": {"userId": "dana", "intentId": "i"}, "responder": {"userId": "sam", "intentId": "j"},
+        })))
+        .await;
+    expect(agent_opens, 403, "forbidden");
+    let closing = host
+        .call(
+            "POST",
+            &format!("/opportunities/{OPP}/negotiation/close"),
+            Some(&host.sam),
+            Some(json!({"reason": "passed"})),
+        )
+        .await;
+    expect(closing, 403, "forbidden");
+    let closed = host
+        .call(
+            "POST",
+            &format!("/opportunities/{OPP}/negotiation/close"),
+            Some(&host.host_key),
+            Some(json!({"reason": "passed"})),
+        )
+        .await;
+    assert_eq!(
+        (closed.status, closed.body["negotiation"]["status"].clone()),
+        (200, json!("rejected"))
+    );
+    assert_eq!(seen.len(), 15);
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stranger_sees_nothing_and_a_bad_key_gets_401() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    host.open(OPP).await;
+    host.turn(OPP, &host.dana, "propose", "Intro call?").await;
+    let missing = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843";
+    for path in [
+        format!("/opportunities/{OPP}/negotiation"),
+        format!("/opportunities/{OPP}/negotiation/messages"),
+        format!("/opportunities/{missing}/negotiation"),
+    ] {
+        let reply = host.call("GET", &path, Some(&host.stranger), None).await;
+        assert_eq!((reply.status, code(&reply)), (404, "not_found"), "{path}");
+    }
+    // The stranger's answer about a real negotiation is the missing one's, byte for byte.
+    let real = host.turn(OPP, &host.stranger, "accept", "Mine now.").await;
+    let fake = host
+        .turn(missing, &host.stranger, "accept", "Mine now.")
+        .await;
+    assert_eq!(
+        (real.status, real.body.clone()),
+        (fake.status, fake.body.clone())
+    );
+    let resume = host
+        .call(
+            "POST",
+            &format!("/opportunities/{OPP}/negotiation/resume"),
+            Some(&host.stranger),
+            None,
+        )
+        .await;
+    assert_eq!(resume.status, 404);
+    let listed = host
+        .call("GET", "/negotiations", Some(&host.stranger), None)
+        .await;
+    assert_eq!(listed.body, json!([]));
+    let unchanged = host
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation"),
+            Some(&host.sam),
+            None,
+        )
+        .await;
+    assert_eq!(
+        unchanged.body["state"]["turns"].as_array().unwrap().len(),
+        1
+    );
+
+    let revoked = host
+        .host
+        .create_key("dana".into(), index_negotiation_store::KeyScope::Agent)
+        .await
+        .unwrap();
+    assert_eq!(
+        host.call("GET", "/negotiations", Some(&revoked.secret), None)
+            .await
+            .status,
+        200
+    );
+    host.store.revoke_api_key(&revoked.record.id).await.unwrap();
+    for key in [
+        None,
+        Some("idx_nope"),
+        Some(revoked.secret.as_str()),
+        Some(&host.dana[..60]),
+    ] {
+        for (method, path) in [
+            ("GET", "/negotiations".to_owned()),
+            ("POST", format!("/opportunities/{OPP}/negotiation/turns")),
+            ("POST", "/mcp".to_owned()),
+        ] {
+            let reply = host
+                .call(
+                    method,
+                    &path,
+                    key,
+                    Some(json!({"action": "accept", "message": "x"})),
+                )
+                .await;
+            assert_eq!(
+                (reply.status, code(&reply)),
+                (401, "unauthorized"),
+                "{method} {path} with {key:?}"
+            );
+        }
+    }
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn oversize_and_malformed_bodies_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    host.open(OPP).await;
+    let url = format!("{}/opportunities/{OPP}/negotiation/turns", host.base);
+    let send = |body: String| {
+        host.http
+            .post(&url)
+            .bearer_auth(&host.dana)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let huge = send(format!(
+        "{{\"action\":\"propose\",\"message\":\"{}\"}}",
+        "x".repeat(index_host::BODY_LIMIT + 10)
+    ))
+    .await
+    .unwrap();
+    assert_eq!(huge.status().as_u16(), 413);
+    let malformed = send("{\"action\": ".to_owned()).await.unwrap();
+    assert_eq!(malformed.status().as_u16(), 400);
+    let body: serde_json::Value = malformed.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "malformed_json");
+    let not_an_object = send("[1, 2]".to_owned()).await.unwrap();
+    let body: serde_json::Value = not_an_object.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_turn");
+    let state = host
+        .store
+        .read_negotiation_state(&OpportunityId::new(OPP), &"dana".into())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(state.turns.is_empty(), "nothing was applied");
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_turns_over_http_have_one_winner_per_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = Running::start(sqlite(&dir).await).await;
+    host.open(OPP).await;
+    let host = Arc::new(host);
+    let mut winners = Vec::new();
+    for round in 0..5 {
+        let racers: Vec<_> = (0..16)
+            .map(|n| {
+                let host = Arc::clone(&host);
+                // Even racers are dana proposing, odd ones sam countering: only
+                // the seat whose turn it is can win, and only once.
+                tokio::spawn(async move {
+                    let (key, action) = if round % 2 == 0 {
+                        (host.dana.clone(), "propose")
+                    } else {
+                        (host.sam.clone(), "counter")
+                    };
+                    host.turn(OPP, &key, action, &format!("racer {round}-{n}"))
+                        .await
+                })
+            })
+            .collect();
+        let mut won = Vec::new();
+        for racer in racers {
+            let reply = racer.await.unwrap();
+            match reply.status {
+                200 => won.push(reply.body["decision"]["turnIndex"].as_u64().unwrap()),
+                403 | 409 => assert!(
+                    ["not_your_turn", "raced"].contains(&code(&reply)),
+                    "{}",
+                    reply.body
+                ),
+                other => panic!("{other}: {}", reply.body),
+            }
+        }
+        assert_eq!(won, [round], "exactly one winner for index {round}");
+        winners.extend(won);
+    }
+    let state = host
+        .store
+        .read_negotiation_state(&OpportunityId::new(OPP), &"dana".into())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(state.turns.len(), 5, "no turn lost or doubled");
+    let mut host = Arc::into_inner(host).unwrap();
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wait_returns_when_the_other_seat_moves_even_from_another_process() {
+    let dir = tempfile::tempdir().unwrap();
+    // A second host on the same file stands in for another process: it has
+    // its own store handle and its own host, and shares only the file.
+    let second: Arc<dyn HostStore> =
+        Arc::new(SqliteStore::open(dir.path().join("host.db")).await.unwrap());
+    wait_across_hosts(sqlite(&dir).await, second).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+async fn on_postgres_a_wait_wakes_on_another_hosts_turn() {
+    let url = std::env::var("INDEX_TEST_DATABASE_URL")
+        .expect("INDEX_TEST_DATABASE_URL (bash .ci/postgres)");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let schema = format!("host_wait_{}_{nanos}", std::process::id());
+    let options = || index_negotiation_store_postgres::PostgresOptions {
+        schema: Some(schema.clone()),
+        ..Default::default()
+    };
+    let connect = || async {
+        index_negotiation_store_postgres::PostgresStore::connect_with(&url, options())
+            .await
+            .unwrap()
+    };
+    let first: Arc<dyn HostStore> = Arc::new(connect().await);
+    let second: Arc<dyn HostStore> = Arc::new(connect().await);
+    wait_across_hosts(first, second).await;
+}
+
+/// A wait on one host wakes when a turn commits through another host on
+/// the same database (another process, as far as the first can tell).
+async fn wait_across_hosts(first_store: Arc<dyn HostStore>, second_store: Arc<dyn HostStore>) {
+    let mut first = Running::start(first_store).await;
+    assert_eq!(first.open(OPP).await.status, 201);
+    let second = index_host::Host::new(second_store).await.unwrap();
+    let dana = second.authenticate(Some(&first.dana)).await.unwrap();
+
+    let started = std::time::Instant::now();
+    let path = format!("/opportunities/{OPP}/negotiation?wait=20");
+    let sam_waits = first.call("GET", &path, Some(&first.sam), None);
+    let dana_moves = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        second
+            .turn(
+                &dana,
+                &OpportunityId::new(OPP),
+                &json!({"action": "propose", "message": "Hello from elsewhere."}),
+            )
+            .await
+            .unwrap();
+    };
+    let (reply, ()) = tokio::join!(sam_waits, dana_moves);
+    let waited = started.elapsed();
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["negotiation"]["awaitingUserId"], "sam");
+    assert!(
+        waited >= Duration::from_millis(300) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
+
+    // It is sam's turn now: a wait answers at once.
+    let started = std::time::Instant::now();
+    first.call("GET", &path, Some(&first.sam), None).await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // Dana waits with nothing happening: the wait ends on its deadline.
+    let started = std::time::Instant::now();
+    let idle = first
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation?wait=0.5"),
+            Some(&first.dana),
+            None,
+        )
+        .await;
+    assert_eq!(idle.status, 200);
+    assert!(started.elapsed() >= Duration::from_millis(450));
+    let bad = first
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation?wait=-1"),
+            Some(&first.dana),
+            None,
+        )
+        .await;
+    assert_eq!(bad.status, 400);
+    first.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn shutting_down_under_load_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    let ids: Vec<String> = (0..8)
+        .map(|n| format!("0c6e9a52-3b1d-4f7e-a2c8-{n:012x}"))
+        .collect();
+    for id in &ids {
+        assert_eq!(host.open(id).await.status, 201);
+    }
+    let (dana, sam, base, http) = (
+        host.dana.clone(),
+        host.sam.clone(),
+        host.base.clone(),
+        host.http.clone(),
+    );
+    let workers: Vec<_> = ids
+        .iter()
+        .cloned()
+        .map(|id| {
+            let (dana, sam, base, http) = (dana.clone(), sam.clone(), base.clone(), http.clone());
+            tokio::spawn(async move {
+                let mut acknowledged = 0usize;
+                let mut n = 0;
+                while n < 500 {
+                    let (key, action) = if n % 2 == 0 {
+                        (&dana, "propose")
+                    } else {
+                        (&sam, "counter")
+                    };
+                    let sent = http
+                        .post(format!("{base}/opportunities/{id}/negotiation/turns"))
+                        .bearer_auth(key)
+                        .json(&json!({"action": action, "message": format!("turn {n}")}))
+                        .send()
+                        .await;
+                    match sent {
+                        Ok(reply) if reply.status().as_u16() == 200 => {
+                            acknowledged += 1;
+                            n += 1;
+                        }
+                        // The round ended at the turn limit: this seat resumes
+                        // (and so moves first) and tries the same turn again.
+                        Ok(reply) if reply.status().as_u16() == 403 => {
+                            let resumed = http
+                                .post(format!("{base}/opportunities/{id}/negotiation/resume"))
+                                .bearer_auth(key)
+                                .send()
+                                .await;
+                            if !resumed.is_ok_and(|r| r.status().is_success()) {
+                                return (id, acknowledged, false);
+                            }
+                        }
+                        Ok(_) | Err(_) => return (id, acknowledged, false),
+                    }
+                }
+                (id, acknowledged, true)
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    host.stop().await;
+    let mut total = 0;
+    let mut stopped_early = BTreeSet::new();
+    for worker in workers {
+        let (id, acknowledged, finished) = worker.await.unwrap();
+        let state = host
+            .store
+            .read_negotiation_state(&OpportunityId::new(&id), &"dana".into())
+            .await
+            .unwrap()
+            .unwrap();
+        // Requests in flight finished and were answered: every acknowledged
+        // turn is there, and nothing else (nothing half-applied).
+        assert_eq!(state.turns.len(), acknowledged, "{id}");
+        for (n, turn) in state.turns.iter().enumerate() {
+            assert_eq!(
+                turn.message,
+                format!("turn {n}"),
+                "{id}: in order, none doubled"
+            );
+        }
+        total += acknowledged;
+        if !finished {
+            stopped_early.insert(id);
+        }
+    }
+    assert!(total > 0, "the load ran before the shutdown");
+    assert!(
+        !stopped_early.is_empty(),
+        "the shutdown came in the middle of the load"
+    );
+}

@@ -1,0 +1,135 @@
+//! A real host on a free local port, with keys for a pair of seats, a
+//! stranger and the host, and a plain HTTP client that speaks to it.
+
+use std::sync::Arc;
+
+use index_host::{Host, serve};
+use index_negotiation_store::{HostStore, KeyScope};
+use serde_json::{Value, json};
+
+pub const OPP: &str = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36";
+
+pub struct Running {
+    pub base: String,
+    pub host_key: String,
+    pub dana: String,
+    pub sam: String,
+    pub stranger: String,
+    pub host: Host,
+    pub store: Arc<dyn HostStore>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    pub served: Option<tokio::task::JoinHandle<Result<(), index_host::HostError>>>,
+    pub http: reqwest::Client,
+}
+
+/// What one request got back.
+pub struct Reply {
+    pub status: u16,
+    pub body: Value,
+    pub request_id: Option<String>,
+}
+
+impl Running {
+    /// Starts a host on `store`, on 127.0.0.1 and a port the system picks.
+    pub async fn start(store: Arc<dyn HostStore>) -> Self {
+        let host = Host::new(store.clone()).await.unwrap();
+        let key = |user: &str, scope| {
+            let host = host.clone();
+            let user = user.to_owned();
+            async move { host.create_key(user.into(), scope).await.unwrap().secret }
+        };
+        let (host_key, dana, sam, stranger) = (
+            key("host", KeyScope::Host).await,
+            key("dana", KeyScope::Agent).await,
+            key("sam", KeyScope::Agent).await,
+            key("mallory", KeyScope::Agent).await,
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(serve(host.clone(), listener, Vec::new(), async move {
+            let _ = stopped.await;
+        }));
+        Running {
+            base,
+            host_key,
+            dana,
+            sam,
+            stranger,
+            host,
+            store,
+            stop: Some(stop),
+            served: Some(served),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// `method path` with `key` (if any) and a JSON `body` (if any).
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let request_id = response
+            .headers()
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let text = response.text().await.unwrap();
+        Reply {
+            status,
+            body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            request_id,
+        }
+    }
+
+    /// Opens dana ↔ sam on `id` with the host key.
+    pub async fn open(&self, id: &str) -> Reply {
+        let body = json!({
+            "opportunityId": id,
+            "initiator": {"userId": "dana", "intentId": "hire"},
+            "responder": {"userId": "sam", "intentId": "join"},
+        });
+        self.call("POST", "/negotiations", Some(&self.host_key), Some(body))
+            .await
+    }
+
+    /// A turn on `id` as `key`.
+    pub async fn turn(&self, id: &str, key: &str, action: &str, message: &str) -> Reply {
+        let body = json!({"action": action, "message": message});
+        self.call(
+            "POST",
+            &format!("/opportunities/{id}/negotiation/turns"),
+            Some(key),
+            Some(body),
+        )
+        .await
+    }
+
+    /// Stops the listener and waits for it to finish what it was doing.
+    pub async fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(served) = self.served.take() {
+            served.await.unwrap().unwrap();
+        }
+    }
+}
+
+/// The error code of a reply.
+pub fn code(reply: &Reply) -> &str {
+    reply.body["error"]["code"].as_str().unwrap_or_default()
+}
