@@ -20,6 +20,12 @@ pub(crate) struct Cli {
     #[arg(long, global = true)]
     pub(crate) json: bool,
 
+    /// How durable each commit to an SQLite store is: `normal` survives
+    /// a crash of the process, `full` also a power loss or an operating
+    /// system crash, at a quarter to a half of the commit rate.
+    #[arg(long, global = true, value_enum, default_value_t = Durability::Normal)]
+    pub(crate) sqlite_sync: Durability,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -300,4 +306,20 @@ pub(crate) enum KeysCommand {
         #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,
     },
+}
+
+/// `--sqlite-sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Durability {
+    Normal,
+    Full,
+}
+
+impl From<Durability> for index_negotiation_store_sqlite::Synchronous {
+    fn from(durability: Durability) -> Self {
+        match durability {
+            Durability::Normal => index_negotiation_store_sqlite::Synchronous::Normal,
+            Durability::Full => index_negotiation_store_sqlite::Synchronous::Full,
+        }
+    }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use index_negotiation_store::HostStore;
 use index_negotiation_store_postgres::PostgresStore;
-use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore};
+use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore, Synchronous};
 
 use crate::failure::Failure;
 
@@ -16,8 +16,8 @@ const SCHEMES: &str = "postgres://, postgresql:// or sqlite://";
 /// A store, as named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Database {
-    /// An SQLite file.
-    Sqlite(PathBuf),
+    /// An SQLite file, and how durable each commit to it is.
+    Sqlite(PathBuf, Synchronous),
     /// A PostgreSQL connection URL.
     Postgres(String),
 }
@@ -34,8 +34,9 @@ pub(crate) enum Use {
 }
 
 impl Database {
-    /// The store `flag` names, else `INDEX_DB`, else `index.db` here.
-    pub(crate) fn select(flag: Option<String>) -> Result<Self, Failure> {
+    /// The store `flag` names, else `INDEX_DB`, else `index.db` here; an
+    /// SQLite file with `synchronous` durability.
+    pub(crate) fn select(flag: Option<String>, synchronous: Synchronous) -> Result<Self, Failure> {
         let named = match flag {
             Some(flag) => Some(("--db", flag)),
             None => match std::env::var("INDEX_DB") {
@@ -46,12 +47,16 @@ impl Database {
                 }
             },
         };
-        match named {
-            None => Ok(Database::Sqlite(PathBuf::from("index.db"))),
+        let database = match named {
+            None => Database::Sqlite(PathBuf::from("index.db"), synchronous),
             Some((source, value)) => {
-                Self::parse(&value).map_err(|why| Failure::Usage(format!("{source}: {why}")))
+                Self::parse(&value).map_err(|why| Failure::Usage(format!("{source}: {why}")))?
             }
-        }
+        };
+        Ok(match database {
+            Database::Sqlite(path, _) => Database::Sqlite(path, synchronous),
+            postgres => postgres,
+        })
     }
 
     /// Reads one `--db` value.
@@ -63,7 +68,10 @@ impl Database {
             .split_once("://")
             .filter(|(scheme, _)| is_scheme(scheme))
         else {
-            return Ok(Database::Sqlite(PathBuf::from(value)));
+            return Ok(Database::Sqlite(
+                PathBuf::from(value),
+                Synchronous::default(),
+            ));
         };
         match scheme.to_ascii_lowercase().as_str() {
             "postgres" | "postgresql" => {
@@ -74,7 +82,10 @@ impl Database {
                 }
                 Ok(Database::Postgres(value.to_owned()))
             }
-            "sqlite" if !rest.is_empty() => Ok(Database::Sqlite(PathBuf::from(rest))),
+            "sqlite" if !rest.is_empty() => Ok(Database::Sqlite(
+                PathBuf::from(rest),
+                Synchronous::default(),
+            )),
             "sqlite" => Err("sqlite:// needs a file path after it".to_owned()),
             _ => Err(format!(
                 "unknown scheme {scheme}://; use a file path or {SCHEMES}"
@@ -86,7 +97,7 @@ impl Database {
     /// password.
     pub(crate) fn describe(&self) -> String {
         match self {
-            Database::Sqlite(path) => path.display().to_string(),
+            Database::Sqlite(path, _) => path.display().to_string(),
             Database::Postgres(url) => match url.split_once("://").and_then(|(scheme, rest)| {
                 let (credentials, host) = rest.split_once('@')?;
                 let user = credentials.split(':').next().unwrap_or_default();
@@ -102,16 +113,16 @@ impl Database {
     pub(crate) async fn open(&self, purpose: Use) -> Result<Box<dyn HostStore>, Failure> {
         Ok(match self {
             Database::Postgres(url) => Box::new(PostgresStore::connect(url).await?),
-            Database::Sqlite(path) => {
+            Database::Sqlite(path, synchronous) => {
                 let access = match purpose {
                     Use::Create => Access::Create,
                     Use::Write => Access::Existing,
                     Use::Read => Access::ReadOnly,
                 };
-                Box::new(
-                    SqliteStore::open_with(path, SqliteOptions::default().with_access(access))
-                        .await?,
-                )
+                let options = SqliteOptions::default()
+                    .with_access(access)
+                    .with_synchronous(*synchronous);
+                Box::new(SqliteStore::open_with(path, options).await?)
             }
         })
     }
@@ -134,15 +145,15 @@ mod tests {
     fn values_name_a_file_a_url_or_a_usage_error() {
         assert_eq!(
             Database::parse("index.db"),
-            Ok(Database::Sqlite("index.db".into()))
+            Ok(Database::Sqlite("index.db".into(), Synchronous::Normal))
         );
         assert_eq!(
             Database::parse("sqlite://a/b.db"),
-            Ok(Database::Sqlite("a/b.db".into()))
+            Ok(Database::Sqlite("a/b.db".into(), Synchronous::Normal))
         );
         assert_eq!(
             Database::parse("sqlite:///tmp/b.db"),
-            Ok(Database::Sqlite("/tmp/b.db".into()))
+            Ok(Database::Sqlite("/tmp/b.db".into(), Synchronous::Normal))
         );
         assert_eq!(
             Database::parse("postgres://u@localhost/db"),

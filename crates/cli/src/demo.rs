@@ -19,6 +19,7 @@ use crate::failure::Failure;
 use crate::negotiation::{self, Opening, Session};
 use crate::output::{BOLD, COMMAND, DIM, NOTE, Out, styled};
 use crate::sink::RecordSink;
+use index_negotiation_store_sqlite::Synchronous;
 
 const DANA: &str = "dana";
 const SAM: &str = "sam";
@@ -92,18 +93,23 @@ fn scripted_gap() -> serde_json::Value {
 }
 
 /// Runs the walk-through on the store at `db`, or on a temporary one.
-pub(crate) async fn run(db: Option<String>, out: Out) -> Result<(), Failure> {
+pub(crate) async fn run(
+    db: Option<String>,
+    synchronous: Synchronous,
+    out: Out,
+) -> Result<(), Failure> {
     let scratch = match &db {
         Some(_) => None,
         None => Some(tempdir()?),
     };
     let database = match (db, &scratch) {
-        (Some(db), _) => Database::select(Some(db))?,
+        (Some(db), _) => Database::select(Some(db), synchronous)?,
         (None, scratch) => Database::Sqlite(
             scratch
                 .as_ref()
                 .map(|dir| dir.join("demo.db"))
                 .unwrap_or_default(),
+            synchronous,
         ),
     };
     let session = Session::open(&database, Use::Create, out).await?;

@@ -58,7 +58,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(4);
         }
     };
-    match runtime.block_on(run(cli.command, out)) {
+    match runtime.block_on(run(cli.command, cli.sqlite_sync.into(), out)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             out.failure(&failure);
@@ -67,7 +67,11 @@ pub fn main() -> ExitCode {
     }
 }
 
-async fn run(command: Command, out: Out) -> Result<(), Failure> {
+async fn run(
+    command: Command,
+    synchronous: index_negotiation_store_sqlite::Synchronous,
+    out: Out,
+) -> Result<(), Failure> {
     match command {
         Command::QuestionBlock(command) => match command {
             QuestionBlockCommand::Parse { file } => question_block::parse(file.as_deref(), out),
@@ -84,7 +88,7 @@ async fn run(command: Command, out: Out) -> Result<(), Failure> {
             QuestionBlockCommand::Check { files } => question_block::check(&files, out),
         },
         Command::Negotiation(args) => {
-            let database = Database::select(args.db)?;
+            let database = Database::select(args.db, synchronous)?;
             let purpose = match &args.command {
                 NegotiationCommand::Open(_) => Use::Create,
                 NegotiationCommand::Turn { .. } | NegotiationCommand::Resume { .. } => Use::Write,
@@ -134,10 +138,10 @@ async fn run(command: Command, out: Out) -> Result<(), Failure> {
                     "the demo is a walk-through for people and has no JSON form; run its commands with --json instead".to_owned(),
                 ));
             }
-            demo::run(args.db, out).await
+            demo::run(args.db, synchronous, out).await
         }
-        Command::Serve(args) => serve::serve(args).await,
-        Command::Keys(command) => serve::keys(command, out).await,
+        Command::Serve(args) => serve::serve(args, synchronous).await,
+        Command::Keys(command) => serve::keys(command, synchronous, out).await,
         Command::Completions { shell } => {
             let mut command = cli::command();
             clap_complete::generate(shell, &mut command, "index", &mut std::io::stdout());

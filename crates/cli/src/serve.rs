@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use index_host::{Host, HostError};
 use index_negotiation_store::{HostStore, KeyScope, UserId};
+use index_negotiation_store_sqlite::Synchronous;
 
 use crate::cli::{KeysCommand, ServeArgs};
 use crate::database::{Database, Use};
@@ -24,8 +25,14 @@ impl From<HostError> for Failure {
     }
 }
 
-async fn store(db: Option<String>, purpose: Use) -> Result<Arc<dyn HostStore>, Failure> {
-    Ok(Arc::from(Database::select(db)?.open(purpose).await?))
+async fn store(
+    db: Option<String>,
+    synchronous: Synchronous,
+    purpose: Use,
+) -> Result<Arc<dyn HostStore>, Failure> {
+    Ok(Arc::from(
+        Database::select(db, synchronous)?.open(purpose).await?,
+    ))
 }
 
 /// Logs go to standard error (standard output is the MCP transport under
@@ -42,9 +49,9 @@ fn init_logging() {
 
 /// `serve`: until SIGINT or SIGTERM (HTTP), or until the client goes
 /// (stdio).
-pub(crate) async fn serve(args: ServeArgs) -> Result<(), Failure> {
+pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(), Failure> {
     init_logging();
-    let host = Host::new(store(args.db, Use::Create).await?).await?;
+    let host = Host::new(store(args.db, synchronous, Use::Create).await?).await?;
     if let (true, Some(path)) = (args.mcp_stdio, &args.key_file) {
         let secret = std::fs::read_to_string(path)
             .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;
@@ -81,13 +88,17 @@ struct Created<'a> {
 }
 
 /// `keys create|list|revoke`.
-pub(crate) async fn keys(command: KeysCommand, out: Out) -> Result<(), Failure> {
+pub(crate) async fn keys(
+    command: KeysCommand,
+    synchronous: Synchronous,
+    out: Out,
+) -> Result<(), Failure> {
     match command {
         KeysCommand::Create { user, host, db } => {
             if user.trim().is_empty() {
                 return Err(Failure::Usage("--user cannot be blank".to_owned()));
             }
-            let store = store(db, Use::Create).await?;
+            let store = store(db, synchronous, Use::Create).await?;
             let scope = if host {
                 KeyScope::Host
             } else {
@@ -119,7 +130,10 @@ pub(crate) async fn keys(command: KeysCommand, out: Out) -> Result<(), Failure> 
             Ok(())
         }
         KeysCommand::List { db } => {
-            let keys = store(db, Use::Read).await?.list_api_keys().await?;
+            let keys = store(db, synchronous, Use::Read)
+                .await?
+                .list_api_keys()
+                .await?;
             out.json(&keys);
             if keys.is_empty() {
                 out.line(styled(DIM, "No keys."));
@@ -144,7 +158,11 @@ pub(crate) async fn keys(command: KeysCommand, out: Out) -> Result<(), Failure> 
             Ok(())
         }
         KeysCommand::Revoke { id, db } => {
-            if !store(db, Use::Write).await?.revoke_api_key(&id).await? {
+            if !store(db, synchronous, Use::Write)
+                .await?
+                .revoke_api_key(&id)
+                .await?
+            {
                 return Err(Failure::Usage(format!("there is no key {id:?}")));
             }
             out.json(&serde_json::json!({ "revoked": id }));

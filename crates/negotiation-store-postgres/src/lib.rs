@@ -1,15 +1,20 @@
 //! The PostgreSQL backend for the negotiation store, for hosts where many
 //! application servers share one database.
 //!
-//! A turn commit is one transaction: the negotiation's row locked with
-//! `SELECT … FOR UPDATE`, both seats' eligibility read `FOR SHARE`, the
-//! rules asked once, the turn inserted at its index and the negotiation
-//! updated. The `(negotiation, turn_index)` primary key is the backstop: a
-//! unique violation is the `raced` rejection. A resume takes the same lock.
+//! A turn commit is one transaction of four round trips, every statement
+//! prepared once per connection: the negotiation's row locked and read with
+//! `SELECT … FOR UPDATE` (both seats' eligibility in the same read:
+//! eligibility changes lock this row first, so none can slip in), its
+//! turns read, the rules asked once, and the turn inserted at its index
+//! together with the negotiation's update in one statement; then `COMMIT`.
+//! The `(negotiation, turn_index)` primary key is the backstop: a unique
+//! violation is the `raced` rejection. A resume takes the same lock.
 //! Opening is serialised per opportunity by an advisory lock and a unique
 //! key, so two hosts opening the same one at once create one negotiation.
 //!
-//! **Retries and `decide`.** A serialisation failure or deadlock that
+//! **Retries and `decide`.** A serialisation failure, a deadlock, or a
+//! pooled connection the server closed (connections are recycled without
+//! a round trip) that
 //! happens before `decide` has run is retried, a bounded number of times
 //! with jitter; `decide` has not been called, so nothing is lost. Once
 //! `decide` has run, any failure is reported as a [`StoreError`] with
@@ -219,10 +224,13 @@ impl PostgresStore {
         connector: Connector,
         options: &PostgresOptions,
     ) -> Result<Self, StoreError> {
-        // Verified recycling checks each connection with a round trip before
-        // reuse, so one the server dropped (or killed) is never handed out.
+        // Fast recycling hands a connection back out without a round trip
+        // (it checks only that the driver has not seen it close). A pooled
+        // connection the server dropped fails on its first statement, before
+        // `decide`, which is retried on a fresh connection: what verified
+        // recycling bought, without a query per checkout.
         let manager_config = ManagerConfig {
-            recycling_method: RecyclingMethod::Verified,
+            recycling_method: RecyclingMethod::Fast,
         };
         let pool = Pool::builder(connector.manager(config.clone(), manager_config))
             .max_size(options.max_connections.max(1))

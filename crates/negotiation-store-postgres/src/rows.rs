@@ -1,10 +1,12 @@
 //! Reading rows back into the store's types.
 
-use tokio_postgres::{GenericClient, Row};
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
 
 use index_negotiation::{NegotiationAction, NegotiationMessage, NegotiationOutcome, SeatTurn};
 use index_negotiation_store::{
-    NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId, message_from_text,
+    ListFilter, NegotiationSummary, OpportunityId, RecordStatus, Seat, StateFilter, StoreError,
+    UserId, message_from_text,
 };
 
 /// PostgreSQL's errors as storage errors.
@@ -36,6 +38,15 @@ impl ServerError {
     /// The SQLSTATE the server sent, if the failure came from the server.
     pub fn code(&self) -> Option<&tokio_postgres::error::SqlState> {
         self.error.code()
+    }
+
+    /// Whether trying again on a fresh connection may succeed: a
+    /// serialization failure, a deadlock, or a connection that was closed
+    /// (a pooled one the server dropped, say).
+    pub(crate) fn is_transient(&self) -> bool {
+        use tokio_postgres::error::SqlState;
+        self.error.is_closed()
+            || matches!(self.code(), Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED)
     }
 }
 
@@ -76,12 +87,21 @@ impl std::fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
-/// Columns of [`summary`], for `FROM negotiations n`.
-const SUMMARY: &str = "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, n.responder_user_id, \
-     n.responder_intent_id, n.awaiting_user_id, n.outcome, n.settled, n.status, \
-     COALESCE((SELECT bool_and(s.eligible) FROM seats s WHERE s.negotiation_seq = n.seq), true), \
-     (SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq) \
-     FROM negotiations n";
+/// A `SELECT` of [`summary`]'s columns from `negotiations n`, then
+/// `$tail`: a literal, so each statement is a constant the connection
+/// prepares once and keeps in its statement cache.
+macro_rules! select_summary {
+    ($tail:literal) => {
+        concat!(
+            "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, n.responder_user_id, ",
+            "n.responder_intent_id, n.awaiting_user_id, n.outcome, n.settled, n.status, ",
+            "COALESCE((SELECT bool_and(s.eligible) FROM seats s WHERE s.negotiation_seq = n.seq), true), ",
+            "(SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq) ",
+            "FROM negotiations n ",
+            $tail
+        )
+    };
+}
 
 /// A summary and its row's internal key.
 pub(crate) struct Stored {
@@ -124,23 +144,60 @@ fn summary(row: &Row) -> Result<Stored, StoreError> {
     })
 }
 
+/// The negotiation `id`, if it exists.
 pub(crate) async fn find(
     client: &impl GenericClient,
     id: &OpportunityId,
 ) -> Result<Option<Stored>, StoreError> {
+    let statement = client
+        .prepare_cached(select_summary!("WHERE n.id = $1"))
+        .await
+        .map_err(pg_error)?;
     let row = client
-        .query_opt(&format!("{SUMMARY} WHERE n.id = $1"), &[&id.as_str()])
+        .query_opt(&statement, &[&id.as_str()])
         .await
         .map_err(pg_error)?;
     row.as_ref().map(summary).transpose()
 }
 
+/// The negotiation `id`, its row locked `FOR UPDATE` until the transaction
+/// ends: the lock and the read in one round trip. Seats are not locked:
+/// eligibility changes lock this same row first, so they wait for it.
+pub(crate) async fn find_locked(
+    client: &impl GenericClient,
+    id: &OpportunityId,
+) -> Result<Option<Stored>, StoreError> {
+    let statement = client
+        .prepare_cached(select_summary!("WHERE n.id = $1 FOR UPDATE OF n"))
+        .await
+        .map_err(pg_error)?;
+    let row = client
+        .query_opt(&statement, &[&id.as_str()])
+        .await
+        .map_err(pg_error)?;
+    row.as_ref().map(summary).transpose()
+}
+
+/// The negotiations where `user_id` holds a seat and `filter` passes,
+/// oldest first, filtered by the database (the seat indexes serve it).
+/// The same test as [`ListFilter::matches`], written in SQL.
 pub(crate) async fn of_user(
     client: &impl GenericClient,
     user_id: &UserId,
+    filter: &ListFilter,
 ) -> Result<Vec<NegotiationSummary>, StoreError> {
+    let statement = client
+        .prepare_cached(select_summary!(
+            "WHERE (n.initiator_user_id = $1 AND ($2::text IS NULL OR n.initiator_intent_id = $2) \
+             OR n.responder_user_id = $1 AND ($2::text IS NULL OR n.responder_intent_id = $2)) \
+             AND ($3::boolean IS NULL OR n.settled = $3) ORDER BY n.seq"
+        ))
+        .await
+        .map_err(pg_error)?;
+    let settled = filter.state.map(|state| state == StateFilter::Settled);
+    let intent = filter.intent_id.as_ref().map(|intent| intent.as_str());
     let rows = client
-        .query(&format!("{SUMMARY} WHERE n.initiator_user_id = $1 OR n.responder_user_id = $1 ORDER BY n.seq"), &[&user_id.as_str()])
+        .query(&statement, &[&user_id.as_str(), &intent, &settled])
         .await
         .map_err(pg_error)?;
     rows.iter()
@@ -148,22 +205,35 @@ pub(crate) async fn of_user(
         .collect()
 }
 
+/// The negotiation's turns, oldest first. Their indexes must run 0, 1, 2, …
+/// without a gap: a log with a hole is reported as corruption rather than
+/// read as a shorter log.
 pub(crate) async fn turns(
     client: &impl GenericClient,
     seq: i64,
 ) -> Result<Vec<SeatTurn>, StoreError> {
-    let rows = client
-        .query("SELECT seat_user_id, action, message FROM turns WHERE negotiation_seq = $1 ORDER BY turn_index", &[&seq])
+    let statement = client
+        .prepare_cached(
+            "SELECT turn_index, seat_user_id, action, message FROM turns WHERE negotiation_seq = $1 ORDER BY turn_index",
+        )
         .await
         .map_err(pg_error)?;
+    let rows = client.query(&statement, &[&seq]).await.map_err(pg_error)?;
     rows.iter()
-        .map(|row| {
-            let action: String = row.get(1);
+        .enumerate()
+        .map(|(position, row)| {
+            let index: i32 = row.get(0);
+            if usize::try_from(index).ok() != Some(position) {
+                return Err(StoreError::Corrupt(format!(
+                    "turn indexes are not dense: turn {position} is stored at index {index}"
+                )));
+            }
+            let action: String = row.get(2);
             Ok(SeatTurn {
-                seat_user_id: row.get(0),
+                seat_user_id: row.get(1),
                 action: NegotiationAction::from_name(&action)
                     .ok_or_else(|| StoreError::Corrupt(format!("unknown action {action:?}")))?,
-                message: row.get(2),
+                message: row.get(3),
             })
         })
         .collect()
@@ -173,13 +243,13 @@ pub(crate) async fn messages(
     client: &impl GenericClient,
     seq: i64,
 ) -> Result<Vec<NegotiationMessage>, StoreError> {
-    let rows = client
-        .query(
+    let statement = client
+        .prepare_cached(
             "SELECT sender_id, parts FROM messages WHERE negotiation_seq = $1 ORDER BY position",
-            &[&seq],
         )
         .await
         .map_err(pg_error)?;
+    let rows = client.query(&statement, &[&seq]).await.map_err(pg_error)?;
     rows.iter()
         .map(|row| {
             let parts: String = row.get(1);

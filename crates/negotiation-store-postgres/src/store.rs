@@ -18,7 +18,7 @@ use index_negotiation_store::{
 };
 
 use crate::PostgresStore;
-use crate::rows::{self, pg_error, pool_error};
+use crate::rows::{self, ServerError, pg_error, pool_error};
 
 /// Why one attempt failed: retryable only while `decide` has not run.
 enum Attempt {
@@ -28,18 +28,26 @@ enum Attempt {
 
 impl From<tokio_postgres::Error> for Attempt {
     fn from(err: tokio_postgres::Error) -> Self {
-        let transient = matches!(err.code(), Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED);
-        if transient {
-            Attempt::Transient(pg_error(err))
-        } else {
-            Attempt::Final(pg_error(err))
-        }
+        pg_error(err).into()
     }
 }
 
 impl From<StoreError> for Attempt {
+    /// A failure is worth another try when PostgreSQL says so (see
+    /// [`ServerError::is_transient`]); whether it gets one depends on
+    /// whether `decide` has run.
     fn from(err: StoreError) -> Self {
-        Attempt::Final(err)
+        let transient = match &err {
+            StoreError::Backend(cause) => cause
+                .downcast_ref::<ServerError>()
+                .is_some_and(ServerError::is_transient),
+            _ => false,
+        };
+        if transient {
+            Attempt::Transient(err)
+        } else {
+            Attempt::Final(err)
+        }
     }
 }
 
@@ -97,24 +105,17 @@ async fn lock_row(
     Ok(row.map(|row| row.get(0)))
 }
 
-/// Locks the negotiation's row and reads its state, eligibility included.
+/// Locks the negotiation's row and reads its state, eligibility included:
+/// two statements, the lock and the summary in the first.
 async fn locked_state(
     tx: &Transaction<'_>,
     id: &OpportunityId,
 ) -> Result<Option<(i64, NegotiationState)>, Attempt> {
-    let Some(seq) = lock_row(tx, id).await? else {
+    let Some(stored) = rows::find_locked(tx, id).await? else {
         return Ok(None);
     };
-    tx.query(
-        "SELECT eligible FROM seats WHERE negotiation_seq = $1 FOR SHARE",
-        &[&seq],
-    )
-    .await?;
-    let stored = rows::find(&**tx, id)
-        .await?
-        .ok_or_else(|| StoreError::Corrupt("a locked negotiation vanished".to_owned()))?;
-    let turns = rows::turns(&**tx, seq).await?;
-    Ok(Some((seq, stored.summary.state(turns))))
+    let turns = rows::turns(tx, stored.seq).await?;
+    Ok(Some((stored.seq, stored.summary.state(turns))))
 }
 
 /// Locks and reads the negotiation, then asks `decide`, taken from the
@@ -152,27 +153,40 @@ async fn commit_turn_once(
         return Ok(decision);
     };
     let index = i32::try_from(permitted.turn_index).unwrap_or(i32::MAX);
-    let inserted = tx
+    let outcome = permitted.outcome.map(NegotiationOutcome::as_str);
+    let status = RecordStatus::from(permitted.opportunity_status).as_str();
+    // The turn and the negotiation's new state in one statement, one round
+    // trip; a taken index fails the whole statement, applying neither.
+    let apply = tx
+        .prepare_cached(
+            "WITH turn AS (INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
+             VALUES ($4, $5, $6, $7, $8)) \
+             UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
+             settled = settled OR $2::text IS NOT NULL, status = $3 WHERE seq = $4",
+        )
+        .await
+        .map_err(|err| Attempt::Final(pg_error(err)))?;
+    let applied = tx
         .execute(
-            "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) VALUES ($1, $2, $3, $4, $5)",
-            &[&seq, &index, &user_id.as_str(), &turn.action.as_str(), &turn.message],
+            &apply,
+            &[
+                &permitted.awaiting_user_id,
+                &outcome,
+                &status,
+                &seq,
+                &index,
+                &user_id.as_str(),
+                &turn.action.as_str(),
+                &turn.message,
+            ],
         )
         .await;
-    match inserted {
+    match applied {
         Err(err) if is_unique_violation(&err) => {
             return Ok(Decision::Refused(NegotiationRejection::Raced));
         }
         other => other.map_err(|err| Attempt::Final(pg_error(err)))?,
     };
-    let outcome = permitted.outcome.map(NegotiationOutcome::as_str);
-    let status = RecordStatus::from(permitted.opportunity_status).as_str();
-    tx.execute(
-        "UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
-         settled = settled OR $2::text IS NOT NULL, status = $3 WHERE seq = $4",
-        &[&permitted.awaiting_user_id, &outcome, &status, &seq],
-    )
-    .await
-    .map_err(|err| Attempt::Final(pg_error(err)))?;
     tx.commit()
         .await
         .map_err(|err| Attempt::Final(pg_error(err)))?;
@@ -188,12 +202,13 @@ async fn commit_resume_once(
     let tx = client.transaction().await?;
     let (seq, decision) = decide_locked(&tx, id, slot).await?;
     if let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) {
-        tx.execute(
-            "UPDATE negotiations SET awaiting_user_id = $1 WHERE seq = $2",
-            &[&permitted.awaiting_user_id, &seq],
-        )
-        .await
-        .map_err(|err| Attempt::Final(pg_error(err)))?;
+        let resume = tx
+            .prepare_cached("UPDATE negotiations SET awaiting_user_id = $1 WHERE seq = $2")
+            .await
+            .map_err(|err| Attempt::Final(pg_error(err)))?;
+        tx.execute(&resume, &[&permitted.awaiting_user_id, &seq])
+            .await
+            .map_err(|err| Attempt::Final(pg_error(err)))?;
         tx.commit()
             .await
             .map_err(|err| Attempt::Final(pg_error(err)))?;
@@ -216,9 +231,9 @@ impl NegotiationStore for PostgresStore {
             .start()
             .await
             .map_err(pg_error)?;
-        let state = match rows::find(&*tx, id).await? {
+        let state = match rows::find(&tx, id).await? {
             None => None,
-            Some(stored) => Some(stored.summary.state(rows::turns(&*tx, stored.seq).await?)),
+            Some(stored) => Some(stored.summary.state(rows::turns(&tx, stored.seq).await?)),
         };
         tx.commit().await.map_err(pg_error)?;
         Ok(state)
@@ -318,7 +333,7 @@ impl NegotiationStore for PostgresStore {
         )
         .await
         .map_err(pg_error)?;
-        let summary = rows::find(&*tx, id).await?.map(|stored| stored.summary);
+        let summary = rows::find(&tx, id).await?.map(|stored| stored.summary);
         tx.commit().await.map_err(pg_error)?;
         Ok(summary)
     }
@@ -328,9 +343,7 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
     ) -> Result<Option<NegotiationSummary>, StoreError> {
         let client = self.client().await?;
-        Ok(rows::find(&**client, id)
-            .await?
-            .map(|stored| stored.summary))
+        Ok(rows::find(&client, id).await?.map(|stored| stored.summary))
     }
 
     async fn list_negotiations(
@@ -339,11 +352,7 @@ impl NegotiationStore for PostgresStore {
         filter: &ListFilter,
     ) -> Result<Vec<NegotiationSummary>, StoreError> {
         let client = self.client().await?;
-        let all = rows::of_user(&**client, user_id).await?;
-        Ok(all
-            .into_iter()
-            .filter(|summary| filter.matches(summary, user_id))
-            .collect())
+        rows::of_user(&client, user_id, filter).await
     }
 
     async fn append_message(
@@ -373,9 +382,9 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
     ) -> Result<Vec<NegotiationMessage>, StoreError> {
         let client = self.client().await?;
-        match rows::find(&**client, id).await? {
+        match rows::find(&client, id).await? {
             None => Ok(Vec::new()),
-            Some(stored) => rows::messages(&**client, stored.seq).await,
+            Some(stored) => rows::messages(&client, stored.seq).await,
         }
     }
 

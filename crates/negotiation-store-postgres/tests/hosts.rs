@@ -363,3 +363,34 @@ async fn the_change_feed_wakes_on_another_hosts_commit() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
+    let (store, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
+    let service = Negotiations::new(&store);
+    let opening = request("gap-1");
+    service.open(&opening).await.unwrap();
+    for (who, action) in [("alice", Propose), ("bob", Counter), ("alice", Propose)] {
+        let turn = NegotiationTurn::new(action, "A turn.");
+        assert!(
+            service
+                .execute(&opening.opportunity_id, &who.into(), turn)
+                .await
+                .unwrap()
+                .is_ok()
+        );
+    }
+    raw(&url, &schema)
+        .await
+        .batch_execute("UPDATE turns SET turn_index = 20 WHERE turn_index = 2")
+        .await
+        .unwrap();
+    let read = store
+        .read_negotiation_state(&opening.opportunity_id, &"bob".into())
+        .await;
+    assert!(
+        matches!(&read, Err(StoreError::Corrupt(why)) if why.contains("not dense")),
+        "{read:?}"
+    );
+}

@@ -7,7 +7,14 @@ use index_negotiation_store::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, Stor
 
 use crate::{SqliteStore, sql_error};
 
-const COLUMNS: &str = "id, hash, user_id, scope, revoked";
+macro_rules! select_key {
+    ($tail:literal) => {
+        concat!(
+            "SELECT id, hash, user_id, scope, revoked FROM api_keys ",
+            $tail
+        )
+    };
+}
 
 fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ApiKeyRecord, StoreError>> {
     let hash: Vec<u8> = row.get(1)?;
@@ -61,7 +68,7 @@ impl ApiKeyStore for SqliteStore {
         let hash = *hash;
         self.pool
             .run(move |conn| {
-                conn.prepare_cached(&format!("SELECT {COLUMNS} FROM api_keys WHERE hash = ?1"))
+                conn.prepare_cached(select_key!("WHERE hash = ?1"))
                     .and_then(|mut find| {
                         find.query_row(params![hash.0.as_slice()], key_from_row)
                             .optional()
@@ -76,7 +83,7 @@ impl ApiKeyStore for SqliteStore {
         self.pool
             .run(move |conn| {
                 let mut list = conn
-                    .prepare_cached(&format!("SELECT {COLUMNS} FROM api_keys ORDER BY seq"))
+                    .prepare_cached(select_key!("ORDER BY seq"))
                     .map_err(sql_error)?;
                 let rows = list.query_map([], key_from_row).map_err(sql_error)?;
                 rows.map(|row| row.map_err(sql_error)?).collect()

@@ -10,11 +10,21 @@ use index_negotiation_store::{
 
 use crate::sql_error;
 
-/// Columns of [`summary_from_row`], for `FROM negotiations n`.
-pub(crate) const SUMMARY_COLUMNS: &str = "n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, \
-    n.responder_user_id, n.responder_intent_id, n.initiator_eligible, n.responder_eligible, \
-    n.awaiting_user_id, n.outcome, n.settled, n.status, \
-    (SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq)";
+/// A `SELECT` of [`summary_from_row`]'s columns from `negotiations n`,
+/// followed by `$tail`: a literal, so every statement is a constant that
+/// SQLite compiles once per connection and the cache keeps.
+macro_rules! select_summary {
+    ($tail:literal) => {
+        concat!(
+            "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, ",
+            "n.responder_user_id, n.responder_intent_id, n.initiator_eligible, n.responder_eligible, ",
+            "n.awaiting_user_id, n.outcome, n.settled, n.status, ",
+            "(SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq) ",
+            "FROM negotiations n ",
+            $tail
+        )
+    };
+}
 
 /// A summary and its row's internal key.
 pub(crate) struct Stored {
@@ -69,9 +79,11 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Stored, StoreError
 
 /// The negotiation `id`, if it exists.
 pub(crate) fn find(conn: &Connection, id: &OpportunityId) -> Result<Option<Stored>, StoreError> {
-    let sql = format!("SELECT {SUMMARY_COLUMNS} FROM negotiations n WHERE n.id = ?1");
-    conn.query_row(&sql, params![id.as_str()], summary_from_row)
-        .optional()
+    conn.prepare_cached(select_summary!("WHERE n.id = ?1"))
+        .and_then(|mut find| {
+            find.query_row(params![id.as_str()], summary_from_row)
+                .optional()
+        })
         .map_err(sql_error)?
         .transpose()
 }
@@ -81,11 +93,11 @@ pub(crate) fn of_user(
     conn: &Connection,
     user_id: &UserId,
 ) -> Result<Vec<NegotiationSummary>, StoreError> {
-    let sql = format!(
-        "SELECT {SUMMARY_COLUMNS} FROM negotiations n \
-         WHERE n.initiator_user_id = ?1 OR n.responder_user_id = ?1 ORDER BY n.seq"
-    );
-    let mut statement = conn.prepare(&sql).map_err(sql_error)?;
+    let mut statement = conn
+        .prepare_cached(select_summary!(
+            "WHERE n.initiator_user_id = ?1 OR n.responder_user_id = ?1 ORDER BY n.seq"
+        ))
+        .map_err(sql_error)?;
     let rows = statement
         .query_map(params![user_id.as_str()], summary_from_row)
         .map_err(sql_error)?;
@@ -93,33 +105,42 @@ pub(crate) fn of_user(
         .collect()
 }
 
-/// The negotiation's turns, oldest first.
+/// The negotiation's turns, oldest first. Their indexes must run 0, 1, 2, …
+/// without a gap: a log with a hole (or, were the key ever dropped, a
+/// repeat) is reported as corruption rather than read as a shorter log.
 pub(crate) fn turns(conn: &Connection, seq: i64) -> Result<Vec<SeatTurn>, StoreError> {
     let mut statement = conn
         .prepare_cached(
-            "SELECT seat_user_id, action, message FROM turns WHERE negotiation_seq = ?1 ORDER BY turn_index",
+            "SELECT turn_index, seat_user_id, action, message FROM turns WHERE negotiation_seq = ?1 ORDER BY turn_index",
         )
         .map_err(sql_error)?;
     let rows = statement
         .query_map(params![seq], |row| {
             Ok((
-                row.get::<_, String>(0)?,
+                row.get::<_, i64>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
             ))
         })
         .map_err(sql_error)?;
-    rows.map(|row| {
-        let (seat_user_id, action, message) = row.map_err(sql_error)?;
-        let action = NegotiationAction::from_name(&action)
-            .ok_or_else(|| StoreError::Corrupt(format!("unknown action {action:?}")))?;
-        Ok(SeatTurn {
-            seat_user_id,
-            action,
-            message,
+    rows.enumerate()
+        .map(|(position, row)| {
+            let (index, seat_user_id, action, message) = row.map_err(sql_error)?;
+            if usize::try_from(index).ok() != Some(position) {
+                return Err(StoreError::Corrupt(format!(
+                    "turn indexes are not dense: turn {position} is stored at index {index}"
+                )));
+            }
+            let action = NegotiationAction::from_name(&action)
+                .ok_or_else(|| StoreError::Corrupt(format!("unknown action {action:?}")))?;
+            Ok(SeatTurn {
+                seat_user_id,
+                action,
+                message,
+            })
         })
-    })
-    .collect()
+        .collect()
 }
 
 /// The negotiation's message record, in order.

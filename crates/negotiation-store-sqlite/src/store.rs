@@ -37,6 +37,16 @@ fn locked_state(
     }
 }
 
+/// Runs a constant statement through the connection's statement cache, so
+/// SQLite compiles it once per connection rather than on every commit.
+fn execute(
+    conn: &Connection,
+    sql: &'static str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
 fn is_constraint_violation(err: &rusqlite::Error) -> bool {
     matches!(err, rusqlite::Error::SqliteFailure(failure, _) if failure.code == ErrorCode::ConstraintViolation)
 }
@@ -79,8 +89,7 @@ impl NegotiationStore for SqliteStore {
                     return Ok(decision);
                 };
                 let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
-                let inserted = tx.execute(
-                    "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
+                let inserted = execute(&tx, "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                     params![seq, index, user_id.as_str(), turn.action.as_str(), turn.message],
                 );
@@ -90,8 +99,7 @@ impl NegotiationStore for SqliteStore {
                     }
                     other => other.map_err(sql_error)?,
                 };
-                tx.execute(
-                    "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
+                execute(&tx, "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
                      settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
                     params![
                         permitted.awaiting_user_id,
@@ -122,7 +130,8 @@ impl NegotiationStore for SqliteStore {
                 };
                 let decision = decide(Some(&state));
                 if let Decision::Permitted(permitted) = &decision {
-                    tx.execute(
+                    execute(
+                        &tx,
                         "UPDATE negotiations SET awaiting_user_id = ?1 WHERE seq = ?2",
                         params![permitted.awaiting_user_id, seq],
                     )
@@ -138,9 +147,7 @@ impl NegotiationStore for SqliteStore {
         let negotiation = negotiation.clone();
         self.pool
             .run_write(move |conn| {
-                let inserted = conn
-                    .execute(
-                        "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
+                let inserted = execute(conn, "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
                          responder_intent_id, awaiting_user_id) VALUES (?1, ?2, ?3, ?4, ?5, ?2) \
                          ON CONFLICT (id) DO NOTHING",
                         params![
@@ -166,9 +173,7 @@ impl NegotiationStore for SqliteStore {
         let (id, user_id) = (id.clone(), user_id.clone());
         self.pool
             .run_write(move |conn| {
-                let updated = conn
-                    .execute(
-                        "UPDATE negotiations SET \
+                let updated = execute(conn, "UPDATE negotiations SET \
                          initiator_eligible = CASE WHEN initiator_user_id = ?1 THEN ?2 ELSE initiator_eligible END, \
                          responder_eligible = CASE WHEN responder_user_id = ?1 THEN ?2 ELSE responder_eligible END \
                          WHERE id = ?3 AND (initiator_user_id = ?1 OR responder_user_id = ?1)",
@@ -189,8 +194,7 @@ impl NegotiationStore for SqliteStore {
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
-                tx.execute(
-                    "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
+                execute(&tx, "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
                      awaiting_user_id = NULL, status = ?2 WHERE id = ?3",
                     params![
                         NegotiationOutcome::Closed.as_str(),
@@ -247,8 +251,7 @@ impl NegotiationStore for SqliteStore {
                 let Some(stored) = rows::find(&tx, &id)? else {
                     return Ok(false);
                 };
-                tx.execute(
-                    "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES (?1, \
+                execute(&tx, "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES (?1, \
                      (SELECT coalesce(max(position) + 1, 0) FROM messages WHERE negotiation_seq = ?1), ?2, ?3)",
                     params![stored.seq, sender_id, parts],
                 )

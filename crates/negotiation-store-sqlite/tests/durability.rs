@@ -203,6 +203,9 @@ async fn two_stores_on_one_file_serialize_their_commits() {
                 let mut applied = 0;
                 for _ in 0..40 {
                     applied += usize::from(step(&store, who).await);
+                    // Let the other seats' workers in between steps, so the
+                    // stores really interleave (a step may not wait at all).
+                    tokio::task::yield_now().await;
                 }
                 applied
             })
@@ -609,4 +612,34 @@ async fn the_change_feed_wakes_on_another_stores_commit() {
         .await
         .unwrap()
         .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
+    let path = scratch("gap");
+    let store = SqliteStore::open(&path).await.unwrap();
+    open_pair(&store).await;
+    for who in ["alice", "bob", "alice"] {
+        assert!(step(&store, who).await);
+    }
+    let raw = rusqlite_connection(&path);
+    raw.execute("UPDATE turns SET turn_index = 20 WHERE turn_index = 2", [])
+        .unwrap();
+    drop(raw);
+    let read = store.read_negotiation_state(&opp(), &"bob".into()).await;
+    assert!(
+        matches!(&read, Err(StoreError::Corrupt(why)) if why.contains("not dense")),
+        "{read:?}"
+    );
+    let turn = Negotiations::new(&store)
+        .execute(
+            &opp(),
+            &"bob".into(),
+            NegotiationTurn::new(Counter, "On a broken log?"),
+        )
+        .await;
+    assert!(
+        matches!(turn, Err(StoreError::Corrupt(_))),
+        "nothing is decided on a broken log: {turn:?}"
+    );
 }

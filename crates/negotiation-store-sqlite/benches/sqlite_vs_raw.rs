@@ -1,0 +1,205 @@
+//! The store against raw SQLite doing the same transactions, side by side
+//! in one run: turn commits per second at 1 and 8 concurrent writers, WAL,
+//! `synchronous=NORMAL` and `FULL`, and the store's share of raw's rate.
+//!
+//! Raw is what a careful hand-written program does with `rusqlite`: one
+//! connection per writer, statements prepared once and cached, and (with
+//! eight writers in one process) a mutex around each write transaction so
+//! writers queue instead of sleeping in SQLite's busy handler. Each commit
+//! is the store's: `BEGIN IMMEDIATE`; read the negotiation and its turns;
+//! insert the turn; update the negotiation; `COMMIT`, with a resume every
+//! 13th commit and a new negotiation every 130, as `drive_commits` does.
+//!
+//! `cargo bench -p index-negotiation-store-sqlite --bench sqlite_vs_raw`
+
+// A benchmark reports by printing; setup failures panic.
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use index_negotiation_store::conformance::{drive_commits, drive_commits_in_parallel};
+use index_negotiation_store_sqlite::{SqliteOptions, SqliteStore, Synchronous};
+use rusqlite::{Connection, TransactionBehavior, params};
+
+const COMMITS: u64 = 4_000;
+const RUNS: usize = 3;
+
+const FIND: &str = "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, n.responder_user_id, \
+    n.responder_intent_id, n.initiator_eligible, n.responder_eligible, n.awaiting_user_id, n.outcome, \
+    n.settled, n.status, (SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq) \
+    FROM negotiations n WHERE n.id = ?1";
+const TURNS: &str = "SELECT seat_user_id, action, message FROM turns WHERE negotiation_seq = ?1 ORDER BY turn_index";
+
+fn raw_connection(path: &Path, synchronous: Synchronous) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    conn.pragma_update(
+        None,
+        "synchronous",
+        if synchronous == Synchronous::Full {
+            "FULL"
+        } else {
+            "NORMAL"
+        },
+    )
+    .unwrap();
+    conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+    conn.busy_timeout(Duration::from_secs(10)).unwrap();
+    conn
+}
+
+/// One writer's share of the raw workload, on its own negotiations.
+fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
+    let mut seq = 0i64;
+    let mut turns = 0i64;
+    let mut id = String::new();
+    for done in 0..commits {
+        let position = done % 130;
+        let _writer = lock.lock().unwrap();
+        if position == 0 {
+            id = format!("raw-{lane}-{done}-{}", std::process::id());
+            conn.prepare_cached(
+                "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
+                 responder_intent_id, awaiting_user_id) VALUES (?1, 'alice', 'a', 'bob', 'b', 'alice')",
+            )
+            .unwrap()
+            .execute(params![id])
+            .unwrap();
+            seq = conn.last_insert_rowid();
+            turns = 0;
+        }
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .unwrap();
+        let _row: (i64, Option<String>, i64) = tx
+            .prepare_cached(FIND)
+            .unwrap()
+            .query_row(params![id], |r| Ok((r.get(0)?, r.get(8)?, r.get(12)?)))
+            .unwrap();
+        let log: Vec<(String, String, String)> = tx
+            .prepare_cached(TURNS)
+            .unwrap()
+            .query_map(params![seq], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(log.len() as i64, turns);
+        if position % 13 == 12 {
+            tx.prepare_cached("UPDATE negotiations SET awaiting_user_id = ?1 WHERE seq = ?2")
+                .unwrap()
+                .execute(params!["alice", seq])
+                .unwrap();
+        } else {
+            let (who, action, next) = if (position % 13).is_multiple_of(2) {
+                ("alice", "propose", "bob")
+            } else {
+                ("bob", "counter", "alice")
+            };
+            tx.prepare_cached(
+                "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .unwrap()
+            .execute(params![seq, turns, who, action, "A benchmark turn."])
+            .unwrap();
+            tx.prepare_cached(
+                "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
+                 settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
+            )
+            .unwrap()
+            .execute(params![next, Option::<String>::None, "negotiating", seq])
+            .unwrap();
+            turns += 1;
+        }
+        tx.commit().unwrap();
+    }
+}
+
+fn raw(path: &Path, synchronous: Synchronous, lanes: u64) -> Duration {
+    let lock = Arc::new(Mutex::new(()));
+    let started = Instant::now();
+    let threads: Vec<_> = (0..lanes)
+        .map(|lane| {
+            let (path, lock) = (path.to_path_buf(), Arc::clone(&lock));
+            std::thread::spawn(move || {
+                let mut conn = raw_connection(&path, synchronous);
+                raw_lane(&mut conn, lane, COMMITS / lanes, &lock);
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    started.elapsed()
+}
+
+fn store(
+    runtime: &tokio::runtime::Runtime,
+    path: &Path,
+    synchronous: Synchronous,
+    lanes: u64,
+) -> Duration {
+    let store = runtime
+        .block_on(SqliteStore::open_with(
+            path,
+            SqliteOptions::default().with_synchronous(synchronous),
+        ))
+        .unwrap();
+    runtime.block_on(async {
+        let started = Instant::now();
+        if lanes == 1 {
+            drive_commits(&store, COMMITS).await;
+        } else {
+            drive_commits_in_parallel(&store, lanes, COMMITS).await;
+        }
+        started.elapsed()
+    })
+}
+
+fn fresh(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.db"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    drop(runtime.block_on(SqliteStore::open(&path)).unwrap());
+    path
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    println!(
+        "{:<8} {:>7}  {:>12}  {:>12}  {:>6}",
+        "sync", "writers", "store c/s", "raw c/s", "ratio"
+    );
+    for (name, synchronous) in [("NORMAL", Synchronous::Normal), ("FULL", Synchronous::Full)] {
+        for lanes in [1u64, 8] {
+            // Best of RUNS for each, alternating, each on a fresh file.
+            let (mut best_store, mut best_raw) = (Duration::MAX, Duration::MAX);
+            for run in 0..RUNS {
+                let path = fresh(dir.path(), &format!("raw-{name}-{lanes}-{run}"));
+                best_raw = best_raw.min(raw(&path, synchronous, lanes));
+                let path = fresh(dir.path(), &format!("store-{name}-{lanes}-{run}"));
+                best_store = best_store.min(store(&runtime, &path, synchronous, lanes));
+            }
+            let rate = |d: Duration| COMMITS as f64 / d.as_secs_f64();
+            println!(
+                "{name:<8} {lanes:>7}  {:>12.0}  {:>12.0}  {:>5.2}x",
+                rate(best_store),
+                rate(best_raw),
+                rate(best_store) / rate(best_raw)
+            );
+        }
+    }
+}
