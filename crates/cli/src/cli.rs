@@ -99,6 +99,14 @@ pub(crate) enum QuestionBlockCommand {
         #[arg(long, value_name = "PATH")]
         block_file: Option<PathBuf>,
     },
+    /// Show a question message as its person sees it: the prose, then the
+    /// numbered questions (never their refs). A body that is not a question
+    /// message shows as its plain text.
+    #[command(after_help = "Example:\n  index question-block render message.txt")]
+    Render {
+        /// The message body; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+    },
     /// Check that each file is a question message: one line per file, exit 1
     /// if any is not.
     #[command(after_help = "Example:\n  index question-block check messages/*.txt")]
@@ -182,6 +190,60 @@ pub(crate) enum NegotiationCommand {
         /// Only open or only settled negotiations.
         #[arg(long, value_enum)]
         state: Option<ListState>,
+    },
+    /// Park a stalled negotiation on one question for your person: classify
+    /// the end, ask the model for the gap, check it with the safety gate,
+    /// and print the question message to send them.
+    #[command(
+        after_help = "Examples:\n  INDEX_MODEL_BASE_URL=http://127.0.0.1:8080/v1 INDEX_MODEL=qwen2.5 index negotiation park <ID> --as dana > question.txt\n  index negotiation park <ID> --as dana --model scripted"
+    )]
+    Park(ParkArgs),
+    /// Deliver a person's answers to a question message: each question's
+    /// negotiations (its ref, then alsoUnblocks) get the answer on record
+    /// and resume, the person's seat to move, each exactly once.
+    #[command(
+        after_help = "Example:\n  index negotiation answer --as dana --message question.txt --answer 1='1% to 3%'"
+    )]
+    Answer {
+        /// The person answering.
+        #[arg(long = "as", value_name = "USER")]
+        user: String,
+        /// The question message (`-` or nothing reads standard input).
+        #[arg(long, value_name = "FILE")]
+        message: Option<PathBuf>,
+        /// An answer, `N=TEXT` for question N (from 1); repeat for more.
+        #[arg(long = "answer", value_name = "N=TEXT", required = true, value_parser = crate::questions::parse_answer)]
+        answers: Vec<(usize, String)>,
+    },
+    /// Close a negotiation from outside the rules: nobody may act or
+    /// resume after.
+    #[command(after_help = "Example:\n  index negotiation close <ID> --reason passed")]
+    Close {
+        /// The negotiation.
+        id: String,
+        /// Why: a person passed, or it expired.
+        #[arg(long, value_enum)]
+        reason: CloseReasonArg,
+    },
+    /// Mark one seat's intent active or inactive (an inactive one blocks
+    /// turns and resumes).
+    #[command(after_help = "Example:\n  index negotiation eligibility <ID> --user sam --inactive")]
+    Eligibility {
+        /// The negotiation.
+        id: String,
+        /// The seat.
+        #[arg(long, value_name = "USER")]
+        user: String,
+        /// Active again.
+        #[arg(
+            long,
+            conflicts_with = "inactive",
+            required_unless_present = "inactive"
+        )]
+        active: bool,
+        /// Paused or removed.
+        #[arg(long)]
+        inactive: bool,
     },
     /// Print the negotiation's message record, parks included.
     #[command(after_help = "Example:\n  index negotiation messages <ID>")]
@@ -322,4 +384,55 @@ impl From<Durability> for index_negotiation_store_sqlite::Synchronous {
             Durability::Full => index_negotiation_store_sqlite::Synchronous::Full,
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ParkArgs {
+    /// The negotiation.
+    pub(crate) id: String,
+    /// The seat whose person is asked.
+    #[arg(long = "as", value_name = "USER")]
+    pub(crate) user: String,
+    /// The model: an OpenAI-compatible server named by INDEX_MODEL_BASE_URL,
+    /// INDEX_MODEL and INDEX_MODEL_API_KEY, or the scripted stand-in the
+    /// demo uses.
+    #[arg(long, value_enum, default_value_t = ModelChoice::Openai)]
+    pub(crate) model: ModelChoice,
+    /// The person's name, as the model addresses them [default: the user id].
+    #[arg(long)]
+    pub(crate) name: Option<String>,
+    /// What the person is looking for, in a few words [default: the intent id].
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) signal_title: Option<String>,
+    /// What the person is looking for [default: the intent id].
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) signal: Option<String>,
+    /// Why the pair was matched; the question may not echo it.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) seed_reasoning: Option<String>,
+    /// The other seat's name; the question may not contain it [default:
+    /// its user id].
+    #[arg(long, value_name = "NAME")]
+    pub(crate) counterparty_name: Option<String>,
+    /// The network the pair met in, for the park's record.
+    #[arg(long, default_value = "local")]
+    pub(crate) network: String,
+}
+
+/// `--model`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ModelChoice {
+    /// An OpenAI-compatible chat-completions server, from the environment.
+    Openai,
+    /// A scripted stand-in with one canned question (for demos and tests).
+    Scripted,
+}
+
+/// `close --reason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CloseReasonArg {
+    /// A person passed on the opportunity.
+    Passed,
+    /// It expired, or an intent was archived.
+    Expired,
 }

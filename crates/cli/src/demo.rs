@@ -4,22 +4,15 @@
 use std::path::PathBuf;
 
 use index_negotiation::NegotiationAction::{self, Accept, Counter, Decline, Propose};
-use index_negotiation::{MessagePart, NegotiationMessage, negotiation_ask_rounds_cap};
-use index_negotiation_store::{NegotiationStore, OpportunityId, Seat};
-use index_question_block::{
-    QuestionBlock, QuestionBlockQuestion, parse_question_message, serialize_question_message,
-};
-use index_stall_gap::{
-    ModelStallGapAuthor, NegotiationEnd, ParkContext, ParkOutcome, Scripted, ScriptedModel, Signal,
-    TranscriptTurn, park_stalled_negotiation,
-};
+use index_negotiation_store::{OpportunityId, Seat};
+use index_negotiation_store_sqlite::Synchronous;
 
+use crate::cli::{ModelChoice, ParkArgs};
 use crate::database::{Database, Use};
 use crate::failure::Failure;
 use crate::negotiation::{self, Opening, Session};
-use crate::output::{BOLD, COMMAND, DIM, NOTE, Out, styled};
-use crate::sink::RecordSink;
-use index_negotiation_store_sqlite::Synchronous;
+use crate::output::{BOLD, COMMAND, DIM, Out, styled};
+use crate::questions;
 
 const DANA: &str = "dana";
 const SAM: &str = "sam";
@@ -71,25 +64,6 @@ async fn resume(session: &Session, id: &OpportunityId, who: &str) -> Result<(), 
         &format!("index negotiation resume {id} --as {who}"),
     );
     negotiation::resume(session, id, &who.into()).await
-}
-
-/// The gap the scripted model "authors": what a real model, given this
-/// transcript, would be expected to ask.
-fn scripted_gap() -> serde_json::Value {
-    serde_json::json!({
-        "hasGap": true,
-        "reason": "unresolved_owner_constraint",
-        "question": {
-            "title": "Equity",
-            "prompt": "How much equity can you offer a founding engineer?",
-            "options": [
-                {"label": "Up to 1%", "description": "The retry offers up to 1% with a four-year vest."},
-                {"label": "1% to 3%", "description": "The retry offers between 1% and 3%, matching the usual range."},
-                {"label": "Above 3%", "description": "The retry leads with more than 3% to close quickly."}
-            ],
-            "multiSelect": false
-        }
-    })
 }
 
 /// Runs the walk-through on the store at `db`, or on a temporary one.
@@ -213,110 +187,79 @@ pub(crate) async fn run(
         5,
         "The stall is classified and Dana's agent asks Dana one question",
     );
-    let messages = session.negotiations.store().list_messages(&id).await?;
-    let end = NegotiationEnd {
-        turn_count: 15,
-        at_turn_cap: true,
-        last_action: Some("counter".into()),
-        opportunity_id: Some(id.to_string()),
-        source_intent_id: Some("hire-founding-engineer".into()),
-        network_id: Some("climate-founders".into()),
-        ..NegotiationEnd::default()
-    };
-    out.line(format!(
-        "Stall reason: {}",
-        styled(NOTE, end.stall_reason().as_str())
-    ));
-    let context = ParkContext {
-        source_user_id: DANA.into(),
-        user_name: "Dana".into(),
-        signal: Signal {
-            title: "Founding engineer".into(),
-            description: "Hire a founding engineer for a climate-data startup".into(),
-        },
-        seed_reasoning:
-            "Sam wants an early-stage climate role and has shipped forecasting systems.".into(),
-        transcript: round
-            .iter()
-            .map(|(_, action, message)| TranscriptTurn {
-                action: action.to_string(),
-                reasoning: "Working towards terms.".into(),
-                message: Some((*message).to_owned()),
-            })
-            .collect(),
-        conversation: None,
-        counterparty_name: Some("Sam".into()),
-        last_suggested_roles: None,
-        messages,
-        ask_rounds_cap: negotiation_ask_rounds_cap(),
-    };
     out.line(styled(
         DIM,
-        "(the host's finalize step does this with its model; here a scripted model stands in, and park_stalled_negotiation runs for real)",
+        "(a real model answers when INDEX_MODEL_BASE_URL and INDEX_MODEL are set; the demo uses the scripted stand-in, and the park, its gate and its record run for real)",
     ));
-    let author = ModelStallGapAuthor::new(ScriptedModel::new([Scripted::Value(scripted_gap())]));
-    let sink = RecordSink {
-        store: session.negotiations.store(),
-        id: id.clone(),
-    };
-    let outcome = park_stalled_negotiation(&end, context, &author, &sink).await;
-    let ParkOutcome::Parked {
-        gap, ask_rounds, ..
-    } = outcome
-    else {
-        return Err(Failure::Input(format!(
-            "the demo expected a park, got {outcome:?}"
-        )));
-    };
-    out.line(format!(
-        "Parked (ask round {ask_rounds}); the question passed the safety gate."
-    ));
-    let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
-        gap.question.prompt.clone(),
-        id.as_str(),
-    )]);
-    let prose = "Sam's agent and I went a full round on equity without landing it.\nOne answer from you and I can pick the negotiation back up.";
-    let message =
-        serialize_question_message(prose, &block).map_err(|e| Failure::Input(e.to_string()))?;
-    out.line("The message Dana receives, with the question block at its end:");
-    out.line(styled(DIM, "----"));
-    out.line(&message);
-    out.line(styled(DIM, "----"));
-    let read_back = parse_question_message(&message)
-        .ok_or_else(|| Failure::Input("the question message did not read back".into()))?;
-    out.line(format!(
-        "The client reads it back: {} question, prose intact: {}. The options Dana sees:",
-        read_back.block.questions.len(),
-        read_back.prose == prose
-    ));
-    for option in &gap.question.options {
-        out.line(format!("  - {}: {}", option.label, option.description));
+    let seed = "Sam wants an early-stage climate role and has shipped forecasting systems.";
+    typed(
+        out,
+        &format!(
+            "index negotiation park {id} --as {DANA} --model scripted --name Dana --counterparty-name Sam --seed-reasoning {} > question.txt",
+            shell_quote(seed)
+        ),
+    );
+    let message = questions::park(
+        &session,
+        &id,
+        &DANA.into(),
+        ParkArgs {
+            id: id.to_string(),
+            user: DANA.into(),
+            model: ModelChoice::Scripted,
+            name: Some("Dana".into()),
+            signal_title: Some("Founding engineer".into()),
+            signal: Some("Hire a founding engineer for a climate-data startup".into()),
+            seed_reasoning: Some(seed.into()),
+            counterparty_name: Some("Sam".into()),
+            network: "climate-founders".into(),
+        },
+    )
+    .await?;
+    if message.is_empty() {
+        return Err(Failure::Input("the demo expected a park".into()));
     }
+    typed(out, &format!("index negotiation show {id} --as {DANA}"));
+    negotiation::show(&session, &id, &DANA.into(), false).await?;
+    out.line("");
+    out.line("What Dana's client shows (the block read, its refs kept out of sight):");
+    typed(out, "index question-block render question.txt");
+    let scratch_message =
+        std::env::temp_dir().join(format!("index-demo-question-{}.txt", uuid::Uuid::new_v4()));
+    std::fs::write(&scratch_message, &message).map_err(|err| {
+        Failure::Input(format!(
+            "could not write {}: {err}",
+            scratch_message.display()
+        ))
+    })?;
+    questions::render(Some(&scratch_message), out)?;
 
     heading(
         out,
         6,
-        "Dana answers, and Dana's agent resumes with the answer",
+        "Dana answers, and the answer resumes the negotiation it unblocks",
     );
-    let answer = NegotiationMessage {
-        sender_id: format!("user:{DANA}"),
-        parts: vec![MessagePart::Text {
-            text: "1% to 3%".into(),
-        }],
-    };
-    session
-        .negotiations
-        .store()
-        .append_message(&id, &answer)
-        .await?;
-    out.line(styled(
-        DIM,
-        "(answers arrive through the host's chat; the demo records Dana's choice directly)",
-    ));
-    out.line("Dana picks \"1% to 3%\".");
+    typed(
+        out,
+        &format!(
+            "index negotiation answer --as {DANA} --message question.txt --answer 1='1% to 3%'"
+        ),
+    );
+    let delivered = questions::answer(
+        &session,
+        &DANA.into(),
+        Some(&scratch_message),
+        &[(0, "1% to 3%".to_owned())],
+    )
+    .await;
+    let _ = std::fs::remove_file(&scratch_message);
+    if delivered?.resumed().count() != 1 {
+        return Err(Failure::Input(
+            "the demo expected the answer to resume the negotiation".into(),
+        ));
+    }
     typed(out, &format!("index negotiation messages {id}"));
     negotiation::messages(&session, &id).await?;
-    resume(&session, &id, DANA).await?;
 
     heading(out, 7, "A third round ends in agreement");
     turn(

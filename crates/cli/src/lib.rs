@@ -19,6 +19,7 @@ mod failure;
 mod negotiation;
 mod output;
 mod question_block;
+mod questions;
 mod serve;
 mod sink;
 
@@ -86,12 +87,18 @@ async fn run(
                 question_block::serialize(&prose, &block, out)
             }
             QuestionBlockCommand::Check { files } => question_block::check(&files, out),
+            QuestionBlockCommand::Render { file } => questions::render(file.as_deref(), out),
         },
         Command::Negotiation(args) => {
             let database = Database::select(args.db, synchronous)?;
             let purpose = match &args.command {
                 NegotiationCommand::Open(_) => Use::Create,
-                NegotiationCommand::Turn { .. } | NegotiationCommand::Resume { .. } => Use::Write,
+                NegotiationCommand::Turn { .. }
+                | NegotiationCommand::Resume { .. }
+                | NegotiationCommand::Park(_)
+                | NegotiationCommand::Answer { .. }
+                | NegotiationCommand::Close { .. }
+                | NegotiationCommand::Eligibility { .. } => Use::Write,
                 NegotiationCommand::Show { .. }
                 | NegotiationCommand::List { .. }
                 | NegotiationCommand::Messages { .. } => Use::Read,
@@ -130,6 +137,24 @@ async fn run(
                     state,
                 } => negotiation::list(&session, &user, intent_id, state).await,
                 negotiation::Checked::Messages { id } => negotiation::messages(&session, &id).await,
+                negotiation::Checked::Park { id, user, args } => {
+                    questions::park(&session, &id, &user, args)
+                        .await
+                        .map(|_| ())
+                }
+                negotiation::Checked::Answer {
+                    user,
+                    message,
+                    answers,
+                } => questions::answer(&session, &user, message.as_deref(), &answers)
+                    .await
+                    .map(|_| ()),
+                negotiation::Checked::Close { id, reason } => {
+                    negotiation::close(&session, &id, reason).await
+                }
+                negotiation::Checked::Eligibility { id, user, eligible } => {
+                    negotiation::eligibility(&session, &id, &user, eligible).await
+                }
             }
         }
         Command::Demo(args) => {

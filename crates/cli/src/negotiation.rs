@@ -7,8 +7,8 @@ use index_negotiation::{
     NegotiationRejection, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
-    IntentId, ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision,
-    OpenNegotiation, OpportunityId, Seat, StateFilter, UserId, is_hyphenated_uuid,
+    CloseReason, IntentId, ListFilter, NegotiationStore, NegotiationSummary, Negotiations,
+    OpenDecision, OpenNegotiation, OpportunityId, Seat, StateFilter, UserId, is_hyphenated_uuid,
 };
 
 use crate::cli::{ListState, NegotiationCommand, OpenArgs};
@@ -43,6 +43,25 @@ pub(crate) enum Checked {
     },
     Messages {
         id: OpportunityId,
+    },
+    Park {
+        id: OpportunityId,
+        user: UserId,
+        args: crate::cli::ParkArgs,
+    },
+    Answer {
+        user: UserId,
+        message: Option<std::path::PathBuf>,
+        answers: Vec<(usize, String)>,
+    },
+    Close {
+        id: OpportunityId,
+        reason: CloseReason,
+    },
+    Eligibility {
+        id: OpportunityId,
+        user: UserId,
+        eligible: bool,
     },
 }
 
@@ -88,6 +107,37 @@ impl Checked {
             },
             NegotiationCommand::Messages { id } => Checked::Messages {
                 id: opportunity_id("the negotiation id", &id)?,
+            },
+            NegotiationCommand::Park(args) => Checked::Park {
+                id: opportunity_id("the negotiation id", &args.id)?,
+                user: name("--as", args.user.clone())?,
+                args,
+            },
+            NegotiationCommand::Answer {
+                user,
+                message,
+                answers,
+            } => Checked::Answer {
+                user: name("--as", user)?,
+                message,
+                answers,
+            },
+            NegotiationCommand::Close { id, reason } => Checked::Close {
+                id: opportunity_id("the negotiation id", &id)?,
+                reason: match reason {
+                    crate::cli::CloseReasonArg::Passed => CloseReason::Passed,
+                    crate::cli::CloseReasonArg::Expired => CloseReason::Expired,
+                },
+            },
+            NegotiationCommand::Eligibility {
+                id,
+                user,
+                active,
+                inactive: _,
+            } => Checked::Eligibility {
+                id: opportunity_id("the negotiation id", &id)?,
+                user: name("--user", user)?,
+                eligible: active,
             },
         })
     }
@@ -329,6 +379,16 @@ pub(crate) async fn show(
     if !state.eligible {
         out.line(styled(NOTE, "A seat's intent is inactive."));
     }
+    let messages = session.store().list_messages(id).await?;
+    if let Some(parked) = index_host::questions::parked_question(&messages) {
+        out.line(styled(
+            NOTE,
+            format!(
+                "Waiting on {}'s answer: {} ({})",
+                parked.user_id, parked.question.prompt, parked.question.title
+            ),
+        ));
+    }
     if guidance {
         out.line("");
         out.line(styled(BOLD, "Guidance"));
@@ -530,5 +590,53 @@ pub(crate) async fn messages(session: &Session, id: &OpportunityId) -> Result<()
         .map(|(i, m)| vec![(i + 1).to_string(), m.sender_id.clone(), describe(m)])
         .collect();
     session.out.line(table(&["#", "sender", "content"], &rows));
+    Ok(())
+}
+
+/// `close`: the negotiation closed from outside the rules.
+pub(crate) async fn close(
+    session: &Session,
+    id: &OpportunityId,
+    reason: CloseReason,
+) -> Result<(), Failure> {
+    let closed = session
+        .store()
+        .close_negotiation(id, reason)
+        .await?
+        .ok_or_else(Failure::not_found)?;
+    session
+        .out
+        .json(&serde_json::json!({ "negotiation": closed }));
+    session.out.line(format!(
+        "Closed {} ({}); nobody may act or resume.",
+        styled(BOLD, id),
+        closed.status.as_str()
+    ));
+    Ok(())
+}
+
+/// `eligibility`: one seat's intent marked active or not.
+pub(crate) async fn eligibility(
+    session: &Session,
+    id: &OpportunityId,
+    user: &UserId,
+    eligible: bool,
+) -> Result<(), Failure> {
+    if !session
+        .store()
+        .set_seat_eligibility(id, user, eligible)
+        .await?
+    {
+        return Err(Failure::not_found());
+    }
+    let summary = session.summary(id).await?;
+    session
+        .out
+        .json(&serde_json::json!({ "negotiation": summary }));
+    session.out.line(format!(
+        "{user}'s intent is {} on {}.",
+        if eligible { "active" } else { "inactive" },
+        styled(BOLD, id)
+    ));
     Ok(())
 }

@@ -33,6 +33,9 @@ pub struct NegotiationView {
     pub observation: NegotiationObservation,
     /// The turn log and the rules' view.
     pub state: NegotiationState,
+    /// The question the negotiation waits on, if it is parked on one for
+    /// its person (see [`crate::questions`]).
+    pub parked: Option<crate::questions::ParkedQuestion>,
 }
 
 /// A permitted turn and the negotiation after it.
@@ -172,10 +175,12 @@ impl Host {
             .read_negotiation_state(id, &caller.user_id)
             .await?
             .ok_or(HostError::NotFound)?;
+        let parked = crate::questions::parked_question(&self.store().list_messages(id).await?);
         Ok(NegotiationView {
             observation: observe_negotiation(&state, caller.user_id.as_str()),
             negotiation,
             state,
+            parked,
         })
     }
 
@@ -308,6 +313,23 @@ impl Host {
     ) -> Result<Vec<NegotiationMessage>, HostError> {
         self.seated(caller, id).await?;
         Ok(self.store().list_messages(id).await?)
+    }
+
+    /// Delivers the caller's answers to the questions in `block` (see
+    /// [`crate::questions::deliver_answers`]): the caller answers as
+    /// themselves, so only negotiations they hold a seat in are touched.
+    pub async fn answer(
+        &self,
+        caller: &Caller,
+        block: &index_question_block::QuestionBlock,
+        answers: &[(usize, String)],
+    ) -> crate::questions::DeliveryReport {
+        let report =
+            crate::questions::deliver_answers(self.store(), &caller.user_id, block, answers).await;
+        if !report.negotiations.is_empty() {
+            self.changed();
+        }
+        report
     }
 
     /// Opens a negotiation (host keys only).

@@ -61,6 +61,7 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .route("/opportunities/{id}/negotiation/resume", post(resume))
         .route("/opportunities/{id}/negotiation/close", post(close))
         .route("/opportunities/{id}/negotiation/messages", get(messages))
+        .route("/answers", post(answers))
         .with_state(host.clone())
         .merge(mcp)
         .fallback(|| async { HostError::NotFound })
@@ -283,4 +284,55 @@ async fn close(
     let request = body(request)?;
     let closed = host.close(&caller, &id, request.reason).await?;
     Ok(Json(serde_json::json!({ "negotiation": closed })).into_response())
+}
+
+/// `POST /answers`: the caller's answers to a question message (or its
+/// block), question positions from 0.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AnswersBody {
+    /// The question message as the person received it.
+    message: Option<String>,
+    /// Or its block.
+    block: Option<serde_json::Value>,
+    answers: Vec<AnswerBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnswerBody {
+    question: usize,
+    answer: String,
+}
+
+async fn answers(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    request: Result<Json<AnswersBody>, JsonRejection>,
+) -> Result<Response, HostError> {
+    let request = body(request)?;
+    let block = question_block(request.message, request.block)?;
+    let answers: Vec<(usize, String)> = request
+        .answers
+        .into_iter()
+        .map(|a| (a.question, a.answer))
+        .collect();
+    Ok(Json(host.answer(&caller, &block, &answers).await).into_response())
+}
+
+/// The block answers go to: read from the question message, or given.
+pub(crate) fn question_block(
+    message: Option<String>,
+    block: Option<serde_json::Value>,
+) -> Result<index_question_block::QuestionBlock, HostError> {
+    match (message, block) {
+        (Some(message), None) => index_question_block::parse_question_message(&message)
+            .map(|parsed| parsed.block)
+            .ok_or_else(|| HostError::BadRequest("message is not a question message".to_owned())),
+        (None, Some(block)) => index_question_block::QuestionBlock::from_json_value(&block)
+            .map_err(|invalid| HostError::BadRequest(invalid.to_string())),
+        _ => Err(HostError::BadRequest(
+            "give the question message or its block, one of the two".to_owned(),
+        )),
+    }
 }

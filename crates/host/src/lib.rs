@@ -22,6 +22,7 @@ mod host;
 mod http;
 pub mod keys;
 mod mcp;
+pub mod questions;
 mod serve;
 
 pub use error::{ErrorBody, ErrorFields, HostError};

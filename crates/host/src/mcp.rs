@@ -228,6 +228,32 @@ pub fn tools() -> Vec<Tool> {
         )
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
         Tool::new(
+            "answer_questions",
+            "Deliver your person's answers to a question message: each question's negotiations get the answer on record and resume with your seat to move, each exactly once; the report says what happened to each.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "message": { "type": "string", "description": "The question message as the person received it." },
+                    "block": { "type": "object", "description": "Or its question block." },
+                    "answers": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "question": { "type": "integer", "minimum": 0, "description": "The question's position in the block, from 0." },
+                                "answer": { "type": "string", "minLength": 1 }
+                            },
+                            "required": ["question", "answer"],
+                            "additionalProperties": false
+                        }
+                    }
+                },
+                "required": ["answers"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(false)),
+        Tool::new(
             "list_negotiations",
             "List the negotiations where you hold a seat, oldest first.",
             schema(json!({

@@ -632,3 +632,77 @@ async fn shutting_down_under_load_loses_nothing() {
         "the shutdown came in the middle of the load"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_parked_negotiation_shows_its_question_and_an_answer_resumes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    host.open(OPP).await;
+    host.turn(OPP, &host.dana, "propose", "1% equity?").await;
+    host.turn(OPP, &host.sam, "decline", "Too low.").await;
+    host.store
+        .append_message(&OpportunityId::new(OPP), &support::park_message("dana"))
+        .await
+        .unwrap();
+
+    let seen = host
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation"),
+            Some(&host.sam),
+            None,
+        )
+        .await;
+    assert_eq!(seen.body["parked"]["userId"], "dana");
+    assert_eq!(
+        seen.body["parked"]["question"]["prompt"],
+        "How much equity?"
+    );
+
+    let block =
+        json!({"version": 1, "questions": [{"prompt": "How much equity?", "opportunityId": OPP}]});
+    let answers = json!({"block": block, "answers": [{"question": 0, "answer": "3%"}]});
+    let stranger = host
+        .call(
+            "POST",
+            "/answers",
+            Some(&host.stranger),
+            Some(answers.clone()),
+        )
+        .await;
+    assert_eq!(stranger.body["negotiations"][0]["outcome"], "unknown");
+    let answered = host
+        .call("POST", "/answers", Some(&host.dana), Some(answers.clone()))
+        .await;
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert_eq!(answered.body["negotiations"][0]["outcome"], "resumed");
+    let after = host
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation"),
+            Some(&host.sam),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (
+            after.body["parked"].clone(),
+            after.body["negotiation"]["awaitingUserId"].clone()
+        ),
+        (json!(null), json!("dana"))
+    );
+    let again = host
+        .call("POST", "/answers", Some(&host.dana), Some(answers))
+        .await;
+    assert_eq!(again.body["negotiations"][0]["outcome"], "not_waiting");
+    let neither = host
+        .call(
+            "POST",
+            "/answers",
+            Some(&host.dana),
+            Some(json!({"answers": []})),
+        )
+        .await;
+    assert_eq!((neither.status, code(&neither)), (400, "invalid_request"));
+    host.stop().await;
+}

@@ -32,6 +32,8 @@
 mod author;
 mod input;
 mod model;
+#[cfg(feature = "openai")]
+mod openai;
 mod park;
 mod prompt;
 mod safety;
@@ -44,6 +46,11 @@ pub use input::{
     StallReason, TranscriptTurn,
 };
 pub use model::{ChatMessage, ChatRole, ModelError, StructuredModel};
+#[cfg(feature = "openai")]
+pub use openai::{
+    MAX_RETRY_AFTER, MODEL_API_KEY_ENV, MODEL_BASE_URL_ENV, MODEL_ENV, OpenAiCompatibleModel,
+    gap_output_schema,
+};
 pub use park::{
     NEGOTIATION_PARK_REASONING, NegotiationEnd, ParkContext, ParkOutcome, ParkSink, ParkSinkError,
     REJECT_LIKE_ACTIONS, can_spend_ask_round, park_stalled_negotiation,

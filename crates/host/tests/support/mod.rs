@@ -1,5 +1,9 @@
 //! A real host on a free local port, with keys for a pair of seats, a
-//! stranger and the host, and a plain HTTP client that speaks to it.
+//! stranger and the host, and a plain HTTP client that speaks to it; and
+//! the park the tests put negotiations on.
+
+// Each test binary uses its own part of this.
+#![allow(dead_code)]
 
 use std::sync::Arc;
 
@@ -132,4 +136,38 @@ impl Running {
 /// The error code of a reply.
 pub fn code(reply: &Reply) -> &str {
     reply.body["error"]["code"].as_str().unwrap_or_default()
+}
+
+/// The question the tests park on.
+pub fn question() -> index_question_block::StructuredQuestion {
+    let option = |label: &str| index_question_block::QuestionOption {
+        label: label.into(),
+        description: format!("Retry with {label}."),
+    };
+    index_question_block::StructuredQuestion {
+        title: "Equity".into(),
+        prompt: "How much equity?".into(),
+        options: vec![option("1%"), option("3%")],
+        multi_select: false,
+    }
+}
+
+/// The park `user_id`'s agent records on [`question`].
+pub fn park_message(user_id: &str) -> index_negotiation::NegotiationMessage {
+    use index_negotiation::{
+        AskUser, AskUserAssessment, AskUserTurn, NegotiationConsultationReason, SuggestedRoles,
+    };
+    AskUserTurn {
+        action: Default::default(),
+        assessment: AskUserAssessment {
+            reasoning: "Parked.".into(),
+            suggested_roles: SuggestedRoles::peers(),
+        },
+        message: (),
+        ask_user: AskUser {
+            reason: NegotiationConsultationReason::RepeatedNonConvergence,
+            question: question(),
+        },
+    }
+    .to_message(user_id)
 }

@@ -1,0 +1,319 @@
+//! The question loop end to end, as a user runs it: a negotiation stalls,
+//! `park` asks a model (a local server speaking OpenAI's wire format) for
+//! the one question, the person's client renders the message, and
+//! `answer` resumes every negotiation the question unblocks.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+#[path = "../../stall-gap/tests/support/openai_server.rs"]
+mod openai_server;
+mod support;
+
+use std::path::Path;
+
+use openai_server::{Fake, Reply, gap};
+use serde_json::{Value, json};
+
+const FIRST: &str = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81";
+const SECOND: &str = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b";
+const THIRD: &str = "2b4d6f80-1a3c-4e5f-9a7b-8c9d0e1f2a3b";
+
+struct Loop {
+    dir: tempfile::TempDir,
+    db: String,
+    model_base: String,
+}
+
+impl Loop {
+    fn run(&self, args: &[&str], stdin: Option<&str>) -> (Option<i32>, String, String) {
+        let mut full: Vec<&str> = args.to_vec();
+        if args.contains(&"negotiation") {
+            full.extend_from_slice(&["--db", &self.db]);
+        }
+        let out = support::index(
+            self.dir.path(),
+            &full,
+            stdin,
+            &[
+                ("INDEX_MODEL_BASE_URL", &self.model_base),
+                ("INDEX_MODEL", "gpt-4o"),
+                ("INDEX_MODEL_API_KEY", "sk-loop-secret"),
+            ],
+        );
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let (code, stdout, stderr) = self.run(args, None);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        stdout
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut full = vec!["--json"];
+        full.extend_from_slice(args);
+        serde_json::from_str(&self.ok(&full)).unwrap()
+    }
+
+    /// Opens dana ↔ sam on `id` and plays a round to the turn limit.
+    fn stall(&self, id: &str) {
+        self.ok(&[
+            "negotiation",
+            "open",
+            "--initiator",
+            "dana",
+            "--initiator-intent",
+            &format!("hire-{id}"),
+            "--responder",
+            "sam",
+            "--responder-intent",
+            &format!("join-{id}"),
+            "--opportunity-id",
+            id,
+        ]);
+        for n in 0..12 {
+            let (who, action) = if n % 2 == 0 {
+                ("dana", "propose")
+            } else {
+                ("sam", "counter")
+            };
+            self.ok(&[
+                "negotiation",
+                "turn",
+                id,
+                "--as",
+                who,
+                "--action",
+                action,
+                "--message",
+                &format!("Offer {n}"),
+            ]);
+        }
+    }
+}
+
+fn question_loop(db: impl Fn(&Path) -> String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (fake, base) = runtime.block_on(Fake::start([
+        Reply::Content(gap("How much equity could you offer?")),
+        Reply::Content(gap("How much equity could you offer?")),
+        // The third park: the model names the counterparty, so the gate must stop it.
+        Reply::Content(gap("Would sam accept 2% equity?")),
+    ]));
+    let dir = tempfile::tempdir().unwrap();
+    let world = Loop {
+        db: db(dir.path()),
+        dir,
+        model_base: base,
+    };
+    for id in [FIRST, SECOND, THIRD] {
+        world.stall(id);
+    }
+
+    // Park the first two; each prints the message for dana.
+    let parked = world.json(&[
+        "negotiation",
+        "park",
+        FIRST,
+        "--as",
+        "dana",
+        "--counterparty-name",
+        "sam",
+    ]);
+    assert_eq!(parked["outcome"], "parked", "{parked}");
+    assert_eq!(
+        parked["question"]["prompt"],
+        "How much equity could you offer?"
+    );
+    let message = parked["message"].as_str().unwrap().to_owned();
+    let second = world.json(&[
+        "negotiation",
+        "park",
+        SECOND,
+        "--as",
+        "dana",
+        "--counterparty-name",
+        "sam",
+    ]);
+    assert_eq!(second["outcome"], "parked");
+    let unsafe_gap = world.json(&[
+        "negotiation",
+        "park",
+        THIRD,
+        "--as",
+        "dana",
+        "--counterparty-name",
+        "sam",
+    ]);
+    assert_eq!(
+        unsafe_gap["outcome"], "unsafeGap",
+        "a question naming the counterparty is not parked"
+    );
+    assert_eq!(fake.request_count(), 3);
+    let (auth, request) = fake.requests.lock().unwrap()[0].clone();
+    assert_eq!(auth.as_deref(), Some("Bearer sk-loop-secret"));
+    assert_eq!(request["response_format"]["json_schema"]["strict"], true);
+
+    let shown = world.ok(&["negotiation", "show", FIRST, "--as", "sam"]);
+    assert!(
+        shown.contains("Waiting on dana's answer: How much equity could you offer?"),
+        "{shown}"
+    );
+    assert!(
+        !world
+            .ok(&["negotiation", "show", THIRD, "--as", "sam"])
+            .contains("Waiting on"),
+        "the unsafe one is not parked"
+    );
+
+    // The person's client renders the message: prose, numbered questions, no refs.
+    let (code, rendered, _) = world.run(&["question-block", "render", "-"], Some(&message));
+    assert_eq!(code, Some(0));
+    assert!(
+        rendered.contains("1. How much equity could you offer?") && !rendered.contains(FIRST),
+        "{rendered}"
+    );
+    let (_, plain, _) = world.run(
+        &["question-block", "render", "-"],
+        Some("Just a note, no block."),
+    );
+    assert_eq!(plain.trim(), "Just a note, no block.");
+
+    // The host merges both parks into one question; the answer resumes both.
+    let block = json!({"version": 1, "questions": [{"prompt": "How much equity could you offer?", "opportunityId": FIRST, "alsoUnblocks": [SECOND]}]});
+    let merged = world.ok(&[
+        "question-block",
+        "serialize",
+        "--prose",
+        "One question unblocks two negotiations.",
+        "--block",
+        &block.to_string(),
+    ]);
+    let (code, stdout, stderr) = world.run(
+        &[
+            "--json",
+            "negotiation",
+            "answer",
+            "--as",
+            "dana",
+            "--answer",
+            "1=1% to 3%",
+            "--answer",
+            "1=Never mind",
+            "--answer",
+            "2=?",
+        ],
+        Some(&merged),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let outcomes: Vec<(&str, &str)> = report["negotiations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["opportunityId"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(outcomes, [(FIRST, "resumed"), (SECOND, "resumed")]);
+    assert_eq!(report["duplicates"], json!([0]));
+    assert_eq!(report["unknownQuestions"], json!([1]));
+    for id in [FIRST, SECOND] {
+        let shown = world.json(&["negotiation", "show", id, "--as", "dana"]);
+        assert_eq!(
+            shown["negotiation"]["awaitingUserId"], "dana",
+            "{id}: dana's seat moves first"
+        );
+        let messages = world.json(&["negotiation", "messages", id]);
+        assert_eq!(
+            messages.as_array().unwrap().last().unwrap()["parts"][0]["text"],
+            "1% to 3%",
+            "the answer is on record"
+        );
+    }
+
+    // Delivering again changes nothing.
+    let (_, stdout, _) = world.run(
+        &[
+            "--json",
+            "negotiation",
+            "answer",
+            "--as",
+            "dana",
+            "--answer",
+            "1=1% to 3%",
+        ],
+        Some(&merged),
+    );
+    let again: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        again["negotiations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["outcome"] == "not_waiting"),
+        "{again}"
+    );
+    assert_eq!(
+        world
+            .json(&["negotiation", "messages", FIRST])
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // Not a question message: exit 1, nothing resumed.
+    let (code, _, _) = world.run(
+        &["negotiation", "answer", "--as", "dana", "--answer", "1=x"],
+        Some("no block here"),
+    );
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn stall_park_render_answer_resume_on_sqlite() {
+    question_loop(|dir| dir.join("loop.db").display().to_string());
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+fn stall_park_render_answer_resume_on_postgres() {
+    let url = std::env::var("INDEX_TEST_DATABASE_URL")
+        .expect("INDEX_TEST_DATABASE_URL (bash .ci/postgres)");
+    // A database of its own, so the fixed ids do not meet an earlier run's.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let name = format!("loop_{}_{nanos}", std::process::id());
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let admin = std::process::Command::new("psql")
+        .args([&url, "-qc", &format!("CREATE DATABASE {name}")])
+        .output()
+        .unwrap();
+    assert!(
+        admin.status.success(),
+        "{}",
+        String::from_utf8_lossy(&admin.stderr)
+    );
+    let db = format!("{base}/{name}");
+    question_loop(move |_| db.clone());
+}

@@ -1,0 +1,293 @@
+//! Delivering a person's answers: every negotiation a question unblocks is
+//! resumed exactly once, whatever order, repetition or subset the answers
+//! arrive in, and a crash between recording and resuming is mended by
+//! delivering again.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use index_host::questions::{RefOutcome, answer_message, deliver_answers, parked_question};
+use index_negotiation::{NegotiationAction, NegotiationTurn};
+use index_negotiation_store::{
+    MemoryStore, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat,
+};
+use index_question_block::{QuestionBlock, QuestionBlockQuestion};
+
+use support::{park_message, question};
+
+fn id(n: usize) -> String {
+    format!("0c6e9a52-3b1d-4f7e-a2c8-{n:012x}")
+}
+
+/// `count` negotiations between dana and sam, each paused after a declined
+/// round and parked on a question for dana.
+async fn parked(count: usize) -> MemoryStore {
+    let store = MemoryStore::new();
+    let service = Negotiations::new(&store);
+    for n in 0..count {
+        let seat = |user: &str| Seat {
+            user_id: user.into(),
+            intent_id: format!("{user}-{n}").into(),
+        };
+        let opportunity = OpportunityId::new(id(n));
+        service
+            .open(&OpenNegotiation {
+                opportunity_id: opportunity.clone(),
+                initiator: seat("dana"),
+                responder: seat("sam"),
+                eligible: true,
+            })
+            .await
+            .unwrap();
+        service
+            .execute(
+                &opportunity,
+                &"dana".into(),
+                NegotiationTurn::new(NegotiationAction::Propose, "1% equity?"),
+            )
+            .await
+            .unwrap();
+        service
+            .execute(
+                &opportunity,
+                &"sam".into(),
+                NegotiationTurn::new(NegotiationAction::Decline, "Too low."),
+            )
+            .await
+            .unwrap();
+        assert!(
+            store
+                .append_message(&opportunity, &park_message("dana"))
+                .await
+                .unwrap()
+        );
+    }
+    store
+}
+
+/// A block whose question `q` names negotiations `groups[q]`.
+fn block(groups: &[Vec<usize>]) -> QuestionBlock {
+    QuestionBlock::new(
+        groups
+            .iter()
+            .map(|group| {
+                let mut q = QuestionBlockQuestion::new("How much equity?", id(group[0]));
+                q.also_unblocks = Some(group[1..].iter().map(|n| id(*n)).collect());
+                q
+            })
+            .collect(),
+    )
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
+    runtime().block_on(async {
+        let store = parked(3).await;
+        let unknown = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843".to_owned();
+        let mut questions = block(&[vec![0, 1], vec![2]]);
+        questions.questions[1].also_unblocks = Some(vec![unknown.clone(), "not-a-uuid".into()]);
+        let view = store
+            .list_messages(&OpportunityId::new(id(0)))
+            .await
+            .unwrap();
+        assert_eq!(
+            parked_question(&view).map(|p| p.user_id.to_string()),
+            Some("dana".into())
+        );
+
+        let answers = [
+            (0, "1% to 3%".to_owned()),
+            (0, "Never mind".to_owned()),
+            (1, "Remote".to_owned()),
+            (7, "?".to_owned()),
+        ];
+        let report = deliver_answers(&store, &"dana".into(), &questions, &answers).await;
+        assert_eq!(
+            report.duplicates,
+            [0],
+            "the first answer to a question is kept"
+        );
+        assert_eq!(report.unknown_questions, [7]);
+        let outcomes: Vec<(String, RefOutcome)> = report
+            .negotiations
+            .iter()
+            .map(|r| (r.opportunity_id.clone(), r.outcome.clone()))
+            .collect();
+        assert_eq!(
+            outcomes,
+            [
+                (id(0), RefOutcome::Resumed),
+                (id(1), RefOutcome::Resumed),
+                (id(2), RefOutcome::Resumed),
+                (unknown, RefOutcome::Unknown),
+                ("not-a-uuid".into(), RefOutcome::Unknown),
+            ]
+        );
+        for n in 0..3 {
+            let opportunity = OpportunityId::new(id(n));
+            let summary = store.get_negotiation(&opportunity).await.unwrap().unwrap();
+            assert_eq!(
+                summary.awaiting_user_id.map(|u| u.to_string()),
+                Some("dana".into()),
+                "dana's seat moves first"
+            );
+            let messages = store.list_messages(&opportunity).await.unwrap();
+            assert_eq!(
+                parked_question(&messages),
+                None,
+                "no longer waiting on dana"
+            );
+            assert_eq!(
+                messages.last().unwrap().parts[0],
+                index_negotiation::MessagePart::Text {
+                    text: if n == 2 {
+                        "Remote".into()
+                    } else {
+                        "1% to 3%".into()
+                    }
+                }
+            );
+        }
+        let again = deliver_answers(&store, &"dana".into(), &questions, &answers).await;
+        assert_eq!(again.resumed().count(), 0);
+        assert!(
+            again
+                .negotiations
+                .iter()
+                .all(|r| matches!(r.outcome, RefOutcome::NotWaiting | RefOutcome::Unknown))
+        );
+        assert_eq!(
+            store
+                .list_messages(&OpportunityId::new(id(0)))
+                .await
+                .unwrap()
+                .len(),
+            2,
+            "nothing more recorded"
+        );
+
+        // Sam holds a seat but was not asked: his answer changes nothing.
+        let store = parked(1).await;
+        let report = deliver_answers(
+            &store,
+            &"sam".into(),
+            &block(&[vec![0]]),
+            &[(0, "Mine".into())],
+        )
+        .await;
+        assert_eq!(report.negotiations[0].outcome, RefOutcome::NotWaiting);
+        // A stranger learns nothing.
+        let report = deliver_answers(
+            &store,
+            &"mallory".into(),
+            &block(&[vec![0]]),
+            &[(0, "Mine".into())],
+        )
+        .await;
+        assert_eq!(report.negotiations[0].outcome, RefOutcome::Unknown);
+    });
+}
+
+#[test]
+fn an_answer_recorded_before_a_crash_is_resumed_on_redelivery() {
+    runtime().block_on(async {
+        let store = parked(1).await;
+        let opportunity = OpportunityId::new(id(0));
+        // The crash: the answer is recorded, the resume never happened.
+        let turns = store
+            .get_negotiation(&opportunity)
+            .await
+            .unwrap()
+            .unwrap()
+            .turn_count;
+        store
+            .append_message(
+                &opportunity,
+                &answer_message(&"dana".into(), &question(), "1% to 3%", turns),
+            )
+            .await
+            .unwrap();
+        assert!(
+            store
+                .get_negotiation(&opportunity)
+                .await
+                .unwrap()
+                .unwrap()
+                .awaiting_user_id
+                .is_none()
+        );
+        let report = deliver_answers(
+            &store,
+            &"dana".into(),
+            &block(&[vec![0]]),
+            &[(0, "1% to 3%".into())],
+        )
+        .await;
+        assert_eq!(report.negotiations[0].outcome, RefOutcome::Recovered);
+        assert_eq!(
+            store.list_messages(&opportunity).await.unwrap().len(),
+            2,
+            "recorded once"
+        );
+        let again = deliver_answers(
+            &store,
+            &"dana".into(),
+            &block(&[vec![0]]),
+            &[(0, "1% to 3%".into())],
+        )
+        .await;
+        assert_eq!(again.negotiations[0].outcome, RefOutcome::NotWaiting);
+    });
+}
+
+proptest! {
+    /// Any sequence of deliveries of any subset of answers (repeats and
+    /// unknown questions included) resumes each negotiation at most once,
+    /// and exactly once if some delivered question names it.
+    #[test]
+    fn each_negotiation_is_resumed_at_most_once(
+        groups in proptest::collection::vec(proptest::collection::btree_set(0usize..6, 1..4), 1..4),
+        deliveries in proptest::collection::vec(proptest::collection::vec(0usize..5, 0..6), 1..5),
+    ) {
+        runtime().block_on(async {
+            let store = parked(6).await;
+            let groups: Vec<Vec<usize>> = groups.into_iter().map(|g| g.into_iter().collect()).collect();
+            let questions = block(&groups);
+            let mut resumed: BTreeMap<String, usize> = BTreeMap::new();
+            let mut covered = std::collections::BTreeSet::new();
+            for delivery in &deliveries {
+                let answers: Vec<(usize, String)> = delivery.iter().map(|q| (*q, format!("answer {q}"))).collect();
+                for (q, _) in &answers {
+                    if let Some(group) = groups.get(*q) {
+                        covered.extend(group.iter().map(|n| id(*n)));
+                    }
+                }
+                let report = deliver_answers(&store, &"dana".into(), &questions, &answers).await;
+                for opportunity in report.resumed() {
+                    *resumed.entry(opportunity.to_owned()).or_default() += 1;
+                }
+            }
+            prop_assert!(resumed.values().all(|count| *count == 1), "{resumed:?}");
+            let resumed_ids: std::collections::BTreeSet<String> = resumed.keys().cloned().collect();
+            prop_assert_eq!(resumed_ids, covered);
+            Ok(())
+        })?;
+    }
+}
