@@ -334,6 +334,11 @@ pub(crate) struct ServeArgs {
     /// A file holding the API key a stdio server acts as.
     #[arg(long, value_name = "PATH", requires = "mcp_stdio")]
     pub(crate) key_file: Option<PathBuf>,
+    /// The model that authors park questions [default: the OpenAI-compatible
+    /// server INDEX_MODEL_BASE_URL and INDEX_MODEL name, if set; else parks
+    /// are refused].
+    #[arg(long, value_enum)]
+    pub(crate) model: Option<ModelChoice>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -21,7 +21,6 @@ mod output;
 mod question_block;
 mod questions;
 mod serve;
-mod sink;
 
 use std::process::ExitCode;
 

@@ -5,47 +5,18 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use serde::Serialize;
-
-use index_host::questions::{DeliveryReport, RefOutcome, deliver_answers};
-use index_negotiation::{
-    NegotiationAction, NegotiationOutcome, current_round, negotiation_ask_rounds_cap,
-};
+use index_host::questions::{DeliveryReport, ParkRequest, RefOutcome, deliver_answers};
 use index_negotiation_store::{OpportunityId, UserId};
-use index_question_block::{
-    QuestionBlock, QuestionBlockQuestion, StructuredQuestion, parse_question_message,
-    serialize_question_message,
-};
+use index_question_block::parse_question_message;
 use index_stall_gap::{
-    ModelStallGapAuthor, NegotiationEnd, OpenAiCompatibleModel, ParkContext, ParkOutcome, Scripted,
-    ScriptedModel, Signal, StructuredModel, TranscriptTurn, park_stalled_negotiation,
+    ModelStallGapAuthor, OpenAiCompatibleModel, ParkOutcome, Scripted, ScriptedModel,
+    StructuredModel,
 };
 
 use crate::cli::{ModelChoice, ParkArgs};
 use crate::failure::Failure;
 use crate::negotiation::Session;
 use crate::output::{BOLD, DIM, GOOD, NOTE, Out, read_input, styled};
-use crate::sink::RecordSink;
-
-/// What `park` reports under `--json`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase", tag = "outcome")]
-enum ParkReport {
-    /// Parked: the message to send the person.
-    Parked {
-        message: String,
-        question: StructuredQuestion,
-        ask_rounds: usize,
-    },
-    /// Not an unconcluded end: nothing to ask.
-    NotApplicable,
-    /// The ask-round budget is spent: the stall is final.
-    AskCapReached { ask_rounds: usize, cap: usize },
-    /// The model found nothing only the person can answer.
-    NoGap,
-    /// The model's question failed the safety gate; nobody is asked.
-    UnsafeGap,
-}
 
 /// The gap the scripted model "authors" for the demo and tests: what a real
 /// model, given the demo's transcript, would be expected to ask.
@@ -66,7 +37,7 @@ pub(crate) fn scripted_gap() -> serde_json::Value {
     })
 }
 
-fn model(choice: ModelChoice) -> Result<Arc<dyn StructuredModel>, Failure> {
+pub(crate) fn model(choice: ModelChoice) -> Result<Arc<dyn StructuredModel>, Failure> {
     match choice {
         ModelChoice::Scripted => Ok(Arc::new(ScriptedModel::new([Scripted::Value(scripted_gap())]))),
         ModelChoice::Openai => match OpenAiCompatibleModel::from_env() {
@@ -79,153 +50,62 @@ fn model(choice: ModelChoice) -> Result<Arc<dyn StructuredModel>, Failure> {
     }
 }
 
-/// The question message for a park: prose that says what happened and
-/// lists the options, and the block whose one question unparks `id`.
-pub(crate) fn question_message(
-    id: &OpportunityId,
-    counterparty: &str,
-    question: &StructuredQuestion,
-) -> Result<String, Failure> {
-    let mut prose = format!(
-        "Your agent paused its negotiation with {counterparty}: it needs one answer from you ({}).",
-        question.title
-    );
-    for option in &question.options {
-        prose.push_str(&format!("\n- {}: {}", option.label, option.description));
-    }
-    let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
-        question.prompt.clone(),
-        id.as_str(),
-    )]);
-    serialize_question_message(&prose, &block).map_err(|err| Failure::Input(err.to_string()))
-}
-
 /// `negotiation park`: classify the end, author the gap, gate it, park.
+/// Returns the question message, or nothing when it did not park.
 pub(crate) async fn park(
     session: &Session,
     id: &OpportunityId,
     user: &UserId,
     args: ParkArgs,
 ) -> Result<String, Failure> {
-    let store = session.negotiations.store();
-    let summary = store
-        .get_negotiation(id)
-        .await?
-        .ok_or_else(Failure::not_found)?;
-    let Some(seat) = summary.seat_of(user).cloned() else {
-        return Err(Failure::not_found());
-    };
-    let other = if summary.initiator.user_id == *user {
-        &summary.responder
-    } else {
-        &summary.initiator
-    };
-    let state = store
-        .read_negotiation_state(id, user)
-        .await?
-        .ok_or_else(Failure::not_found)?;
-    let messages = store.list_messages(id).await?;
-    let last = state.turns.last();
-    let end = NegotiationEnd {
-        has_opportunity: state.outcome == Some(NegotiationOutcome::Agreed),
-        screened_out: false,
-        last_action: last.map(|turn| turn.action.to_string()),
-        turn_count: state.turns.len(),
-        at_turn_cap: last.is_some_and(|turn| turn.action != NegotiationAction::Decline)
-            && current_round(&state.turns).is_empty()
-            && !state.settled,
-        error: None,
-        opportunity_id: Some(id.to_string()),
-        source_intent_id: Some(seat.intent_id.to_string()),
-        network_id: Some(args.network.clone()),
-    };
-    let counterparty = args
-        .counterparty_name
-        .clone()
-        .unwrap_or_else(|| other.user_id.to_string());
-    let context = ParkContext {
-        source_user_id: user.to_string(),
-        user_name: args.name.clone().unwrap_or_else(|| user.to_string()),
-        signal: Signal {
-            title: args
-                .signal_title
-                .clone()
-                .unwrap_or_else(|| seat.intent_id.to_string()),
-            description: args
-                .signal
-                .clone()
-                .unwrap_or_else(|| seat.intent_id.to_string()),
-        },
-        seed_reasoning: args.seed_reasoning.clone().unwrap_or_default(),
-        transcript: state
-            .turns
-            .iter()
-            .map(|turn| TranscriptTurn {
-                action: turn.action.to_string(),
-                reasoning: String::new(),
-                message: Some(turn.message.clone()),
-            })
-            .collect(),
-        conversation: None,
-        counterparty_name: Some(counterparty.clone()),
-        last_suggested_roles: None,
-        messages,
-        ask_rounds_cap: negotiation_ask_rounds_cap(),
-    };
     let author = ModelStallGapAuthor::new(model(args.model)?);
-    let sink = RecordSink {
-        store,
-        id: id.clone(),
+    let mut request = ParkRequest::default();
+    request.name = args.name;
+    request.signal_title = args.signal_title;
+    request.signal = args.signal;
+    request.seed_reasoning = args.seed_reasoning;
+    request.counterparty_name = args.counterparty_name;
+    request.network = Some(args.network);
+    let parked = match index_host::questions::park(
+        session.negotiations.store(),
+        id,
+        user,
+        &request,
+        &author,
+    )
+    .await
+    {
+        Ok(parked) => parked,
+        Err(index_host::HostError::NotFound) => return Err(Failure::not_found()),
+        Err(err) => return Err(err.into()),
     };
     let out = session.out;
-    let (report, message) = match park_stalled_negotiation(&end, context, &author, &sink).await {
-        ParkOutcome::Parked {
-            gap, ask_rounds, ..
-        } => {
-            let message = question_message(id, &counterparty, &gap.question)?;
-            (
-                ParkReport::Parked {
-                    message: message.clone(),
-                    question: gap.question,
-                    ask_rounds,
-                },
-                Some(message),
-            )
-        }
-        ParkOutcome::NotApplicable => (ParkReport::NotApplicable, None),
-        ParkOutcome::AskCapReached { ask_rounds, cap } => {
-            (ParkReport::AskCapReached { ask_rounds, cap }, None)
-        }
-        ParkOutcome::NoGap { .. } => (ParkReport::NoGap, None),
-        ParkOutcome::UnsafeGap { .. } => (ParkReport::UnsafeGap, None),
-        ParkOutcome::SinkFailed { error, .. } => {
-            return Err(Failure::Input(format!("could not park: {error}")));
-        }
-    };
-    out.json(&report);
-    match (&report, &message) {
-        (ParkReport::Parked { ask_rounds, .. }, Some(message)) => {
+    out.json(&index_host::park_report(&parked));
+    match (&parked.outcome, &parked.message) {
+        (ParkOutcome::Parked { ask_rounds, .. }, Some(message)) => {
             out.line(styled(
                 NOTE,
                 format!("Parked (ask round {ask_rounds}); the message for {user}:"),
             ));
             out.line(message);
         }
-        (ParkReport::NotApplicable, _) => {
-            out.line("Nothing to ask: the negotiation did not end unconcluded.")
-        }
-        (ParkReport::AskCapReached { ask_rounds, cap }, _) => out.line(format!(
+        (ParkOutcome::AskCapReached { ask_rounds, cap }, _) => out.line(format!(
             "No park: the ask-round budget is spent ({ask_rounds} of {cap}); the stall is final."
         )),
-        (ParkReport::NoGap, _) => {
+        (ParkOutcome::NoGap { .. }, _) => {
             out.line("No park: the model found nothing only the person can answer.")
         }
-        (ParkReport::UnsafeGap, _) => {
+        (ParkOutcome::UnsafeGap { .. }, _) => {
             out.line("No park: the model's question failed the safety gate; nobody is asked.")
         }
-        (ParkReport::Parked { .. }, None) => {}
+        (ParkOutcome::SinkFailed { error, .. }, _) => {
+            return Err(Failure::Input(format!(
+                "could not record the park: {error}"
+            )));
+        }
+        _ => out.line("Nothing to ask: the negotiation did not end unconcluded."),
     }
-    Ok(message.unwrap_or_default())
+    Ok(parked.message.unwrap_or_default())
 }
 
 /// `question-block render`: the message as a person sees it, the prose and

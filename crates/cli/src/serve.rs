@@ -51,7 +51,17 @@ fn init_logging() {
 /// (stdio).
 pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(), Failure> {
     init_logging();
-    let host = Host::new(store(args.db, synchronous, Use::Create).await?).await?;
+    let model = match args.model {
+        Some(choice) => Some(crate::questions::model(choice)?),
+        None => index_stall_gap::OpenAiCompatibleModel::from_env()
+            .map_err(|err| Failure::Usage(err.to_string()))?
+            .map(|model| Arc::new(model) as Arc<dyn index_stall_gap::StructuredModel>),
+    };
+    let author = model.map(|model| {
+        Arc::new(index_stall_gap::ModelStallGapAuthor::new(model))
+            as Arc<dyn index_stall_gap::StallGapAuthor>
+    });
+    let host = Host::with_author(store(args.db, synchronous, Use::Create).await?, author).await?;
     if let (true, Some(path)) = (args.mcp_stdio, &args.key_file) {
         let secret = std::fs::read_to_string(path)
             .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;

@@ -70,6 +70,8 @@ struct Inner {
     changes: tokio::sync::watch::Sender<u64>,
     /// Cancelled when the host shuts down, so waits answer at once.
     closing: tokio_util::sync::CancellationToken,
+    /// Who authors park questions, if this host has a model.
+    author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
 }
 
 impl std::fmt::Debug for Host {
@@ -86,6 +88,19 @@ impl Host {
     ///
     /// [`HostError::Store`] when the store cannot start its change feed.
     pub async fn new(store: Arc<dyn HostStore>) -> Result<Self, HostError> {
+        Self::with_author(store, None).await
+    }
+
+    /// A host on `store` that parks stalled negotiations with `author`'s
+    /// questions (see [`Host::park`]); without one, a park is refused.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::new`].
+    pub async fn with_author(
+        store: Arc<dyn HostStore>,
+        author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
+    ) -> Result<Self, HostError> {
         let feed = store.change_feed().await?;
         let (changes, _) = tokio::sync::watch::channel(0);
         let host = Host {
@@ -93,6 +108,7 @@ impl Host {
                 negotiations: Negotiations::new(store),
                 changes,
                 closing: tokio_util::sync::CancellationToken::new(),
+                author,
             }),
         };
         if let Some(mut feed) = feed {
@@ -313,6 +329,30 @@ impl Host {
     ) -> Result<Vec<NegotiationMessage>, HostError> {
         self.seated(caller, id).await?;
         Ok(self.store().list_messages(id).await?)
+    }
+
+    /// Parks a stalled negotiation on a question for the caller's person
+    /// (see [`crate::questions::park`]).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::NotFound`] unless the caller holds a seat;
+    /// [`HostError::Invalid`] (`no_model`) when this host has no model.
+    pub async fn park(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        request: &crate::questions::ParkRequest,
+    ) -> Result<crate::questions::Parked, HostError> {
+        self.seated(caller, id).await?;
+        let author = self.inner.author.as_deref().ok_or_else(|| HostError::Invalid {
+            code: "no_model",
+            message: "this host has no model to author questions (set INDEX_MODEL_BASE_URL and INDEX_MODEL)".to_owned(),
+        })?;
+        let parked =
+            crate::questions::park(self.store(), id, &caller.user_id, request, author).await?;
+        self.changed();
+        Ok(parked)
     }
 
     /// Delivers the caller's answers to the questions in `block` (see

@@ -61,6 +61,7 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .route("/opportunities/{id}/negotiation/resume", post(resume))
         .route("/opportunities/{id}/negotiation/close", post(close))
         .route("/opportunities/{id}/negotiation/messages", get(messages))
+        .route("/opportunities/{id}/negotiation/park", post(park))
         .route("/answers", post(answers))
         .with_state(host.clone())
         .merge(mcp)
@@ -127,11 +128,14 @@ fn opportunity(id: &str) -> Result<OpportunityId, HostError> {
 
 /// A JSON body, or the one error for malformed JSON.
 fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, HostError> {
-    body.map(|Json(value)| value)
-        .map_err(|rejection| HostError::Invalid {
-            code: "malformed_json",
-            message: rejection.body_text(),
-        })
+    body.map(|Json(value)| value).map_err(malformed)
+}
+
+fn malformed(rejection: JsonRejection) -> HostError {
+    HostError::Invalid {
+        code: "malformed_json",
+        message: rejection.body_text(),
+    }
 }
 
 fn refused(err: HostError) -> HostError {
@@ -335,4 +339,43 @@ pub(crate) fn question_block(
             "give the question message or its block, one of the two".to_owned(),
         )),
     }
+}
+
+/// A park's outcome as the REST API, MCP and the CLI report it:
+/// `{outcome, message?, question?, askRounds?, cap?}`.
+pub fn park_report(parked: &crate::questions::Parked) -> serde_json::Value {
+    use index_stall_gap::ParkOutcome;
+    match &parked.outcome {
+        ParkOutcome::Parked {
+            gap, ask_rounds, ..
+        } => serde_json::json!({
+            "outcome": "parked", "message": parked.message, "question": gap.question, "askRounds": ask_rounds,
+        }),
+        ParkOutcome::NotApplicable => serde_json::json!({ "outcome": "notApplicable" }),
+        ParkOutcome::AskCapReached { ask_rounds, cap } => {
+            serde_json::json!({ "outcome": "askCapReached", "askRounds": ask_rounds, "cap": cap })
+        }
+        ParkOutcome::NoGap { .. } => serde_json::json!({ "outcome": "noGap" }),
+        ParkOutcome::UnsafeGap { .. } => serde_json::json!({ "outcome": "unsafeGap" }),
+        ParkOutcome::SinkFailed { .. } => serde_json::json!({ "outcome": "sinkFailed" }),
+    }
+}
+
+/// `POST /opportunities/:id/negotiation/park`: park on a question for the
+/// caller's person, with this host's model.
+async fn park(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    Path(id): Path<String>,
+    request: Result<Json<crate::questions::ParkRequest>, JsonRejection>,
+) -> Result<Response, HostError> {
+    let id = opportunity(&id)?;
+    let request = match request {
+        Ok(Json(request)) => request,
+        // No body at all is an empty request.
+        Err(JsonRejection::MissingJsonContentType(_)) => crate::questions::ParkRequest::default(),
+        Err(rejection) => return Err(malformed(rejection)),
+    };
+    let parked = host.park(&caller, &id, &request).await.map_err(refused)?;
+    Ok(Json(park_report(&parked)).into_response())
 }

@@ -27,7 +27,7 @@ mod serve;
 
 pub use error::{ErrorBody, ErrorFields, HostError};
 pub use host::{Host, MAX_WAIT, NegotiationView, Resumed, TurnTaken};
-pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, router};
+pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, park_report, router};
 pub use keys::{Caller, NewKey};
 pub use mcp::{NegotiatorServer, tools};
 pub use serve::{serve, serve_stdio, shutdown_signal};

@@ -228,6 +228,25 @@ pub fn tools() -> Vec<Tool> {
         )
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
         Tool::new(
+            "park_negotiation",
+            "When your negotiation stalled (the round ran out without agreement), ask this host's model for the one question only your person can answer; if it passes the safety gate, the negotiation waits on it and you get the question message to send them.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "opportunityId": id_property(),
+                    "name": { "type": "string", "description": "Your person's name." },
+                    "signalTitle": { "type": "string", "description": "What they look for, in a few words." },
+                    "signal": { "type": "string", "description": "What they look for." },
+                    "seedReasoning": { "type": "string", "description": "Why the pair was matched (never echoed)." },
+                    "counterpartyName": { "type": "string", "description": "The other seat's name (never in the question)." },
+                    "network": { "type": "string" }
+                },
+                "required": ["opportunityId"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(true)),
+        Tool::new(
             "answer_questions",
             "Deliver your person's answers to a question message: each question's negotiations get the answer on record and resume with your seat to move, each exactly once; the report says what happened to each.",
             schema(json!({

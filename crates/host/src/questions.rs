@@ -17,10 +17,21 @@ use serde_json::{Value, json};
 use index_negotiation::{
     AskUserTurn, Decision, MessagePart, NegotiationMessage, NegotiationResumeRejection,
 };
+use index_negotiation::{
+    NegotiationAction, NegotiationOutcome, current_round, negotiation_ask_rounds_cap,
+};
 use index_negotiation_store::{
     NegotiationStore, Negotiations, OpportunityId, UserId, is_hyphenated_uuid,
 };
-use index_question_block::{QuestionBlock, StructuredQuestion};
+use index_question_block::{
+    QuestionBlock, QuestionBlockQuestion, StructuredQuestion, serialize_question_message,
+};
+use index_stall_gap::{
+    NegotiationEnd, ParkContext, ParkOutcome, ParkSink, ParkSinkError, Signal, StallGapAuthor,
+    TranscriptTurn, park_stalled_negotiation,
+};
+
+use crate::error::HostError;
 
 /// The `action` of an answer message's data part.
 pub const ANSWER_ACTION: &str = "ask_user_answer";
@@ -270,4 +281,172 @@ async fn deliver_one<S: NegotiationStore>(
         Ok(Decision::Refused(rejection)) => failed(rejection.explanation().to_owned()),
         Err(err) => failed(err.to_string()),
     }
+}
+
+/// What a park knows of the person beyond the store: everything optional,
+/// with the store's ids standing in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ParkRequest {
+    /// The person's name, as the model addresses them [default: the user id].
+    pub name: Option<String>,
+    /// What the person is looking for, in a few words [default: the intent id].
+    pub signal_title: Option<String>,
+    /// What the person is looking for [default: the intent id].
+    pub signal: Option<String>,
+    /// Why the pair was matched; the question may not echo it.
+    pub seed_reasoning: Option<String>,
+    /// The other seat's name; the question may not contain it [default:
+    /// its user id].
+    pub counterparty_name: Option<String>,
+    /// The network the pair met in [default: `local`].
+    pub network: Option<String>,
+}
+
+/// A park's result, with the question message to send when it parked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parked {
+    /// What the park decision did.
+    pub outcome: ParkOutcome,
+    /// The message for the person (prose listing the options, and the
+    /// block), when it parked.
+    pub message: Option<String>,
+}
+
+/// The negotiation's message record as a park's sink.
+struct RecordSink<'a, S> {
+    store: &'a S,
+    id: &'a OpportunityId,
+}
+
+#[async_trait::async_trait]
+impl<S: NegotiationStore> ParkSink for RecordSink<'_, S> {
+    async fn persist(&self, message: &NegotiationMessage) -> Result<(), ParkSinkError> {
+        match self.store.append_message(self.id, message).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ParkSinkError(format!("no negotiation {}", self.id).into())),
+            Err(err) => Err(ParkSinkError(Box::new(err))),
+        }
+    }
+}
+
+/// Parks `id` on a question for `user`'s person, if it stalled: the end
+/// classified from the store, the gap authored by `author`, checked by the
+/// safety gate, and recorded in the negotiation's message record.
+///
+/// # Errors
+///
+/// [`HostError::NotFound`] unless `user` holds a seat; [`HostError::Store`]
+/// when the store fails.
+pub async fn park<S: NegotiationStore>(
+    store: &S,
+    id: &OpportunityId,
+    user: &UserId,
+    request: &ParkRequest,
+    author: &dyn StallGapAuthor,
+) -> Result<Parked, HostError> {
+    let summary = store
+        .get_negotiation(id)
+        .await?
+        .ok_or(HostError::NotFound)?;
+    let seat = summary.seat_of(user).cloned().ok_or(HostError::NotFound)?;
+    let other = if summary.initiator.user_id == *user {
+        &summary.responder
+    } else {
+        &summary.initiator
+    };
+    let state = store
+        .read_negotiation_state(id, user)
+        .await?
+        .ok_or(HostError::NotFound)?;
+    let messages = store.list_messages(id).await?;
+    let last = state.turns.last();
+    let end = NegotiationEnd {
+        has_opportunity: state.outcome == Some(NegotiationOutcome::Agreed),
+        screened_out: false,
+        last_action: last.map(|turn| turn.action.to_string()),
+        turn_count: state.turns.len(),
+        // The last round ran to the turn limit: it ended, and not on a decline.
+        at_turn_cap: last.is_some_and(|turn| turn.action != NegotiationAction::Decline)
+            && current_round(&state.turns).is_empty()
+            && !state.settled,
+        error: None,
+        opportunity_id: Some(id.to_string()),
+        source_intent_id: Some(seat.intent_id.to_string()),
+        network_id: Some(
+            request
+                .network
+                .clone()
+                .unwrap_or_else(|| "local".to_owned()),
+        ),
+    };
+    let counterparty = request
+        .counterparty_name
+        .clone()
+        .unwrap_or_else(|| other.user_id.to_string());
+    let context = ParkContext {
+        source_user_id: user.to_string(),
+        user_name: request.name.clone().unwrap_or_else(|| user.to_string()),
+        signal: Signal {
+            title: request
+                .signal_title
+                .clone()
+                .unwrap_or_else(|| seat.intent_id.to_string()),
+            description: request
+                .signal
+                .clone()
+                .unwrap_or_else(|| seat.intent_id.to_string()),
+        },
+        seed_reasoning: request.seed_reasoning.clone().unwrap_or_default(),
+        transcript: state
+            .turns
+            .iter()
+            .map(|turn| TranscriptTurn {
+                action: turn.action.to_string(),
+                reasoning: String::new(),
+                message: Some(turn.message.clone()),
+            })
+            .collect(),
+        conversation: None,
+        counterparty_name: Some(counterparty.clone()),
+        last_suggested_roles: None,
+        messages,
+        ask_rounds_cap: negotiation_ask_rounds_cap(),
+    };
+    let outcome = park_stalled_negotiation(&end, context, author, &RecordSink { store, id }).await;
+    let message = match &outcome {
+        ParkOutcome::Parked { gap, .. } => {
+            Some(question_message(id, &counterparty, &gap.question)?)
+        }
+        _ => None,
+    };
+    Ok(Parked { outcome, message })
+}
+
+/// The question message for a park: prose that says what happened and
+/// lists the options, and the block whose one question unparks `id`.
+///
+/// # Errors
+///
+/// [`HostError::BadRequest`] if the question cannot be written as a block
+/// (the gate's limits are tighter than the block's, so a parked question
+/// always can).
+pub fn question_message(
+    id: &OpportunityId,
+    counterparty: &str,
+    question: &StructuredQuestion,
+) -> Result<String, HostError> {
+    let mut prose = format!(
+        "Your agent paused its negotiation with {counterparty}: it needs one answer from you ({}).",
+        question.title
+    );
+    for option in &question.options {
+        prose.push_str(&format!("\n- {}: {}", option.label, option.description));
+    }
+    let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
+        question.prompt.clone(),
+        id.as_str(),
+    )]);
+    serialize_question_message(&prose, &block).map_err(|err| HostError::BadRequest(err.to_string()))
 }

@@ -706,3 +706,87 @@ async fn a_parked_negotiation_shows_its_question_and_an_answer_resumes_it() {
     assert_eq!((neither.status, code(&neither)), (400, "invalid_request"));
     host.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_seat_parks_with_the_hosts_model_and_a_host_without_one_refuses() {
+    use index_stall_gap::{ModelStallGapAuthor, Scripted, ScriptedModel, StallGapAuthor};
+    let gap = json!({"hasGap": true, "reason": "repeated_non_convergence", "question": {
+        "title": "Equity", "prompt": "How much equity could you offer?", "multiSelect": false,
+        "options": [{"label": "1%", "description": "Retry with 1%."}, {"label": "3%", "description": "Retry with 3%."}]}});
+    let dir = tempfile::tempdir().unwrap();
+    let store = sqlite(&dir).await;
+    let author: Arc<dyn StallGapAuthor> = Arc::new(ModelStallGapAuthor::new(ScriptedModel::new([
+        Scripted::Value(gap),
+    ])));
+    let without = Running::start(store.clone()).await;
+    // The same store under a host that has a model.
+    let mut with_model = Running::start_with_author(store.clone(), Some(author)).await;
+    without.open(OPP).await;
+    for n in 0..12 {
+        let (key, action) = if n % 2 == 0 {
+            (&without.dana, "propose")
+        } else {
+            (&without.sam, "counter")
+        };
+        assert_eq!(
+            without
+                .turn(OPP, key, action, &format!("Offer {n}"))
+                .await
+                .status,
+            200
+        );
+    }
+    let path = format!("/opportunities/{OPP}/negotiation/park");
+    let refused = without
+        .call("POST", &path, Some(&without.dana), Some(json!({})))
+        .await;
+    assert_eq!((refused.status, code(&refused)), (400, "no_model"));
+    let stranger = without
+        .call("POST", &path, Some(&without.stranger), Some(json!({})))
+        .await;
+    assert_eq!(stranger.status, 404);
+
+    let parked = with_model
+        .call(
+            "POST",
+            &path,
+            Some(&without.dana),
+            Some(json!({"counterpartyName": "Sam", "name": "Dana"})),
+        )
+        .await;
+    assert_eq!(
+        (parked.status, parked.body["outcome"].clone()),
+        (200, json!("parked")),
+        "{}",
+        parked.body
+    );
+    let message = parked.body["message"].as_str().unwrap();
+    assert!(index_question_block::parse_question_message(message).is_some());
+    let unknown_field = with_model
+        .call(
+            "POST",
+            &path,
+            Some(&without.dana),
+            Some(json!({"nonsense": 1})),
+        )
+        .await;
+    assert_eq!(
+        (unknown_field.status, code(&unknown_field)),
+        (400, "malformed_json")
+    );
+    let seen = without
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation"),
+            Some(&without.sam),
+            None,
+        )
+        .await;
+    assert_eq!(
+        seen.body["parked"]["question"]["prompt"],
+        "How much equity could you offer?"
+    );
+    let mut without = without;
+    without.stop().await;
+    with_model.stop().await;
+}

@@ -36,7 +36,15 @@ pub struct Reply {
 impl Running {
     /// Starts a host on `store`, on 127.0.0.1 and a port the system picks.
     pub async fn start(store: Arc<dyn HostStore>) -> Self {
-        let host = Host::new(store.clone()).await.unwrap();
+        Self::start_with_author(store, None).await
+    }
+
+    /// [`Running::start`] with a model that authors park questions.
+    pub async fn start_with_author(
+        store: Arc<dyn HostStore>,
+        author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
+    ) -> Self {
+        let host = Host::with_author(store.clone(), author).await.unwrap();
         let key = |user: &str, scope| {
             let host = host.clone();
             let user = user.to_owned();
