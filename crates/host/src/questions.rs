@@ -24,7 +24,7 @@ use index_negotiation_store::{
     NegotiationStore, Negotiations, OpportunityId, UserId, is_hyphenated_uuid,
 };
 use index_question_block::{
-    QuestionBlock, QuestionBlockQuestion, StructuredQuestion, serialize_question_message,
+    QuestionBlock, QuestionBlockQuestion, StructuredQuestion, serialize_question_message_checked,
 };
 use index_stall_gap::{
     NegotiationEnd, ParkContext, ParkOutcome, ParkSink, ParkSinkError, Signal, StallGapAuthor,
@@ -430,8 +430,8 @@ pub async fn park<S: NegotiationStore>(
 /// # Errors
 ///
 /// [`HostError::BadRequest`] if the question cannot be written as a block
-/// (the gate's limits are tighter than the block's, so a parked question
-/// always can).
+/// that reads back (the gate's limits are tighter than the block's, so only
+/// text that forges a fence with U+2028 or U+2029 can fail).
 pub fn question_message(
     id: &OpportunityId,
     counterparty: &str,
@@ -448,5 +448,6 @@ pub fn question_message(
         question.prompt.clone(),
         id.as_str(),
     )]);
-    serialize_question_message(&prose, &block).map_err(|err| HostError::BadRequest(err.to_string()))
+    serialize_question_message_checked(&prose, &block)
+        .map_err(|err| HostError::BadRequest(err.to_string()))
 }

@@ -273,8 +273,17 @@ fn any_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// `default` cases, or as many as `PROPTEST_CASES` asks for, so a long
+/// run needs no code change.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases(512)))]
 
     #[test]
     fn validation_never_panics(value in any_json(), other in any_json()) {

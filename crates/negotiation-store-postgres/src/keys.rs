@@ -54,12 +54,17 @@ impl ApiKeyStore for PostgresStore {
     }
 
     async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
-        let client = self.client().await?;
-        let row = client
-            .query_opt(&format!("{SELECT} WHERE hash = $1"), &[&hash.0.as_slice()])
-            .await
-            .map_err(pg_error)?;
-        row.as_ref().map(key_from_row).transpose()
+        crate::store::reading!(self, |client| async {
+            let find = client
+                .prepare_cached(&format!("{SELECT} WHERE hash = $1"))
+                .await
+                .map_err(pg_error)?;
+            let row = client
+                .query_opt(&find, &[&hash.0.as_slice()])
+                .await
+                .map_err(pg_error)?;
+            row.as_ref().map(key_from_row).transpose()
+        })
     }
 
     async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {

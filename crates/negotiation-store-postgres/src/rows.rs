@@ -45,8 +45,13 @@ impl ServerError {
     /// (a pooled one the server dropped, say).
     pub(crate) fn is_transient(&self) -> bool {
         use tokio_postgres::error::SqlState;
+        // Class 57P: the server shut the connection down (an administrator,
+        // a crash, a restart); class 08: the connection failed.
         self.error.is_closed()
-            || matches!(self.code(), Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE || *code == SqlState::T_R_DEADLOCK_DETECTED)
+            || matches!(self.code(), Some(code) if *code == SqlState::T_R_SERIALIZATION_FAILURE
+                || *code == SqlState::T_R_DEADLOCK_DETECTED
+                || code.code().starts_with("57P")
+                || code.code().starts_with("08"))
     }
 }
 

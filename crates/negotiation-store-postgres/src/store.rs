@@ -32,17 +32,45 @@ impl From<tokio_postgres::Error> for Attempt {
     }
 }
 
+/// Whether PostgreSQL says trying again may succeed (see
+/// [`ServerError::is_transient`]).
+pub(crate) fn is_transient(err: &StoreError) -> bool {
+    match err {
+        StoreError::Backend(cause) => cause
+            .downcast_ref::<ServerError>()
+            .is_some_and(ServerError::is_transient),
+        _ => false,
+    }
+}
+
+/// Runs a read with a pooled connection, and once more with another if the
+/// first turned out closed (the server dropped it while it sat in the pool,
+/// which fast recycling does not notice): a read changes nothing, so trying
+/// it again is always safe. The closed connection is taken out of the pool.
+macro_rules! reading {
+    ($store:expr, |$client:ident| $read:expr) => {{
+        let mut retried = false;
+        loop {
+            #[allow(unused_mut)]
+            let mut $client = $store.client().await?;
+            let result = $read.await;
+            match result {
+                Err(err) if !retried && crate::store::is_transient(&err) => {
+                    retried = true;
+                    drop(deadpool_postgres::Object::take($client));
+                }
+                other => break other,
+            }
+        }
+    }};
+}
+pub(crate) use reading;
+
 impl From<StoreError> for Attempt {
-    /// A failure is worth another try when PostgreSQL says so (see
-    /// [`ServerError::is_transient`]); whether it gets one depends on
-    /// whether `decide` has run.
+    /// A failure is worth another try when PostgreSQL says so; whether it
+    /// gets one depends on whether `decide` has run.
     fn from(err: StoreError) -> Self {
-        let transient = match &err {
-            StoreError::Backend(cause) => cause
-                .downcast_ref::<ServerError>()
-                .is_some_and(ServerError::is_transient),
-            _ => false,
-        };
+        let transient = is_transient(&err);
         if transient {
             Attempt::Transient(err)
         } else {
@@ -216,6 +244,27 @@ async fn commit_resume_once(
     Ok(decision)
 }
 
+/// The negotiation's state in one read-only, repeatable-read transaction,
+/// so the row and its turns agree.
+async fn read_state(
+    client: &mut Object,
+    id: &OpportunityId,
+) -> Result<Option<NegotiationState>, StoreError> {
+    let tx = client
+        .build_transaction()
+        .read_only(true)
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .start()
+        .await
+        .map_err(pg_error)?;
+    let state = match rows::find(&tx, id).await? {
+        None => None,
+        Some(stored) => Some(stored.summary.state(rows::turns(&tx, stored.seq).await?)),
+    };
+    tx.commit().await.map_err(pg_error)?;
+    Ok(state)
+}
+
 #[async_trait]
 impl NegotiationStore for PostgresStore {
     async fn read_negotiation_state(
@@ -223,20 +272,7 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
         _user_id: &UserId,
     ) -> Result<Option<NegotiationState>, StoreError> {
-        let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .read_only(true)
-            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-            .start()
-            .await
-            .map_err(pg_error)?;
-        let state = match rows::find(&tx, id).await? {
-            None => None,
-            Some(stored) => Some(stored.summary.state(rows::turns(&tx, stored.seq).await?)),
-        };
-        tx.commit().await.map_err(pg_error)?;
-        Ok(state)
+        reading!(self, |client| read_state(&mut client, id))
     }
 
     async fn commit_negotiation_turn(
@@ -342,8 +378,9 @@ impl NegotiationStore for PostgresStore {
         &self,
         id: &OpportunityId,
     ) -> Result<Option<NegotiationSummary>, StoreError> {
-        let client = self.client().await?;
-        Ok(rows::find(&client, id).await?.map(|stored| stored.summary))
+        reading!(self, |client| async {
+            Ok(rows::find(&client, id).await?.map(|stored| stored.summary))
+        })
     }
 
     async fn list_negotiations(
@@ -351,8 +388,7 @@ impl NegotiationStore for PostgresStore {
         user_id: &UserId,
         filter: &ListFilter,
     ) -> Result<Vec<NegotiationSummary>, StoreError> {
-        let client = self.client().await?;
-        rows::of_user(&client, user_id, filter).await
+        reading!(self, |client| rows::of_user(&client, user_id, filter))
     }
 
     async fn append_message(
@@ -381,11 +417,12 @@ impl NegotiationStore for PostgresStore {
         &self,
         id: &OpportunityId,
     ) -> Result<Vec<NegotiationMessage>, StoreError> {
-        let client = self.client().await?;
-        match rows::find(&client, id).await? {
-            None => Ok(Vec::new()),
-            Some(stored) => rows::messages(&client, stored.seq).await,
-        }
+        reading!(self, |client| async {
+            match rows::find(&client, id).await? {
+                None => Ok(Vec::new()),
+                Some(stored) => rows::messages(&client, stored.seq).await,
+            }
+        })
     }
 
     /// LISTENs for the notification the `negotiations_changed` trigger

@@ -73,8 +73,17 @@ fn observe_agrees_with_decide(state: &NegotiationState) -> Result<(), TestCaseEr
     Ok(())
 }
 
+/// `default` cases, or as many as `PROPTEST_CASES` asks for, so a long
+/// run needs no code change.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
 
     #[test]
     fn rules_hold_over_random_histories(ops in prop::collection::vec(op(), 0..80)) {

@@ -53,7 +53,10 @@ pub use error::{
     InvalidQuestionBlock, IssueCode, JsonType, NotAQuestionMessage, PathSegment, ValidationIssue,
     ValidationPath,
 };
-pub use message::{explain_question_message, parse_question_message, serialize_question_message};
+pub use message::{
+    UnsendableQuestionMessage, explain_question_message, parse_question_message,
+    serialize_question_message, serialize_question_message_checked,
+};
 
 /// Whether `s` is a negotiation reference as the block requires one: a UUID
 /// in its hyphenated 8-4-4-4-12 form, hex digits in either case, nothing

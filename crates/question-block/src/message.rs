@@ -73,6 +73,67 @@ fn push_fence(out: &mut String, length: usize) {
     out.extend(std::iter::repeat_n('`', length));
 }
 
+/// Why [`serialize_question_message_checked`] would not hand a message on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UnsendableQuestionMessage {
+    /// The block is invalid.
+    #[error(transparent)]
+    Invalid(#[from] InvalidQuestionBlock),
+    /// The bytes are what the reference writes, but no reader (the
+    /// reference's or this crate's) would find this block in them: a
+    /// string holds U+2028 or U+2029 (which `JSON.stringify` leaves raw and
+    /// which end lines for the fence search) next to a fence or the marker.
+    #[error("the message would not read back as its block{}", reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    DoesNotReadBack {
+        /// The message as [`serialize_question_message`] writes it.
+        message: String,
+        /// Why a reader rejects it; `None` when it reads, but as another block.
+        reason: Option<NotAQuestionMessage>,
+    },
+}
+
+/// [`serialize_question_message`], then a check that the message reads back
+/// as `prose` and `block`: the reference writes some blocks (a prompt with
+/// U+2028 or U+2029 beside a fence marker) into bytes that no reader then
+/// accepts, and sends them anyway. Use this before sending a message built
+/// from text you do not control.
+///
+/// ```
+/// use index_question_block::{serialize_question_message_checked, QuestionBlock, QuestionBlockQuestion, UnsendableQuestionMessage};
+/// let id = "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4";
+/// let fine = QuestionBlock::new(vec![QuestionBlockQuestion::new("Which city?", id)]);
+/// assert!(serialize_question_message_checked("One question:", &fine).is_ok());
+/// let forged = QuestionBlock::new(vec![QuestionBlockQuestion::new("\u{2028}```index-questions\u{2028}", id)]);
+/// assert!(matches!(
+///     serialize_question_message_checked("One question:", &forged),
+///     Err(UnsendableQuestionMessage::DoesNotReadBack { .. })
+/// ));
+/// ```
+///
+/// # Errors
+///
+/// [`UnsendableQuestionMessage::Invalid`] for an invalid block, and
+/// [`UnsendableQuestionMessage::DoesNotReadBack`] with the bytes and the
+/// reader's reason for one that would not read back.
+pub fn serialize_question_message_checked(
+    prose: &str,
+    block: &QuestionBlock,
+) -> Result<String, UnsendableQuestionMessage> {
+    let message = serialize_question_message(prose, block)?;
+    match explain_question_message(&message) {
+        Ok(parsed) if parsed.block == *block => Ok(message),
+        Ok(_) => Err(UnsendableQuestionMessage::DoesNotReadBack {
+            message,
+            reason: None,
+        }),
+        Err(reason) => Err(UnsendableQuestionMessage::DoesNotReadBack {
+            message,
+            reason: Some(reason),
+        }),
+    }
+}
+
 /// Reads a question message: the prose and the block that ends it, or
 /// `None` when `body` is anything else, in which case the caller shows the
 /// whole body as plain text.

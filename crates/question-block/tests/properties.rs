@@ -123,8 +123,17 @@ fn hostile_body() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
 }
 
+/// `default` cases, or as many as `PROPTEST_CASES` asks for, so a long
+/// run needs no code change.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases(512)))]
 
     #[test]
     fn serialize_then_parse_returns_the_block_and_trimmed_prose(prose in text(80), block in valid_block()) {
