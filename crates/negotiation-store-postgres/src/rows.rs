@@ -154,15 +154,7 @@ pub(crate) async fn find(
     client: &impl GenericClient,
     id: &OpportunityId,
 ) -> Result<Option<Stored>, StoreError> {
-    let statement = client
-        .prepare_cached(select_summary!("WHERE n.id = $1"))
-        .await
-        .map_err(pg_error)?;
-    let row = client
-        .query_opt(&statement, &[&id.as_str()])
-        .await
-        .map_err(pg_error)?;
-    row.as_ref().map(summary).transpose()
+    find_with(client, select_summary!("WHERE n.id = $1"), id).await
 }
 
 /// The negotiation `id`, its row locked `FOR UPDATE` until the transaction
@@ -172,10 +164,21 @@ pub(crate) async fn find_locked(
     client: &impl GenericClient,
     id: &OpportunityId,
 ) -> Result<Option<Stored>, StoreError> {
-    let statement = client
-        .prepare_cached(select_summary!("WHERE n.id = $1 FOR UPDATE OF n"))
-        .await
-        .map_err(pg_error)?;
+    find_with(
+        client,
+        select_summary!("WHERE n.id = $1 FOR UPDATE OF n"),
+        id,
+    )
+    .await
+}
+
+/// The one summary `sql` (a `select_summary!` by id) reads for `id`.
+async fn find_with(
+    client: &impl GenericClient,
+    sql: &'static str,
+    id: &OpportunityId,
+) -> Result<Option<Stored>, StoreError> {
+    let statement = client.prepare_cached(sql).await.map_err(pg_error)?;
     let row = client
         .query_opt(&statement, &[&id.as_str()])
         .await
