@@ -56,6 +56,9 @@ pub(crate) enum Command {
     /// Create, list and revoke the API keys callers of `index serve` use.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Look after a store.
+    #[command(subcommand)]
+    Store(StoreCommand),
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  index completions bash > ~/.local/share/bash-completion/completions/index\n  index completions zsh > ~/.zfunc/_index"
@@ -440,4 +443,17 @@ pub(crate) enum CloseReasonArg {
     Passed,
     /// It expired, or an intent was archived.
     Expired,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum StoreCommand {
+    /// Check an SQLite store, read-only: SQLite's own integrity check, then
+    /// every negotiation's rows, turn indexes and messages; exit 4 when
+    /// anything is wrong, listing it.
+    #[command(after_help = "Example:\n  index store check --db index.db")]
+    Check {
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH")]
+        db: Option<String>,
+    },
 }

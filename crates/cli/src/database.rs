@@ -137,6 +137,34 @@ fn is_scheme(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
+/// `store check`: SQLite's integrity check and the store's invariants,
+/// read-only.
+pub(crate) async fn check(database: Database, out: crate::output::Out) -> Result<(), Failure> {
+    let Database::Sqlite(path, _) = &database else {
+        return Err(Failure::Usage(
+            "store check reads SQLite files; PostgreSQL checks its own pages (amcheck)".to_owned(),
+        ));
+    };
+    let options = SqliteOptions::default().with_access(Access::ReadOnly);
+    let store = SqliteStore::open_with(path, options).await?;
+    let problems = store.check().await?;
+    out.json(&serde_json::json!({ "ok": problems.is_empty(), "problems": problems }));
+    if problems.is_empty() {
+        out.line(format!("ok    {}", path.display()));
+        return Ok(());
+    }
+    for problem in &problems {
+        out.line(format!("FAIL  {problem}"));
+    }
+    Err(Failure::Reported(Box::new(Failure::Storage(
+        index_negotiation_store::StoreError::Corrupt(format!(
+            "{} problem(s) in {}",
+            problems.len(),
+            path.display()
+        )),
+    ))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -166,6 +166,9 @@ async fn run(
         }
         Command::Serve(args) => serve::serve(args, synchronous).await,
         Command::Keys(command) => serve::keys(command, synchronous, out).await,
+        Command::Store(cli::StoreCommand::Check { db }) => {
+            database::check(Database::select(db, synchronous)?, out).await
+        }
         Command::Completions { shell } => {
             let mut command = cli::command();
             clap_complete::generate(shell, &mut command, "index", &mut std::io::stdout());

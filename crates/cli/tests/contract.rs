@@ -715,3 +715,65 @@ fn keys_are_shown_once_listed_without_secrets_and_revoked() {
         "--mcp-stdio needs --key-file"
     );
 }
+
+#[test]
+fn store_check_reads_only_and_finds_a_broken_log() {
+    let s = Scratch::new();
+    s.open();
+    for (who, action) in [("dana", "propose"), ("sam", "counter"), ("dana", "propose")] {
+        s.json(&[
+            "turn",
+            OPP,
+            "--as",
+            who,
+            "--action",
+            action,
+            "--message",
+            "A turn.",
+        ]);
+    }
+    let db = s.db().display().to_string();
+    let before = std::fs::read(s.db()).unwrap();
+    let good = s.run(&["--json", "store", "check", "--db", &db]);
+    assert_eq!(good.code, Some(0), "{}", good.stderr);
+    assert_eq!(good.json(), serde_json::json!({"ok": true, "problems": []}));
+    assert_eq!(
+        std::fs::read(s.db()).unwrap(),
+        before,
+        "a check writes nothing"
+    );
+
+    // A gap in the turn log, made behind the store's back.
+    let raw = rusqlite::Connection::open(s.db()).unwrap();
+    raw.execute("UPDATE turns SET turn_index = 20 WHERE turn_index = 2", [])
+        .unwrap();
+    drop(raw);
+    let broken = s.run(&["--json", "store", "check", "--db", &db]);
+    assert_eq!(broken.code, Some(4), "{}", broken.stderr);
+    let report = broken.json();
+    assert_eq!(report["ok"], false);
+    let problem = report["problems"][0].as_str().unwrap();
+    assert!(
+        problem.contains(OPP) && problem.contains("not dense"),
+        "{problem}"
+    );
+    let text = s.run(&["store", "check", "--db", &db]);
+    assert!(
+        text.stdout.starts_with("FAIL  negotiation"),
+        "{}",
+        text.stdout
+    );
+    let missing = s.run(&[
+        "store",
+        "check",
+        "--db",
+        &s.dir.path().join("nope.db").display().to_string(),
+    ]);
+    assert_eq!(
+        missing.code,
+        Some(2),
+        "a missing store is not created by a check"
+    );
+    let postgres = s.run(&["store", "check", "--db", "postgres://u@localhost/x"]);
+    assert_eq!(postgres.code, Some(2));
+}

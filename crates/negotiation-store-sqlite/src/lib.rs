@@ -222,6 +222,50 @@ impl SqliteStore {
             })
             .await
     }
+
+    /// Everything [`SqliteStore::check_integrity`] checks, then the store's
+    /// own invariants, negotiation by negotiation: every row reads back
+    /// (known actions, outcomes and statuses), turn indexes are dense, and
+    /// every message decodes. Reads only, so it runs on a store opened with
+    /// [`Access::ReadOnly`]. Returns each problem found; empty when there
+    /// is none.
+    ///
+    /// # Errors
+    ///
+    /// A storage error when the file cannot be read at all.
+    pub async fn check(&self) -> Result<Vec<String>, StoreError> {
+        let mut problems = match self.check_integrity().await {
+            Ok(()) => Vec::new(),
+            Err(StoreError::Corrupt(verdict)) => vec![format!("SQLite: {verdict}")],
+            Err(other) => return Err(other),
+        };
+        let problems_in_rows = self
+            .pool
+            .run(|conn| {
+                let ids: Vec<String> = conn
+                    .prepare("SELECT id FROM negotiations ORDER BY seq")
+                    .and_then(|mut ids| ids.query_map([], |row| row.get(0))?.collect())
+                    .map_err(sql_error)?;
+                let mut found = Vec::new();
+                for id in ids {
+                    let id = index_negotiation_store::OpportunityId::new(id);
+                    let checked = rows::find(conn, &id).and_then(|stored| match stored {
+                        None => Ok(()),
+                        Some(stored) => {
+                            rows::turns(conn, stored.seq)?;
+                            rows::messages(conn, stored.seq).map(|_| ())
+                        }
+                    });
+                    if let Err(err) = checked {
+                        found.push(format!("negotiation {id}: {err}"));
+                    }
+                }
+                Ok(found)
+            })
+            .await?;
+        problems.extend(problems_in_rows);
+        Ok(problems)
+    }
 }
 
 /// SQLite's errors as storage errors; a malformed file is reported as corrupt.
