@@ -9,6 +9,7 @@
 mod api;
 mod check;
 mod fixtures;
+mod fuzz;
 mod man;
 mod metadata;
 mod package;
@@ -30,6 +31,7 @@ commands:
   release <major|minor|patch|rc> [--dry-run]
                        bump every crate, move the changelog, commit and tag
   package              check and package every publishable crate
+  fuzz [--seconds N]   run every fuzz target in fuzz/ for N seconds (default 30)
   wasm [--test]        build the question block package into target/wasm-pkg
                        (and run its Node and Chromium tests)";
 
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         ["api", "--bless"] => api::run(true),
         ["release", rest @ ..] => release::run(rest),
         ["package"] => package::run(),
+        ["fuzz", rest @ ..] => fuzz::run(rest),
         ["wasm"] => wasm::run(false),
         ["wasm", "--test"] => wasm::run(true),
         _ => Err(USAGE.to_owned()),

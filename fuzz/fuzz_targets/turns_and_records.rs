@@ -1,0 +1,27 @@
+//! Turns and stored records from outside: the turn schema and the rules'
+//! JSON entry point agree, and the stored-message codec and the
+//! environment readers never panic.
+#![no_main]
+
+use index_negotiation::{
+    NegotiationState, decide_negotiation_turn, decide_negotiation_turn_value, js_number,
+    negotiation_ask_rounds_cap_from, parse_negotiation_turn,
+};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let _ = js_number(text);
+    let _ = negotiation_ask_rounds_cap_from(Some(text));
+    let _ = index_negotiation_store::message_from_text("agent:alice".into(), text);
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else { return };
+    let state = NegotiationState::opened("alice", "bob");
+    let from_value = decide_negotiation_turn_value(Some(&state), "alice", &value);
+    if let Ok(turn) = parse_negotiation_turn(&value) {
+        assert_eq!(
+            serde_json::to_value(decide_negotiation_turn(Some(&state), "alice", &turn)).ok(),
+            serde_json::to_value(&from_value).ok(),
+            "the typed and JSON entry points decide alike"
+        );
+    }
+});
