@@ -47,20 +47,15 @@ impl Database {
                 }
             },
         };
-        let database = match named {
-            None => Database::Sqlite(PathBuf::from("index.db"), synchronous),
-            Some((source, value)) => {
-                Self::parse(&value).map_err(|why| Failure::Usage(format!("{source}: {why}")))?
-            }
-        };
-        Ok(match database {
-            Database::Sqlite(path, _) => Database::Sqlite(path, synchronous),
-            postgres => postgres,
-        })
+        match named {
+            None => Ok(Database::Sqlite(PathBuf::from("index.db"), synchronous)),
+            Some((source, value)) => Self::parse(&value, synchronous)
+                .map_err(|why| Failure::Usage(format!("{source}: {why}"))),
+        }
     }
 
-    /// Reads one `--db` value.
-    fn parse(value: &str) -> Result<Self, String> {
+    /// Reads one `--db` value; an SQLite file gets `synchronous`.
+    fn parse(value: &str, synchronous: Synchronous) -> Result<Self, String> {
         if value.trim().is_empty() {
             return Err("the store is empty; give a file path or a postgres:// URL".to_owned());
         }
@@ -68,10 +63,7 @@ impl Database {
             .split_once("://")
             .filter(|(scheme, _)| is_scheme(scheme))
         else {
-            return Ok(Database::Sqlite(
-                PathBuf::from(value),
-                Synchronous::default(),
-            ));
+            return Ok(Database::Sqlite(PathBuf::from(value), synchronous));
         };
         match scheme.to_ascii_lowercase().as_str() {
             "postgres" | "postgresql" => {
@@ -82,10 +74,7 @@ impl Database {
                 }
                 Ok(Database::Postgres(value.to_owned()))
             }
-            "sqlite" if !rest.is_empty() => Ok(Database::Sqlite(
-                PathBuf::from(rest),
-                Synchronous::default(),
-            )),
+            "sqlite" if !rest.is_empty() => Ok(Database::Sqlite(PathBuf::from(rest), synchronous)),
             "sqlite" => Err("sqlite:// needs a file path after it".to_owned()),
             _ => Err(format!(
                 "unknown scheme {scheme}://; use a file path or {SCHEMES}"
@@ -172,26 +161,29 @@ mod tests {
     #[test]
     fn values_name_a_file_a_url_or_a_usage_error() {
         assert_eq!(
-            Database::parse("index.db"),
+            Database::parse("index.db", Synchronous::Normal),
             Ok(Database::Sqlite("index.db".into(), Synchronous::Normal))
         );
         assert_eq!(
-            Database::parse("sqlite://a/b.db"),
+            Database::parse("sqlite://a/b.db", Synchronous::Normal),
             Ok(Database::Sqlite("a/b.db".into(), Synchronous::Normal))
         );
         assert_eq!(
-            Database::parse("sqlite:///tmp/b.db"),
+            Database::parse("sqlite:///tmp/b.db", Synchronous::Normal),
             Ok(Database::Sqlite("/tmp/b.db".into(), Synchronous::Normal))
         );
         assert_eq!(
-            Database::parse("postgres://u@localhost/db"),
+            Database::parse("postgres://u@localhost/db", Synchronous::Normal),
             Ok(Database::Postgres("postgres://u@localhost/db".into()))
         );
         for bad in ["", "  ", "mysql://x/y", "sqlite://", "postgres://bad url/x"] {
-            assert!(Database::parse(bad).is_err(), "{bad:?}");
+            assert!(
+                Database::parse(bad, Synchronous::Normal).is_err(),
+                "{bad:?}"
+            );
         }
         assert!(
-            Database::parse("mysql://x")
+            Database::parse("mysql://x", Synchronous::Normal)
                 .unwrap_err()
                 .contains("postgres://")
         );

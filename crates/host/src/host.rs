@@ -257,7 +257,8 @@ impl Host {
         id: &OpportunityId,
         body: &serde_json::Value,
     ) -> Result<TurnTaken, HostError> {
-        self.seated(caller, id).await?;
+        // No separate seat check: the rules decide against the locked state,
+        // and their `not_a_seat` answers as `NotFound`, like a missing one.
         let turn = parse_negotiation_turn(body).map_err(|problem| HostError::Invalid {
             code: "invalid_turn",
             message: problem.to_string(),
@@ -286,7 +287,7 @@ impl Host {
     ///
     /// As [`Host::turn`], with the resume's codes.
     pub async fn resume(&self, caller: &Caller, id: &OpportunityId) -> Result<Resumed, HostError> {
-        self.seated(caller, id).await?;
+        // The rules' `not_a_seat` answers as `NotFound` (see `turn`).
         match self.inner.negotiations.resume(id, &caller.user_id).await? {
             Decision::Refused(rejection) => Err(rejection.into()),
             permitted @ Decision::Permitted(_) => {
