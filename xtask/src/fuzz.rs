@@ -24,6 +24,7 @@ const TARGETS: &[(&str, &[&str])] = &[
         &["fixtures/interaction/valid", "fixtures/interaction/invalid"],
     ),
     ("turns_and_records", &[]),
+    ("stall_gap", &["fixtures/stall-gap"]),
 ];
 
 pub(crate) fn run(args: &[&str]) -> Result<(), String> {

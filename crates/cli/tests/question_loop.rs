@@ -163,6 +163,7 @@ fn question_loop(db: impl Fn(&Path) -> String) {
         unsafe_gap["outcome"], "unsafeGap",
         "a question naming the counterparty is not parked"
     );
+    assert_eq!(unsafe_gap["rule"], "counterparty_name", "{unsafe_gap}");
     assert_eq!(fake.request_count(), 3);
     let (auth, request) = fake.requests.lock().unwrap()[0].clone();
     assert_eq!(auth.as_deref(), Some("Bearer sk-loop-secret"));

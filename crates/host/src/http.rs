@@ -342,7 +342,7 @@ pub(crate) fn question_block(
 }
 
 /// A park's outcome as the REST API, MCP and the CLI report it:
-/// `{outcome, message?, question?, askRounds?, cap?}`.
+/// `{outcome, message?, question?, askRounds?, cap?, rule?, field?}`.
 pub fn park_report(parked: &crate::questions::Parked) -> serde_json::Value {
     use index_stall_gap::ParkOutcome;
     match &parked.outcome {
@@ -356,7 +356,11 @@ pub fn park_report(parked: &crate::questions::Parked) -> serde_json::Value {
             serde_json::json!({ "outcome": "askCapReached", "askRounds": ask_rounds, "cap": cap })
         }
         ParkOutcome::NoGap { .. } => serde_json::json!({ "outcome": "noGap" }),
-        ParkOutcome::UnsafeGap { .. } => serde_json::json!({ "outcome": "unsafeGap" }),
+        ParkOutcome::UnsafeGap { refusal, .. } => serde_json::json!({
+            "outcome": "unsafeGap",
+            "rule": refusal.rule.as_str(),
+            "field": refusal.field.map(|field| field.to_string()),
+        }),
         ParkOutcome::SinkFailed { .. } => serde_json::json!({ "outcome": "sinkFailed" }),
     }
 }

@@ -60,16 +60,16 @@ impl<M: StructuredModel> ModelStallGapAuthor<M> {
     }
 }
 
-/// What one model answer amounts to.
-#[derive(Debug)]
-enum Answer {
-    /// Not the output's shape.
+/// What one model answer amounts to, read as the output schema reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StallGapOutput {
+    /// Not the output's shape: worth one more call.
     Malformed,
-    /// The model found nothing worth asking.
+    /// The model found nothing worth asking: final.
     NoGap,
-    /// A gap claimed without its reason or question.
+    /// A gap claimed without its reason or question: worth one more call.
     Incomplete,
-    /// A complete gap.
+    /// A complete gap, not yet checked by the safety gate.
     Gap(NegotiationStallGap),
 }
 
@@ -83,30 +83,38 @@ struct Output {
     question: Option<Value>,
 }
 
-/// Reads the model's answer as the output schema does: an object whose
+/// Reads a model's answer as the output schema does: an object whose
 /// `hasGap` is a boolean; `reason` and `question`, when present and not
-/// null, must be valid; other keys are ignored.
-fn read_answer(value: &Value) -> Answer {
+/// null, must be valid; other keys are ignored. For hosts that call their
+/// model themselves; [`ModelStallGapAuthor`] reads every answer with it.
+///
+/// ```
+/// use index_stall_gap::{StallGapOutput, read_stall_gap_output};
+/// let value = serde_json::json!({"hasGap": false, "note": "ignored"});
+/// assert_eq!(read_stall_gap_output(&value), StallGapOutput::NoGap);
+/// assert_eq!(read_stall_gap_output(&serde_json::json!([false])), StallGapOutput::Malformed);
+/// ```
+pub fn read_stall_gap_output(value: &Value) -> StallGapOutput {
     // serde reads a struct from an array too; the schema wants an object.
     if !value.is_object() {
-        return Answer::Malformed;
+        return StallGapOutput::Malformed;
     }
     let Ok(output) = Output::deserialize(value) else {
-        return Answer::Malformed;
+        return StallGapOutput::Malformed;
     };
     let question = match output.question.filter(|q| !q.is_null()) {
         None => None,
         Some(question) => match StructuredQuestion::from_json_value(&question) {
             Ok(question) => Some(question),
-            Err(_) => return Answer::Malformed,
+            Err(_) => return StallGapOutput::Malformed,
         },
     };
     match (output.has_gap, output.reason, question) {
-        (false, _, _) => Answer::NoGap,
+        (false, _, _) => StallGapOutput::NoGap,
         (true, Some(reason), Some(question)) => {
-            Answer::Gap(NegotiationStallGap { reason, question })
+            StallGapOutput::Gap(NegotiationStallGap { reason, question })
         }
-        (true, _, _) => Answer::Incomplete,
+        (true, _, _) => StallGapOutput::Incomplete,
     }
 }
 
@@ -132,13 +140,13 @@ impl<M: StructuredModel> StallGapAuthor for ModelStallGapAuthor<M> {
                     return None;
                 }
             };
-            match read_answer(&value) {
-                Answer::Gap(gap) => return Some(gap),
-                Answer::NoGap => return None,
-                Answer::Malformed => {
+            match read_stall_gap_output(&value) {
+                StallGapOutput::Gap(gap) => return Some(gap),
+                StallGapOutput::NoGap => return None,
+                StallGapOutput::Malformed => {
                     tracing::warn!(attempt, "stall-gap output does not have the expected shape")
                 }
-                Answer::Incomplete => tracing::warn!(
+                StallGapOutput::Incomplete => tracing::warn!(
                     attempt,
                     "stall-gap output claims a gap without a reason and a question"
                 ),
@@ -191,7 +199,7 @@ mod tests {
             (json!(null), "Malformed"),
         ];
         for (value, expected) in cases {
-            let answer = format!("{:?}", read_answer(&value));
+            let answer = format!("{:?}", read_stall_gap_output(&value));
             assert!(answer.starts_with(expected), "{value}: {answer}");
         }
     }
@@ -202,6 +210,9 @@ mod tests {
         long_title["title"] = json!("Thirteen chr.");
         let value =
             json!({"hasGap": true, "reason": "repeated_non_convergence", "question": long_title});
-        assert!(matches!(read_answer(&value), Answer::Malformed));
+        assert!(matches!(
+            read_stall_gap_output(&value),
+            StallGapOutput::Malformed
+        ));
     }
 }

@@ -5,8 +5,10 @@
 //! * [`ModelStallGapAuthor`] asks a [`StructuredModel`] (the seam a host
 //!   plugs its provider into) for the gap, at most twice, each call under
 //!   the negotiator's turn timeout. Every failure means "no gap".
-//! * [`is_safe_authored_negotiation_question`] is the fail-closed gate a
-//!   question must pass before a person sees it.
+//! * [`check_authored_negotiation_question`] (and its boolean form,
+//!   [`is_safe_authored_negotiation_question`]) is the fail-closed gate a
+//!   question must pass before a person sees it, with a [`GateRule`] as the
+//!   reason when it refuses.
 //! * [`park_stalled_negotiation`] decides: within the ask-round budget, a
 //!   safe gap becomes an `ask_user` park turn in the negotiation's record
 //!   (through a [`ParkSink`]); anything else is a terminal stall.
@@ -40,7 +42,9 @@ mod safety;
 #[cfg(feature = "testing")]
 mod scripted;
 
-pub use author::{MAX_MODEL_CALLS, ModelStallGapAuthor, StallGapAuthor};
+pub use author::{
+    MAX_MODEL_CALLS, ModelStallGapAuthor, StallGapAuthor, StallGapOutput, read_stall_gap_output,
+};
 pub use input::{
     ConversationMessage, ConversationRole, NegotiationStallGap, Signal, StallGapAuthorInput,
     StallReason, TranscriptTurn,
@@ -57,7 +61,8 @@ pub use park::{
 };
 pub use prompt::stall_gap_messages;
 pub use safety::{
-    MAX_VISIBLE_FIELD_LENGTH, MIN_ECHO_LENGTH, MIN_FORBIDDEN_IDENTIFIER_LENGTH,
+    GateRefusal, GateRule, MAX_VISIBLE_FIELD_LENGTH, MIN_ECHO_LENGTH,
+    MIN_FORBIDDEN_IDENTIFIER_LENGTH, QuestionField, check_authored_negotiation_question,
     is_safe_authored_negotiation_question,
 };
 #[cfg(feature = "testing")]

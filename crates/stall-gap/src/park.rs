@@ -4,8 +4,8 @@
 use async_trait::async_trait;
 
 use index_negotiation::{
-    AskUser, AskUserAssessment, AskUserTurn, NegotiationMessage, SuggestedRoles,
-    count_negotiation_ask_rounds, has_prior_ask_user,
+    AskUser, AskUserAssessment, AskUserTurn, MessagePart, NegotiationMessage, SuggestedRoles,
+    agent_sender_id, count_negotiation_ask_rounds, has_prior_ask_user,
 };
 
 use crate::author::StallGapAuthor;
@@ -13,7 +13,7 @@ use crate::input::{
     ConversationMessage, NegotiationStallGap, Signal, StallGapAuthorInput, StallReason,
     TranscriptTurn,
 };
-use crate::safety::is_safe_authored_negotiation_question;
+use crate::safety::{GateRefusal, check_authored_negotiation_question};
 
 /// The reasoning recorded on every park turn. Fixed, never model text: the
 /// park turn enters the shared record, and the question itself (which the
@@ -134,6 +134,8 @@ pub enum ParkOutcome {
     UnsafeGap {
         /// Why it stalled.
         stall_reason: StallReason,
+        /// Which rule refused it, on which field.
+        refusal: GateRefusal,
     },
     /// The park could not be persisted: a terminal stall.
     SinkFailed {
@@ -160,8 +162,8 @@ pub enum ParkOutcome {
 /// Applies only to an unconcluded end with an opportunity, source intent
 /// and network. At or over the ask-round cap the stall is terminal without
 /// calling the author. Otherwise the author is asked; a gap the safety gate
-/// passes (checked against the counterparty's name and the seed reasoning)
-/// is persisted as an `ask_user` park turn from the source side's agent.
+/// passes (checked against the counterparty's name, the seed reasoning and
+/// the reasoning of the other seat's turns in the record) is persisted as an `ask_user` park turn from the source side's agent.
 /// Every failure ends as a terminal stall: this never returns an error.
 pub async fn park_stalled_negotiation(
     end: &NegotiationEnd,
@@ -207,13 +209,12 @@ pub async fn park_stalled_negotiation(
         .map(str::to_owned)
         .into_iter()
         .collect();
-    let seed = input.seed_reasoning.trim();
-    let forbidden_source_text: Vec<String> = if seed.is_empty() {
-        Vec::new()
-    } else {
-        vec![seed.to_owned()]
-    };
-    if !is_safe_authored_negotiation_question(
+    let forbidden_source_text = private_texts(
+        &input.seed_reasoning,
+        &context.messages,
+        &context.source_user_id,
+    );
+    if let Err(refusal) = check_authored_negotiation_question(
         &gap.question,
         &forbidden_identifiers,
         &forbidden_source_text,
@@ -221,9 +222,14 @@ pub async fn park_stalled_negotiation(
         tracing::warn!(
             name: "negotiation_park_unsafe_gap",
             opportunity_id,
+            rule = refusal.rule.as_str(),
+            field = refusal.field.map(|field| field.to_string()),
             "dropping an unsafe post-stall question; the negotiation stalls without a park"
         );
-        return ParkOutcome::UnsafeGap { stall_reason };
+        return ParkOutcome::UnsafeGap {
+            stall_reason,
+            refusal,
+        };
     }
 
     let turn = AskUserTurn {
@@ -268,6 +274,31 @@ pub async fn park_stalled_negotiation(
         gap,
         message,
     }
+}
+
+/// Everything the park knows is private, for the gate's echo rule: the seed
+/// reasoning, and the reasoning of every turn in the record that the other
+/// seat's agent sent (its assessment is never shown to this side's person).
+/// The fixed park reasoning is not private.
+fn private_texts(seed: &str, messages: &[NegotiationMessage], source_user_id: &str) -> Vec<String> {
+    let own_agent = agent_sender_id(source_user_id);
+    let others = messages
+        .iter()
+        .filter(|message| message.sender_id != own_agent)
+        .flat_map(|message| &message.parts)
+        .filter_map(|part| match part {
+            MessagePart::Data { data } => data
+                .get("assessment")
+                .and_then(|assessment| assessment.get("reasoning"))
+                .and_then(serde_json::Value::as_str),
+            MessagePart::Text { .. } => None,
+        });
+    std::iter::once(seed)
+        .chain(others)
+        .map(str::trim)
+        .filter(|text| !text.is_empty() && *text != NEGOTIATION_PARK_REASONING)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Whether a mid-negotiation consult may spend an ask round: this side has

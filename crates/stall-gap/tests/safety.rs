@@ -114,8 +114,8 @@ fn the_gate_table() {
             true,
         ),
         (
-            "short overlap with seed",
-            with_prompt("Do you run demand-response programmes?"),
+            "two seed words",
+            with_prompt("Do you work in northern Europe?"),
             true,
         ),
         (
@@ -243,6 +243,11 @@ fn the_gate_table() {
         (
             "seed fragment",
             with_prompt("Both organisations run demand response programmes in northern Europe?"),
+            false,
+        ),
+        (
+            "four seed words in a row",
+            with_prompt("Do you run demand-response programmes?"),
             false,
         ),
         (

@@ -1,0 +1,189 @@
+//! Internal identifiers in any spelling: a UUID with any separators or none,
+//! other opaque id formats, and an id-like word with a value after it.
+//!
+//! A person never needs an id to answer a question, and an id in the
+//! question tells them something internal. So any id shape counts, whether
+//! it belongs to a negotiation or not.
+
+use super::text::Text;
+
+/// The hex digits a UUID has.
+const UUID_HEX_DIGITS: usize = 32;
+
+/// The most non-alphanumeric characters allowed between two hex digits of
+/// one identifier: `3c9a7e52 - 1f4b` still reads as one.
+const MAX_SEPARATOR_RUN: usize = 3;
+
+/// Of a hex run that long, how many must be decimal digits: English words
+/// made only of the letters a to f never come close.
+const MIN_DIGITS_IN_HEX_RUN: usize = 6;
+
+/// Whether `text` holds an internal identifier.
+pub(super) fn has_identifier(text: &Text) -> bool {
+    has_hex_identifier(&text.folded)
+        || text
+            .plain
+            .split(|c: char| !c.is_alphanumeric())
+            .any(is_opaque_token)
+        || has_code_identifier(&text.plain)
+        || has_id_word_with_value(&text.plain)
+}
+
+/// A hex digit as the skeleton writes it: `0` and `1` fold to `o` and `l`.
+fn hex_value(c: char) -> Option<bool> {
+    match c {
+        '0'..='9' | 'o' | 'l' => Some(true),
+        'a'..='f' => Some(false),
+        _ => None,
+    }
+}
+
+/// 32 or more hex digits separated by short runs of punctuation or spaces:
+/// a UUID however it is grouped, or an object id joined to something.
+fn has_hex_identifier(folded: &str) -> bool {
+    let (mut hex, mut digits, mut gap) = (0usize, 0usize, 0usize);
+    for c in folded.chars() {
+        match hex_value(c) {
+            Some(is_digit) => {
+                hex += 1;
+                digits += usize::from(is_digit);
+                gap = 0;
+                if hex >= UUID_HEX_DIGITS && digits >= MIN_DIGITS_IN_HEX_RUN {
+                    return true;
+                }
+            }
+            None if !c.is_alphanumeric() && gap < MAX_SEPARATOR_RUN && hex > 0 => gap += 1,
+            None => (hex, digits, gap) = (0, 0, 0),
+        }
+    }
+    false
+}
+
+/// A word no language has: long, and mixing letters with digits, as object
+/// ids (24 hex), ULIDs (26 base-32), nano ids and API tokens do.
+fn is_opaque_token(token: &str) -> bool {
+    let len = token.chars().count();
+    let digits = token.chars().filter(char::is_ascii_digit).count();
+    let letters = len - digits;
+    (len >= 16 && digits >= 1 && letters >= 1) || (len >= 10 && digits >= 3 && letters >= 3)
+}
+
+/// A word written as code: `intent_id`, `cus_Nffr2`, `taskId`. People do not
+/// write underscores between letters, or a lower-case word run into a
+/// capitalised `Id`.
+fn has_code_identifier(plain: &str) -> bool {
+    plain
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| {
+            let inner_underscore = word.trim_matches('_').contains('_');
+            let camel_id = word.len() > 2
+                && (word.ends_with("Id") || word.ends_with("ID") || word.ends_with("Ids"))
+                && word.chars().next().is_some_and(char::is_lowercase);
+            inner_underscore || camel_id
+        })
+}
+
+/// Words that name an identifier: whatever follows them is one.
+const ID_WORDS: [&str; 14] = [
+    "id",
+    "ids",
+    "uuid",
+    "uuids",
+    "guid",
+    "guids",
+    "identifier",
+    "identifiers",
+    "ref",
+    "token",
+    "tokens",
+    "ticket",
+    "serial",
+    "key",
+];
+
+/// Things the protocol gives ids to: followed by a value, they name one.
+const ID_SUBJECTS: [&str; 8] = [
+    "task",
+    "intent",
+    "network",
+    "opportunity",
+    "user",
+    "match",
+    "negotiation",
+    "seat",
+];
+
+/// `user id`, `ID: 7f3a`, `opportunity 8f3e9a`, `ticket #4411`: an id word
+/// after a subject or before a value, or a subject before a value. Read in
+/// the plain view, lower-cased, where digits are still digits.
+fn has_id_word_with_value(plain: &str) -> bool {
+    let lower = plain.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    let is_id_word = |word: &str| ID_WORDS.contains(&word);
+    let is_subject = |word: &str| ID_SUBJECTS.contains(&word);
+    words.iter().enumerate().any(|(i, word)| {
+        let next = words.get(i + 1).copied();
+        let joined = ID_SUBJECTS.iter().any(|subject| {
+            word.strip_prefix(subject)
+                .is_some_and(|rest| !rest.is_empty() && is_id_word(rest))
+        });
+        joined
+            || (is_subject(word)
+                && next.is_some_and(|next| is_id_word(next) || looks_like_value(next)))
+            || (is_id_word(word) && next.is_some_and(looks_like_value))
+    })
+}
+
+/// A word that reads as an id's value: it has a digit, or is six or more
+/// hex letters.
+fn looks_like_value(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit())
+        || (word.len() >= 6 && word.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> bool {
+        has_identifier(&Text::new(text))
+    }
+
+    #[test]
+    fn ids_in_any_spelling() {
+        for text in [
+            "3c9a7e52-1f4b-4d8e-a6c2-9b0f3e7d5a14",
+            "3c9a7e521f4b4d8ea6c29b0f3e7d5a14",
+            "3c9a7e52 1f4b 4d8e a6c2 9b0f3e7d5a14",
+            "3c9a7e52_1f4b_4d8e_a6c2_9b0f3e7d5a14",
+            "3c9a7e52\u{200b}-1f4b-4d8e-a6c2-9b0f3e7d5a14",
+            "３ｃ９ａ７ｅ５２-1f4b-4d8e-a6c2-9b0f3e7d5a14",
+            "507f1f77bcf86cd799439011",
+            "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+            "the intent_id",
+            "your userId",
+            "ID: 7f3a",
+            "opportunity 8f3e9a",
+            "ticket #4411",
+            "user id",
+        ] {
+            assert!(found(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn ordinary_words_and_numbers_are_not_ids() {
+        for text in [
+            "a decade of facade work",
+            "The 2025-06-01 start, €20,000 and 1.5 million.",
+            "Your identity, the user guide, a network effect.",
+            "Does the match in June suit you?",
+            "deadbeef",
+        ] {
+            assert!(!found(text), "{text:?}");
+        }
+    }
+}

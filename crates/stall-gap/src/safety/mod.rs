@@ -1,0 +1,338 @@
+//! The safety gate for an authored question: fail closed, never rewrite.
+//!
+//! A question a model wrote reaches a person verbatim, and the option they
+//! pick flows back into a negotiator's prompt. Before that, every visible
+//! field is checked, in layers:
+//!
+//! 1. [`text`] normalises once (NFKC, invisible characters removed, the
+//!    confusables skeleton, case folded), so no rule can be passed by
+//!    spelling its words with full-width, look-alike or hidden characters;
+//! 2. [`identifiers`], [`contacts`], [`names`], [`echoes`] and
+//!    [`instructions`] each look for one kind of leak or attack in those
+//!    views, and the first that fires is the reason the question is refused.
+//!
+//! The reference's rules (whole-word names, containment of private text, a
+//! list of override phrasings) are all still here; each layer widens one of
+//! them to the spellings a reader would also recognise.
+
+mod contacts;
+mod echoes;
+mod identifiers;
+mod instructions;
+mod names;
+mod text;
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use index_question_block::StructuredQuestion;
+use index_question_block::js::{trim, utf16_len};
+
+use echoes::Source;
+use names::Name;
+use text::{Text, contains_phrase, folded_words};
+
+/// The longest a visible field may be, in UTF-16 code units after trimming.
+pub const MAX_VISIBLE_FIELD_LENGTH: usize = 600;
+
+/// The shortest forbidden identifier, or part of one, that is checked
+/// (shorter ones match too much ordinary text to mean anything).
+pub const MIN_FORBIDDEN_IDENTIFIER_LENGTH: usize = 3;
+
+/// The shortest normalised text that counts as an echo when one text holds
+/// the other whole.
+pub const MIN_ECHO_LENGTH: usize = 24;
+
+/// Which rule refused a question: the reason code a host logs and reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GateRule {
+    /// Fewer than 2 or more than 4 options.
+    OptionCount,
+    /// A visible field empty after trimming.
+    EmptyField,
+    /// A visible field over [`MAX_VISIBLE_FIELD_LENGTH`].
+    FieldTooLong,
+    /// An internal identifier: a UUID in any spelling, another opaque id
+    /// format, or an id word with a value.
+    Identifier,
+    /// An e-mail address, URL, social handle or phone number, plain or
+    /// obfuscated.
+    ContactDetail,
+    /// A reference to private sources (transcripts, evaluator reasoning,
+    /// internal metadata, counterparty profiles).
+    PrivateSource,
+    /// The counterparty's name, whole or in part.
+    CounterpartyName,
+    /// An echo of private text: quoted, quoted in part, or paraphrased.
+    Echo,
+    /// Text addressed to a model, or structure forged inside the question.
+    Instruction,
+}
+
+impl GateRule {
+    /// The reason code: stable, snake case, safe to log.
+    ///
+    /// ```
+    /// assert_eq!(index_stall_gap::GateRule::ContactDetail.as_str(), "contact_detail");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateRule::OptionCount => "option_count",
+            GateRule::EmptyField => "empty_field",
+            GateRule::FieldTooLong => "field_too_long",
+            GateRule::Identifier => "identifier",
+            GateRule::ContactDetail => "contact_detail",
+            GateRule::PrivateSource => "private_source",
+            GateRule::CounterpartyName => "counterparty_name",
+            GateRule::Echo => "echo",
+            GateRule::Instruction => "instruction",
+        }
+    }
+}
+
+impl fmt::Display for GateRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A visible field of a question, named without its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QuestionField {
+    /// The title.
+    Title,
+    /// The prompt.
+    Prompt,
+    /// The label of the option at this index.
+    OptionLabel(usize),
+    /// The description of the option at this index.
+    OptionDescription(usize),
+}
+
+impl fmt::Display for QuestionField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QuestionField::Title => f.write_str("title"),
+            QuestionField::Prompt => f.write_str("prompt"),
+            QuestionField::OptionLabel(i) => write!(f, "options[{i}].label"),
+            QuestionField::OptionDescription(i) => write!(f, "options[{i}].description"),
+        }
+    }
+}
+
+/// Why the gate refused a question: the rule and the field, never the text
+/// (the refusal is logged, and the text may be exactly what must not be).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub struct GateRefusal {
+    /// The rule that fired.
+    pub rule: GateRule,
+    /// The field it fired on; `None` for the option count.
+    pub field: Option<QuestionField>,
+}
+
+impl fmt::Display for GateRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.field {
+            Some(field) => write!(f, "the question's {field} breaks the {} rule", self.rule),
+            None => write!(f, "the question breaks the {} rule", self.rule),
+        }
+    }
+}
+
+/// Whether an authored question may be shown to a person as it is: the
+/// reference's boolean form of [`check_authored_negotiation_question`].
+///
+/// ```
+/// use index_question_block::{QuestionOption, StructuredQuestion};
+/// use index_stall_gap::is_safe_authored_negotiation_question;
+/// let option = |l: &str| QuestionOption { label: l.into(), description: format!("The retry offers {l}.") };
+/// let question = StructuredQuestion {
+///     title: "Budget".into(),
+///     prompt: "Which budget should the retry offer?".into(),
+///     options: vec![option("the lower figure"), option("the higher figure")],
+///     multi_select: false,
+/// };
+/// assert!(is_safe_authored_negotiation_question(&question, &[], &[]));
+/// assert!(!is_safe_authored_negotiation_question(&question, &["Budget".into()], &[]));
+/// ```
+pub fn is_safe_authored_negotiation_question(
+    question: &StructuredQuestion,
+    forbidden_identifiers: &[String],
+    forbidden_source_text: &[String],
+) -> bool {
+    check_authored_negotiation_question(question, forbidden_identifiers, forbidden_source_text)
+        .is_ok()
+}
+
+/// Checks an authored question, and says which rule refused it.
+///
+/// Refused when it does not have 2 to 4 options, or when any visible field
+/// (title, prompt, each option's label and description) is empty after
+/// trimming, longer than [`MAX_VISIBLE_FIELD_LENGTH`], or contains, after
+/// normalisation:
+///
+/// * a contact detail ([`GateRule::ContactDetail`]): an e-mail address or
+///   URL, also defanged (`[at]`, `(dot)`, `hxxp`) or spoken (`at`, `dot`),
+///   a social handle, a phone number, also spelled out in words;
+/// * an internal identifier ([`GateRule::Identifier`]): 32 hex digits with
+///   any separators, a long token mixing letters and digits (object ids,
+///   ULIDs), a code-style word (`intent_id`, `userId`), or an id word with a
+///   value (`ID: 7f3a`, `opportunity 8f3e9a`);
+/// * a reference to private sources ([`GateRule::PrivateSource`]);
+/// * a forbidden identifier ([`GateRule::CounterpartyName`]): the whole
+///   name, or any part of [`MIN_FORBIDDEN_IDENTIFIER_LENGTH`] or more
+///   characters as a whole word, except parts that are common English words
+///   (`Grid`), which count only as part of the whole name, and parts that
+///   are both a word and a name (`Grace`), which count where capitalised;
+/// * an echo of forbidden source text ([`GateRule::Echo`]): one contains
+///   the other over [`MIN_ECHO_LENGTH`] or more characters, they share a run
+///   of four words (two of them content words) or three content words in a
+///   row, or most of the field's content words are the source's;
+/// * text addressed to a model or forged structure
+///   ([`GateRule::Instruction`]): an override verb with what it overrides
+///   (`ignore … instructions`), phrases such as `you are now`, a role header
+///   or role tag, a markdown heading or rule line, a code fence, the
+///   question block's marker, chat-template tokens.
+///
+/// Fields are checked in order (title, prompt, then each option's label and
+/// description), and the first rule that fires on the first such field is
+/// the refusal.
+///
+/// # Errors
+///
+/// The [`GateRefusal`] when the question must not be shown.
+///
+/// ```
+/// use index_question_block::{QuestionOption, StructuredQuestion};
+/// use index_stall_gap::{GateRule, QuestionField, check_authored_negotiation_question};
+/// let option = |l: &str| QuestionOption { label: l.into(), description: format!("Offer {l}.") };
+/// let question = StructuredQuestion {
+///     title: "Budget".into(),
+///     prompt: "Could you write to dana [at] example [dot] com?".into(),
+///     options: vec![option("less"), option("more")],
+///     multi_select: false,
+/// };
+/// let refusal = check_authored_negotiation_question(&question, &[], &[]).unwrap_err();
+/// assert_eq!(refusal.rule, GateRule::ContactDetail);
+/// assert_eq!(refusal.field, Some(QuestionField::Prompt));
+/// ```
+pub fn check_authored_negotiation_question(
+    question: &StructuredQuestion,
+    forbidden_identifiers: &[String],
+    forbidden_source_text: &[String],
+) -> Result<(), GateRefusal> {
+    if !(2..=4).contains(&question.options.len()) {
+        return Err(GateRefusal {
+            rule: GateRule::OptionCount,
+            field: None,
+        });
+    }
+    let private = Private {
+        names: forbidden_identifiers
+            .iter()
+            .filter_map(|name| Name::new(name))
+            .collect(),
+        sources: forbidden_source_text
+            .iter()
+            .map(|text| Source::new(text))
+            .collect(),
+    };
+    for (field, value) in visible_fields(question) {
+        if let Err(rule) = check_field(value, &private) {
+            return Err(GateRefusal {
+                rule,
+                field: Some(field),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What the question may not reveal, prepared once for every field.
+struct Private {
+    names: Vec<Name>,
+    sources: Vec<Source>,
+}
+
+fn visible_fields(question: &StructuredQuestion) -> impl Iterator<Item = (QuestionField, &str)> {
+    [
+        (QuestionField::Title, question.title.as_str()),
+        (QuestionField::Prompt, question.prompt.as_str()),
+    ]
+    .into_iter()
+    .chain(question.options.iter().enumerate().flat_map(|(i, option)| {
+        [
+            (QuestionField::OptionLabel(i), option.label.as_str()),
+            (
+                QuestionField::OptionDescription(i),
+                option.description.as_str(),
+            ),
+        ]
+    }))
+}
+
+fn check_field(field: &str, private: &Private) -> Result<(), GateRule> {
+    let trimmed = trim(field);
+    if trimmed.is_empty() {
+        return Err(GateRule::EmptyField);
+    }
+    if utf16_len(trimmed) > MAX_VISIBLE_FIELD_LENGTH {
+        return Err(GateRule::FieldTooLong);
+    }
+    let text = Text::new(trimmed);
+    if text.tokens.is_empty() {
+        // Nothing a person could read: no letter or digit survives the
+        // normalisation (only invisible characters, or only symbols).
+        return Err(GateRule::EmptyField);
+    }
+    let fired = if contacts::has_contact(&text) {
+        Some(GateRule::ContactDetail)
+    } else if identifiers::has_identifier(&text) {
+        Some(GateRule::Identifier)
+    } else if names_private_source(&text) {
+        Some(GateRule::PrivateSource)
+    } else if private.names.iter().any(|name| name.is_in(&text)) {
+        Some(GateRule::CounterpartyName)
+    } else if private.sources.iter().any(|source| source.is_echoed_by(&text)) {
+        Some(GateRule::Echo)
+    } else if instructions::looks_like_instructions(&text) {
+        Some(GateRule::Instruction)
+    } else {
+        None
+    };
+    fired.map_or(Ok(()), Err)
+}
+
+/// Phrases that point at material the person must not be shown.
+const PRIVATE_SOURCE_PHRASES: [&str; 16] = [
+    "raw transcript",
+    "raw transcripts",
+    "private transcript",
+    "private transcripts",
+    "assessment reasoning",
+    "evaluator reasoning",
+    "evaluator output",
+    "evaluator outputs",
+    "match reason",
+    "match reasons",
+    "match reasoning",
+    "internal metadata",
+    "counterparty profile",
+    "counterparty profiles",
+    "counterparty s profile",
+    "counterpart profile",
+];
+
+static PRIVATE_SOURCES: LazyLock<Vec<Vec<String>>> = LazyLock::new(|| {
+    PRIVATE_SOURCE_PHRASES
+        .iter()
+        .map(|p| folded_words(p))
+        .collect()
+});
+
+fn names_private_source(text: &Text) -> bool {
+    PRIVATE_SOURCES
+        .iter()
+        .any(|phrase| contains_phrase(&text.tokens, phrase))
+}
