@@ -1,26 +1,82 @@
 //! JSON from outside through every schema reader: the block, one
-//! structured question, and the interaction contract's request and
-//! response validation. None may panic; what a reader accepts serializes
-//! and reads back to the same value.
+//! structured question, and every interaction schema type, with the answer
+//! and response validators. None may panic; what a reader accepts
+//! serializes and reads back to the same value; the typed and untyped
+//! validators agree.
 #![no_main]
 
-use index_interaction::{InteractionRequest, validate_interaction_response};
+use index_interaction::{
+    InteractionAcknowledgement, InteractionAnswerSpec, InteractionBinding, InteractionCapabilities,
+    InteractionDataRecord, InteractionField, InteractionRequest, InteractionResolution,
+    InteractionResponse, InteractionResponseCommand, InteractionSubject, check_response,
+    validate_interaction_answer, validate_interaction_answer_value, validate_interaction_response,
+};
 use index_question_block::{QuestionBlock, StructuredQuestion};
 use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+/// What `read` accepts writes out as JSON that `read` accepts as the same.
+macro_rules! round_trips {
+    ($value:expr, $($ty:ty),* $(,)?) => {$(
+        if let Ok(parsed) = <$ty>::from_json_value($value) {
+            let written = serde_json::to_value(&parsed).expect("an accepted value serializes");
+            assert_eq!(
+                <$ty>::from_json_value(&written).ok(),
+                Some(parsed),
+                concat!(stringify!($ty), " reads back what it writes")
+            );
+        }
+    )*};
+}
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else { return };
-    if let Ok(block) = QuestionBlock::from_json_value(&value) {
-        let written = serde_json::to_value(&block).expect("a block serializes");
-        assert_eq!(QuestionBlock::from_json_value(&written).ok(), Some(block));
+    let Ok(value) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    round_trips!(
+        &value,
+        QuestionBlock,
+        StructuredQuestion,
+        InteractionField,
+        InteractionAnswerSpec,
+        InteractionCapabilities,
+        InteractionSubject,
+        InteractionResolution,
+        InteractionDataRecord,
+        InteractionRequest,
+        InteractionResponse,
+        InteractionBinding,
+        InteractionResponseCommand,
+        InteractionAcknowledgement,
+    );
+    // `[spec, data]`: the typed answer validator agrees with the untyped one.
+    if let Some([spec, answer]) = value.as_array().map(Vec::as_slice) {
+        if let (Ok(spec), Some(map)) = (
+            InteractionAnswerSpec::from_json_value(spec),
+            answer.as_object(),
+        ) {
+            let untyped = validate_interaction_answer_value(&spec, Some(map));
+            if let Ok(record) = InteractionDataRecord::from_json_value(answer) {
+                assert_eq!(
+                    validate_interaction_answer(&spec, Some(&record.0)).is_ok(),
+                    untyped.is_ok(),
+                    "typed and untyped answer validation agree"
+                );
+            }
+        }
     }
-    if let Ok(question) = StructuredQuestion::from_json_value(&value) {
-        let written = serde_json::to_value(&question).expect("a question serializes");
-        assert_eq!(StructuredQuestion::from_json_value(&written).ok(), Some(question));
-    }
-    // The same value as a request, and (its first element, if an array) as
-    // a response to it.
-    if let Ok(request) = InteractionRequest::from_json_value(&value) {
-        let _ = validate_interaction_response(&request, &value);
+    // `[request, response]`: the JSON response validator agrees with the
+    // typed check on a well-formed response.
+    if let Some([request, response]) = value.as_array().map(Vec::as_slice) {
+        if let Ok(request) = InteractionRequest::from_json_value(request) {
+            let from_json = validate_interaction_response(&request, response);
+            if let Ok(typed) = InteractionResponse::from_json_value(response) {
+                assert_eq!(
+                    check_response(&request, &typed).is_ok(),
+                    from_json.is_ok(),
+                    "typed and JSON response validation agree"
+                );
+            }
+        }
     }
 });

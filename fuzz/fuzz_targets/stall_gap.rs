@@ -18,12 +18,18 @@ use libfuzzer_sys::fuzz_target;
 const REF: &str = "3c9a7e52-1f4b-4d8e-a6c2-9b0f3e7d5a14";
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     // `name|private text` on the first line, the model's output after it.
     let (head, output) = text.split_once('\n').unwrap_or(("", text));
     let (name, private) = head.split_once('|').unwrap_or((head, ""));
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(output) else { return };
-    let StallGapOutput::Gap(gap) = read_stall_gap_output(&value) else { return };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(output) else {
+        return;
+    };
+    let StallGapOutput::Gap(gap) = read_stall_gap_output(&value) else {
+        return;
+    };
     let question = &gap.question;
     let names = [name.to_owned()];
     let sources = [private.to_owned()];
@@ -48,7 +54,10 @@ fuzz_target!(|data: &[u8]| {
     for option in &question.options {
         prose.push_str(&format!("\n- {}: {}", option.label, option.description));
     }
-    let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(question.prompt.clone(), REF)]);
+    let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
+        question.prompt.clone(),
+        REF,
+    )]);
     let message = serialize_question_message_checked(&prose, &block)
         .expect("a question the gate passes makes a sendable message");
     let parsed = parse_question_message(&message).expect("and it reads back");

@@ -1,20 +1,32 @@
 //! Turns and stored records from outside: the turn schema and the rules'
 //! JSON entry point agree, and the stored-message codec and the
-//! environment readers never panic.
+//! environment readers never panic (and a timeout read from the
+//! environment is always a usable one).
 #![no_main]
 
 use index_negotiation::{
     NegotiationState, decide_negotiation_turn, decide_negotiation_turn_value, js_number,
-    negotiation_ask_rounds_cap_from, parse_negotiation_turn,
+    negotiation_ask_rounds_cap_from, parse_negotiation_turn, resolve_turn_timeout_ms_from,
+    turn_timeout,
 };
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let _ = js_number(text);
     let _ = negotiation_ask_rounds_cap_from(Some(text));
+    let timeout = resolve_turn_timeout_ms_from(None, Some(text));
+    assert!(
+        timeout.is_finite() && timeout > 0.0,
+        "a timeout from the environment is usable"
+    );
+    let _ = turn_timeout(timeout);
     let _ = index_negotiation_store::message_from_text("agent:alice".into(), text);
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else { return };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return;
+    };
     let state = NegotiationState::opened("alice", "bob");
     let from_value = decide_negotiation_turn_value(Some(&state), "alice", &value);
     if let Ok(turn) = parse_negotiation_turn(&value) {
