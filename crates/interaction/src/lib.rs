@@ -33,6 +33,7 @@
 
 mod answer_validation;
 mod data;
+mod elicitation;
 mod envelope;
 mod fields;
 mod js;
@@ -48,6 +49,11 @@ pub use answer_validation::{
 pub use data::{
     InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject,
     InteractionValue,
+};
+pub use elicitation::{
+    ElicitationAction, ElicitationRequest, ElicitationResult, Unmappable,
+    elicitation_to_interaction, elicitation_to_response, interaction_to_elicitation,
+    response_to_elicitation_result,
 };
 pub use envelope::{
     InteractionAcknowledgement, InteractionAcknowledgementStatus, InteractionBinding,

@@ -294,7 +294,11 @@ fn check_field(field: &str, private: &Private) -> Result<(), GateRule> {
         Some(GateRule::PrivateSource)
     } else if private.names.iter().any(|name| name.is_in(&text)) {
         Some(GateRule::CounterpartyName)
-    } else if private.sources.iter().any(|source| source.is_echoed_by(&text)) {
+    } else if private
+        .sources
+        .iter()
+        .any(|source| source.is_echoed_by(&text))
+    {
         Some(GateRule::Echo)
     } else if instructions::looks_like_instructions(&text) {
         Some(GateRule::Instruction)
