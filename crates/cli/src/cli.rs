@@ -342,6 +342,11 @@ pub(crate) struct ServeArgs {
     /// are refused].
     #[arg(long, value_enum)]
     pub(crate) model: Option<ModelChoice>,
+    /// How long a parked question put to a person's MCP client as a form
+    /// waits for their answer before it is left to the question message,
+    /// in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = index_negotiation::DEFAULT_ASK_USER_WINDOW_MS / 1000)]
+    pub(crate) ask_user_window: u64,
 }
 
 #[derive(Debug, Subcommand)]

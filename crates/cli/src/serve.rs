@@ -62,6 +62,7 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
             as Arc<dyn index_stall_gap::StallGapAuthor>
     });
     let host = Host::with_author(store(args.db, synchronous, Use::Create).await?, author).await?;
+    host.set_ask_user_window(std::time::Duration::from_secs(args.ask_user_window));
     if let (true, Some(path)) = (args.mcp_stdio, &args.key_file) {
         let secret = std::fs::read_to_string(path)
             .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;

@@ -1,12 +1,28 @@
 //! `index serve` with MCP clients nobody here wrote: the Python MCP SDK's,
 //! driven by `mcp_agents.py` (two seats negotiating to agreement over
-//! streamable HTTP and over stdio, a stranger and a bad key refused).
+//! streamable HTTP and over stdio, a stranger and a bad key refused) and by
+//! `mcp_elicitation.py` (parked questions put to the person's client as
+//! forms: declined, accepted for two negotiations at once, never sent to a
+//! client that cannot show them, given up after the ask-user window).
 
 // Tests report failure by panicking.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+#[path = "../../stall-gap/tests/support/openai_server.rs"]
+mod openai_server;
+#[path = "support/stall.rs"]
+mod stall;
+mod support;
 
 use std::path::Path;
 use std::process::Command;
+
+use openai_server::{Fake, Reply, gap};
 
 #[test]
 #[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
@@ -39,5 +55,83 @@ fn python_mcp_clients_negotiate_through_index_serve() {
             stdout.contains(expected),
             "{expected} missing from:\n{stdout}"
         );
+    }
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
+fn a_python_mcp_client_answers_a_park_by_elicitation() {
+    let python = std::env::var("INDEX_TEST_PYTHON")
+        .expect("INDEX_TEST_PYTHON names a Python that has `mcp` installed (.ci/run makes one)");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let question = gap("How much equity could you offer?");
+    let (fake, base) = runtime.block_on(Fake::start([
+        Reply::Content(question.clone()),
+        Reply::Content(question.clone()),
+        Reply::Content(question.clone()),
+        Reply::Content(question),
+    ]));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("parks.db").display().to_string();
+    let ids = [
+        "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81",
+        "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b",
+        "2b4d6f80-1a3c-4e5f-9a7b-8c9d0e1f2a3b",
+        "7c8d9e0f-2a3b-4c5d-8e6f-0a1b2c3d4e5f",
+    ];
+    for id in ids {
+        stall::stall(dir.path(), &db, id);
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_elicitation.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .args(["--index", env!("CARGO_BIN_EXE_index"), "--dir"])
+        .arg(dir.path())
+        .args(["--db", &db, "--model-base", &base])
+        .env_remove("INDEX_DB")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for expected in [
+        "ok: the question reaches dana's client as a form",
+        "ok: declined: the negotiation stays parked",
+        "ok: accepted: the second resumes with dana to move",
+        "ok: and the first, which the same answer unblocks",
+        "ok: and is never sent a form",
+        "ok: an unanswered form gives up after the ask-user window",
+        "ok: and the question is answered the ordinary way",
+        "elicitation done",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "{expected} missing from:\n{stdout}"
+        );
+    }
+    assert_eq!(fake.request_count(), 4, "one model call per park");
+    // The answer is on record, once, in both negotiations it unblocked.
+    for id in &ids[..2] {
+        let out = support::index(
+            dir.path(),
+            &["--json", "negotiation", "messages", id, "--db", &db],
+            None,
+            &[],
+        );
+        let messages: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let answers: Vec<&serde_json::Value> = messages
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["parts"][0]["text"] == "1% to 3%")
+            .collect();
+        assert_eq!(answers.len(), 1, "{id}: {messages}");
     }
 }

@@ -13,6 +13,8 @@
 
 #[path = "../../stall-gap/tests/support/openai_server.rs"]
 mod openai_server;
+#[path = "support/stall.rs"]
+mod stall;
 mod support;
 
 use std::path::Path;
@@ -67,38 +69,7 @@ impl Loop {
 
     /// Opens dana ↔ sam on `id` and plays a round to the turn limit.
     fn stall(&self, id: &str) {
-        self.ok(&[
-            "negotiation",
-            "open",
-            "--initiator",
-            "dana",
-            "--initiator-intent",
-            &format!("hire-{id}"),
-            "--responder",
-            "sam",
-            "--responder-intent",
-            &format!("join-{id}"),
-            "--opportunity-id",
-            id,
-        ]);
-        for n in 0..12 {
-            let (who, action) = if n % 2 == 0 {
-                ("dana", "propose")
-            } else {
-                ("sam", "counter")
-            };
-            self.ok(&[
-                "negotiation",
-                "turn",
-                id,
-                "--as",
-                who,
-                "--action",
-                action,
-                "--message",
-                &format!("Offer {n}"),
-            ]);
-        }
+        stall::stall(self.dir.path(), &self.db, id);
     }
 }
 

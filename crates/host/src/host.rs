@@ -16,6 +16,8 @@ use index_negotiation_store::{
     OpenDecision, OpenNegotiation, OpportunityId, StateFilter, UserId,
 };
 
+use index_question_block::StructuredQuestion;
+
 use crate::error::HostError;
 use crate::keys::{Caller, NewKey, authenticate, create_key};
 
@@ -72,6 +74,11 @@ struct Inner {
     closing: tokio_util::sync::CancellationToken,
     /// Who authors park questions, if this host has a model.
     author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
+    /// The sessions that can show their person a parked question.
+    elicitors: crate::elicit::Elicitors,
+    /// How long a parked question put by elicitation waits for its answer,
+    /// in milliseconds.
+    ask_user_window_ms: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Host {
@@ -109,6 +116,10 @@ impl Host {
                 changes,
                 closing: tokio_util::sync::CancellationToken::new(),
                 author,
+                elicitors: crate::elicit::Elicitors::default(),
+                ask_user_window_ms: std::sync::atomic::AtomicU64::new(
+                    index_negotiation::DEFAULT_ASK_USER_WINDOW_MS,
+                ),
             }),
         };
         if let Some(mut feed) = feed {
@@ -353,7 +364,61 @@ impl Host {
         let parked =
             crate::questions::park(self.store(), id, &caller.user_id, request, author).await?;
         self.changed();
+        if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
+            self.offer_by_elicitation(&caller.user_id, id, gap.question.clone());
+        }
         Ok(parked)
+    }
+
+    /// How long a question put to a person by elicitation waits for their
+    /// answer before it is left to the ordinary way (default: the ask-user
+    /// window, a day).
+    pub fn set_ask_user_window(&self, window: Duration) {
+        let ms = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
+        self.inner
+            .ask_user_window_ms
+            .store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Remembers an MCP session of `user`'s whose client can show forms.
+    pub(crate) fn register_elicitor(&self, user: &UserId, peer: rmcp::Peer<rmcp::RoleServer>) {
+        self.inner.elicitors.register(user, peer);
+    }
+
+    /// Puts a just-parked question to its owner's MCP client, if one that
+    /// can show forms is connected, on a task of its own: the park answers
+    /// at once, and the person answers when they do.
+    fn offer_by_elicitation(
+        &self,
+        owner: &UserId,
+        id: &OpportunityId,
+        question: StructuredQuestion,
+    ) {
+        let window = Duration::from_millis(
+            self.inner
+                .ask_user_window_ms
+                .load(std::sync::atomic::Ordering::Relaxed),
+        );
+        let offer = crate::elicit::Offer {
+            store: self.store().clone(),
+            owner: owner.clone(),
+            id: id.clone(),
+            question,
+            window,
+        };
+        let host = self.clone();
+        tokio::spawn(async move {
+            let closing = host.inner.closing.clone();
+            tokio::select! {
+                offered = offer.run(&host.inner.elicitors) => {
+                    tracing::debug!(?offered, "elicitation offer done");
+                    if matches!(offered, crate::elicit::Offered::Answered(_)) {
+                        host.changed();
+                    }
+                }
+                () = closing.cancelled() => {}
+            }
+        });
     }
 
     /// Delivers the caller's answers to the questions in `block` (see

@@ -294,12 +294,27 @@ async fn close(
 /// block), question positions from 0.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct AnswersBody {
+pub(crate) struct AnswersBody {
     /// The question message as the person received it.
     message: Option<String>,
     /// Or its block.
     block: Option<serde_json::Value>,
     answers: Vec<AnswerBody>,
+}
+
+impl AnswersBody {
+    /// The block the answers go to, and the answers by question position.
+    pub(crate) fn into_parts(
+        self,
+    ) -> Result<(index_question_block::QuestionBlock, Vec<(usize, String)>), HostError> {
+        let block = question_block(self.message, self.block)?;
+        let answers = self
+            .answers
+            .into_iter()
+            .map(|a| (a.question, a.answer))
+            .collect();
+        Ok((block, answers))
+    }
 }
 
 #[derive(Deserialize)]
@@ -314,18 +329,12 @@ async fn answers(
     Extension(caller): Authed,
     request: Result<Json<AnswersBody>, JsonRejection>,
 ) -> Result<Response, HostError> {
-    let request = body(request)?;
-    let block = question_block(request.message, request.block)?;
-    let answers: Vec<(usize, String)> = request
-        .answers
-        .into_iter()
-        .map(|a| (a.question, a.answer))
-        .collect();
+    let (block, answers) = body(request)?.into_parts()?;
     Ok(Json(host.answer(&caller, &block, &answers).await).into_response())
 }
 
 /// The block answers go to: read from the question message, or given.
-pub(crate) fn question_block(
+fn question_block(
     message: Option<String>,
     block: Option<serde_json::Value>,
 ) -> Result<index_question_block::QuestionBlock, HostError> {

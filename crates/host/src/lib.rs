@@ -17,6 +17,7 @@
 //! # Ok(()) }
 //! ```
 
+mod elicit;
 mod error;
 mod host;
 mod http;

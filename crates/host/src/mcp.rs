@@ -1,4 +1,4 @@
-//! The MCP server negotiator agents connect to: four tools over the same
+//! The MCP server negotiator agents connect to: six tools over the same
 //! [`Host`] the REST API uses, each acting as the caller the API key names.
 //!
 //! Over streamable HTTP the caller comes from the request the tool call
@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    Tool, ToolAnnotations,
+    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -124,6 +124,32 @@ impl NegotiatorServer {
                 let summary = format!("{} negotiation(s).", found.len());
                 Ok((json!({ "negotiations": found }), summary))
             }
+            "park_negotiation" => {
+                let id = opportunity(args)?;
+                let mut rest = args.clone();
+                rest.remove("opportunityId");
+                let request: crate::questions::ParkRequest =
+                    serde_json::from_value(Value::Object(rest))
+                        .map_err(|err| HostError::BadRequest(err.to_string()))?;
+                let parked = self.host.park(caller, &id, &request).await?;
+                let report = crate::http::park_report(&parked);
+                let summary = match report.get("outcome").and_then(Value::as_str) {
+                    Some("parked") => format!(
+                        "Parked {id}: send your person the question message (if their client shows forms, they are asked there too)."
+                    ),
+                    outcome => format!("Not parked ({}).", outcome.unwrap_or("unknown")),
+                };
+                Ok((report, summary))
+            }
+            "answer_questions" => {
+                let body: crate::http::AnswersBody =
+                    serde_json::from_value(Value::Object(args.clone()))
+                        .map_err(|err| HostError::BadRequest(err.to_string()))?;
+                let (block, answers) = body.into_parts()?;
+                let report = self.host.answer(caller, &block, &answers).await;
+                let summary = format!("{} negotiation(s) resumed.", report.resumed().count());
+                Ok((to_value(&report)?, summary))
+            }
             other => Err(HostError::BadRequest(format!(
                 "there is no tool named {other:?}"
             ))),
@@ -170,7 +196,7 @@ fn id_property() -> Value {
     })
 }
 
-/// The four tools, their input schemas stating the limits the rules
+/// The six tools, their input schemas stating the limits the rules
 /// enforce.
 pub fn tools() -> Vec<Tool> {
     let read_only = ToolAnnotations::new()
@@ -289,6 +315,24 @@ pub fn tools() -> Vec<Tool> {
 }
 
 impl ServerHandler for NegotiatorServer {
+    /// The default handshake, and a session whose client advertised
+    /// elicitation is remembered as one that can put a parked question to
+    /// its person (see `crate::elicit`).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        if request.capabilities.elicitation.is_some()
+            && let Some(caller) = self.caller(&context)
+        {
+            self.host
+                .register_elicitor(&caller.user_id, context.peer.clone());
+        }
+        self.negotiate_initialize(&request)
+    }
+
     fn get_info(&self) -> InitializeResult {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("index-host", env!("CARGO_PKG_VERSION")))

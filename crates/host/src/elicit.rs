@@ -1,0 +1,224 @@
+//! The parked question, put to its person through their own MCP client.
+//!
+//! A person's assistant that is connected to `index serve` and advertised
+//! elicitation can show the person a form. When one of their negotiations
+//! parks, the host sends the question there (with every other negotiation
+//! of theirs parked on the same question, so one answer unblocks them
+//! all); an accepted answer is delivered exactly as answers from a question
+//! message are, so each negotiation is resumed once. A decline, a cancel,
+//! a client gone, or no answer within the ask-user window leaves the
+//! negotiation parked and answerable the ordinary way.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rmcp::model::{ElicitRequestParams, ElicitResult};
+use rmcp::{Peer, RoleServer};
+use serde_json::{Value, json};
+
+use index_interaction::{
+    ElicitationResult, InteractionOutcome, InteractionRequest, InteractionValue,
+    elicitation_to_response, interaction_to_elicitation,
+};
+use index_negotiation_store::{ListFilter, NegotiationStore, OpportunityId, StateFilter, UserId};
+use index_question_block::{QuestionBlock, QuestionBlockQuestion, StructuredQuestion};
+
+use crate::questions::{deliver_answers, parked_question};
+
+/// The MCP sessions that can show a person a form: per user, the peers of
+/// the sessions whose client advertised elicitation, newest last.
+#[derive(Default)]
+pub(crate) struct Elicitors {
+    peers: Mutex<BTreeMap<UserId, Vec<Peer<RoleServer>>>>,
+}
+
+impl Elicitors {
+    /// Remembers `peer` as one of `user`'s sessions, forgetting closed ones.
+    pub(crate) fn register(&self, user: &UserId, peer: Peer<RoleServer>) {
+        let Ok(mut peers) = self.peers.lock() else {
+            return;
+        };
+        let sessions = peers.entry(user.clone()).or_default();
+        sessions.retain(|peer| !peer.is_transport_closed());
+        sessions.push(peer);
+    }
+
+    /// `user`'s newest open session, if any: the one they use now.
+    fn newest(&self, user: &UserId) -> Option<Peer<RoleServer>> {
+        let mut peers = self.peers.lock().ok()?;
+        let sessions = peers.get_mut(user)?;
+        sessions.retain(|peer| !peer.is_transport_closed());
+        sessions.last().cloned()
+    }
+}
+
+/// The name of the one field the person answers.
+const ANSWER_FIELD: &str = "answer";
+
+/// The question as an interaction request: one required select whose
+/// options are the question's (values are their positions), the options'
+/// descriptions in the body so the person reads them.
+fn question_request(
+    id: &OpportunityId,
+    question: &StructuredQuestion,
+) -> Option<InteractionRequest> {
+    let mut body = question.prompt.clone();
+    for option in &question.options {
+        body.push_str(&format!("\n- {}: {}", option.label, option.description));
+    }
+    let options: Vec<Value> = question
+        .options
+        .iter()
+        .enumerate()
+        .map(|(i, option)| json!({"value": i.to_string(), "label": option.label}))
+        .collect();
+    let request = json!({
+        "id": format!("park:{id}"),
+        "kind": "question",
+        "title": question.title,
+        "body": body,
+        "answerSpec": {"fields": [{
+            "name": ANSWER_FIELD, "label": "Your answer", "type": "select", "required": true,
+            "multi": question.multi_select, "options": options,
+        }]},
+    });
+    InteractionRequest::from_json_value(&request).ok()
+}
+
+/// The chosen options' labels, as the answer on record.
+fn answer_text(
+    question: &StructuredQuestion,
+    data: Option<&index_interaction::InteractionData>,
+) -> Option<String> {
+    let Some(InteractionValue::Choices(chosen)) = data?.get(ANSWER_FIELD) else {
+        return None;
+    };
+    let labels: Vec<&str> = chosen
+        .iter()
+        .filter_map(|value| value.parse::<usize>().ok())
+        .filter_map(|i| question.options.get(i))
+        .map(|option| option.label.as_str())
+        .collect();
+    (!labels.is_empty()).then(|| labels.join("; "))
+}
+
+/// Everything one elicitation needs, owned so that it can run on its own
+/// task while the park's caller gets its answer.
+pub(crate) struct Offer<S> {
+    pub(crate) store: S,
+    pub(crate) owner: UserId,
+    pub(crate) id: OpportunityId,
+    pub(crate) question: StructuredQuestion,
+    pub(crate) window: Duration,
+}
+
+/// What became of an offer, for the log and the tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Offered {
+    /// The owner has no open session that advertised elicitation.
+    NoClient,
+    /// The question cannot be put as a form.
+    Unmappable,
+    /// Answered: the negotiations resumed.
+    Answered(Vec<String>),
+    /// Declined or cancelled: still parked.
+    Refused,
+    /// No answer in time, or the client failed: still parked.
+    NoAnswer,
+}
+
+impl<S: NegotiationStore> Offer<S> {
+    /// Puts the question to the owner's newest elicitation-capable session
+    /// and delivers an accepted answer.
+    pub(crate) async fn run(self, elicitors: &Elicitors) -> Offered {
+        let Some(peer) = elicitors.newest(&self.owner) else {
+            tracing::info!(user = %self.owner, "parked question not offered by elicitation: no open session of theirs advertised it");
+            return Offered::NoClient;
+        };
+        let Some(request) = question_request(&self.id, &self.question) else {
+            return Offered::Unmappable;
+        };
+        let Ok(elicitation) = interaction_to_elicitation(&request) else {
+            return Offered::Unmappable;
+        };
+        let params = json!({
+            "mode": "form",
+            "message": elicitation.message,
+            "requestedSchema": elicitation.requested_schema,
+        });
+        let Ok(params) = serde_json::from_value::<ElicitRequestParams>(params) else {
+            return Offered::Unmappable;
+        };
+        let unblocks = self.parked_on_same_question().await;
+        let result = match peer
+            .create_elicitation_with_timeout(params, Some(self.window))
+            .await
+        {
+            Ok(result) => result,
+            Err(err) => {
+                tracing::info!(user = %self.owner, error = %err, "no answer by elicitation; the question stays parked");
+                return Offered::NoAnswer;
+            }
+        };
+        let Some(result) = read_result(&result) else {
+            return Offered::NoAnswer;
+        };
+        let response = match elicitation_to_response(&request, &result) {
+            Ok(response) => response,
+            Err(problems) => {
+                tracing::info!(user = %self.owner, problems = problems.len(), "an elicitation answer that breaks the question's spec; still parked");
+                return Offered::NoAnswer;
+            }
+        };
+        if response.outcome != InteractionOutcome::Accepted {
+            tracing::info!(user = %self.owner, outcome = response.outcome.as_str(), "the person did not answer by elicitation; still parked");
+            return Offered::Refused;
+        }
+        let Some(answer) = answer_text(&self.question, response.data.as_ref()) else {
+            return Offered::NoAnswer;
+        };
+        let mut question =
+            QuestionBlockQuestion::new(self.question.prompt.clone(), self.id.as_str());
+        if !unblocks.is_empty() {
+            question.also_unblocks = Some(unblocks);
+        }
+        let block = QuestionBlock::new(vec![question]);
+        let report = deliver_answers(&self.store, &self.owner, &block, &[(0, answer)]).await;
+        Offered::Answered(report.resumed().map(str::to_owned).collect())
+    }
+
+    /// The owner's other open negotiations parked, unanswered, on this
+    /// very question: one answer is theirs too.
+    async fn parked_on_same_question(&self) -> Vec<String> {
+        let filter = ListFilter {
+            intent_id: None,
+            state: Some(StateFilter::Open),
+        };
+        let Ok(open) = self.store.list_negotiations(&self.owner, &filter).await else {
+            return Vec::new();
+        };
+        let mut same = Vec::new();
+        for summary in open {
+            if summary.id == self.id {
+                continue;
+            }
+            let Ok(messages) = self.store.list_messages(&summary.id).await else {
+                continue;
+            };
+            if parked_question(&messages).is_some_and(|parked| {
+                parked.user_id == self.owner && parked.question == self.question
+            }) {
+                same.push(summary.id.to_string());
+            }
+        }
+        same
+    }
+}
+
+/// The client's result in this contract's terms.
+fn read_result(result: &ElicitResult) -> Option<ElicitationResult> {
+    serde_json::to_value(result)
+        .ok()
+        .and_then(|value| serde_json::from_value(value).ok())
+}
