@@ -24,17 +24,20 @@ use std::process::Command;
 
 use openai_server::{Fake, Reply, gap};
 
-#[test]
-#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
-fn python_mcp_clients_negotiate_through_index_serve() {
+/// Runs the Python script `name` (in `tests/`) with the SDK's Python, the
+/// `index` binary, `dir` and `args`, and checks it succeeded and printed
+/// every `expected` line.
+fn run_python(name: &str, dir: &Path, args: &[&str], expected: &[&str]) {
     let python = std::env::var("INDEX_TEST_PYTHON")
         .expect("INDEX_TEST_PYTHON names a Python that has `mcp` installed (.ci/run makes one)");
-    let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_agents.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name);
     let out = Command::new(python)
         .arg(&script)
         .args(["--index", env!("CARGO_BIN_EXE_index"), "--dir"])
-        .arg(dir.path())
+        .arg(dir)
+        .args(args)
         .env_remove("INDEX_DB")
         .output()
         .unwrap();
@@ -44,25 +47,32 @@ fn python_mcp_clients_negotiate_through_index_serve() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for expected in [
-        "ok: over HTTP the seats agree",
-        "ok: a stranger's submit_negotiation_turn is not_found",
-        "ok: an unknown key gets 401 from /mcp",
-        "ok: over stdio the seats agree",
-        "all agents done",
-    ] {
-        assert!(
-            stdout.contains(expected),
-            "{expected} missing from:\n{stdout}"
-        );
+    for line in expected {
+        assert!(stdout.contains(line), "{line} missing from:\n{stdout}");
     }
 }
 
 #[test]
 #[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
+fn python_mcp_clients_negotiate_through_index_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    run_python(
+        "mcp_agents.py",
+        dir.path(),
+        &[],
+        &[
+            "ok: over HTTP the seats agree",
+            "ok: a stranger's submit_negotiation_turn is not_found",
+            "ok: an unknown key gets 401 from /mcp",
+            "ok: over stdio the seats agree",
+            "all agents done",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
 fn a_python_mcp_client_answers_a_park_by_elicitation() {
-    let python = std::env::var("INDEX_TEST_PYTHON")
-        .expect("INDEX_TEST_PYTHON names a Python that has `mcp` installed (.ci/run makes one)");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -86,36 +96,21 @@ fn a_python_mcp_client_answers_a_park_by_elicitation() {
     for id in ids {
         stall::stall(dir.path(), &db, id);
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_elicitation.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .args(["--index", env!("CARGO_BIN_EXE_index"), "--dir"])
-        .arg(dir.path())
-        .args(["--db", &db, "--model-base", &base])
-        .env_remove("INDEX_DB")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_python(
+        "mcp_elicitation.py",
+        dir.path(),
+        &["--db", &db, "--model-base", &base],
+        &[
+            "ok: the question reaches dana's client as a form",
+            "ok: declined: the negotiation stays parked",
+            "ok: accepted: the second resumes with dana to move",
+            "ok: and the first, which the same answer unblocks",
+            "ok: and is never sent a form",
+            "ok: an unanswered form gives up after the ask-user window",
+            "ok: and the question is answered the ordinary way",
+            "elicitation done",
+        ],
     );
-    for expected in [
-        "ok: the question reaches dana's client as a form",
-        "ok: declined: the negotiation stays parked",
-        "ok: accepted: the second resumes with dana to move",
-        "ok: and the first, which the same answer unblocks",
-        "ok: and is never sent a form",
-        "ok: an unanswered form gives up after the ask-user window",
-        "ok: and the question is answered the ordinary way",
-        "elicitation done",
-    ] {
-        assert!(
-            stdout.contains(expected),
-            "{expected} missing from:\n{stdout}"
-        );
-    }
     assert_eq!(fake.request_count(), 4, "one model call per park");
     // The answer is on record, once, in both negotiations it unblocked.
     for id in &ids[..2] {
