@@ -570,6 +570,8 @@ fn describe(message: &NegotiationMessage) -> String {
                     ),
                 }
             }
+            // A part this tool does not write: shown as the JSON it is.
+            MessagePart::Other(value) => value.to_string(),
         })
         .collect::<Vec<_>>()
         .join(" | ")

@@ -48,10 +48,11 @@ pub struct ParkedQuestion {
 
 /// The data part of a message, if it has one.
 fn data(message: &NegotiationMessage) -> Option<&serde_json::Map<String, Value>> {
-    message.parts.iter().find_map(|part| match part {
-        MessagePart::Data { data } => Some(data),
-        MessagePart::Text { .. } => None,
-    })
+    message
+        .parts
+        .iter()
+        .find(|part| part.is_data())
+        .and_then(MessagePart::data)
 }
 
 fn is_answer(message: &NegotiationMessage) -> bool {

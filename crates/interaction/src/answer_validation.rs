@@ -154,64 +154,252 @@ pub(crate) fn answer_problems(
     spec: &InteractionAnswerSpec,
     data: Option<&Map<String, Value>>,
 ) -> Vec<AnswerProblem> {
+    let rules: Vec<FieldRules<'_>> = spec.fields.iter().map(FieldRules::from).collect();
+    problems(&rules, data)
+}
+
+/// What answer checking reads of one field: the reference's own view of
+/// it, so that a typed spec and a spec given as plain JSON are checked by
+/// the same code.
+pub(crate) struct FieldRules<'a> {
+    name: &'a str,
+    required: bool,
+    check: Check,
+}
+
+/// The type-specific part of a field's rules.
+enum Check {
+    /// Text or secret: a string, at most this many UTF-16 units.
+    Text { max_length: Option<u64> },
+    /// A finite number within the bounds.
+    Number { min: Option<f64>, max: Option<f64> },
+    /// `true` or `false`.
+    Boolean,
+    /// A list of option values, or write-ins when allowed.
+    Select {
+        multi: bool,
+        allow_custom: bool,
+        /// Each option's value; `None` for one without (JavaScript's
+        /// `undefined`, which no JSON choice equals).
+        options: Vec<Option<Value>>,
+    },
+    /// A type the reference's switch has no case for: only presence counts.
+    Unchecked,
+}
+
+impl<'a> From<&'a InteractionField> for FieldRules<'a> {
+    fn from(field: &'a InteractionField) -> Self {
+        let check = match field {
+            InteractionField::Text(text) => Check::Text {
+                max_length: text.max_length,
+            },
+            InteractionField::Secret(secret) => Check::Text {
+                max_length: secret.max_length,
+            },
+            InteractionField::Number(number) => Check::Number {
+                min: number.min,
+                max: number.max,
+            },
+            InteractionField::Boolean(_) => Check::Boolean,
+            InteractionField::Select(select) => Check::Select {
+                multi: select.multi.unwrap_or(false),
+                allow_custom: select.allow_custom == Some(true),
+                options: select
+                    .options
+                    .iter()
+                    .map(|option| Some(Value::String(option.value.clone())))
+                    .collect(),
+            },
+        };
+        FieldRules {
+            name: field.name(),
+            required: field.is_required(),
+            check,
+        }
+    }
+}
+
+/// Why a spec given as plain JSON cannot be checked against: where the
+/// reference, handed the same object, throws instead of answering.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the answer spec cannot be read: {0}")]
+pub struct UnreadableSpec(pub &'static str);
+
+/// JavaScript's `Number(value)` for the JSON a spec's bounds may hold;
+/// strings, lists and objects are `NaN` here (the reference would parse a
+/// numeric string, see STABILITY.md).
+fn js_to_number(value: &Value) -> f64 {
+    match value {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(_) | Value::Array(_) | Value::Object(_) => f64::NAN,
+    }
+}
+
+impl<'a> FieldRules<'a> {
+    /// A field of a spec given as plain JSON, read as the 0.44 reference
+    /// reads it: `required` and `multi` for truthiness, `allowCustom` only
+    /// when `true`, the bounds compared as numbers (`maxLength` present is
+    /// a bound even when `null`, as `!== undefined` is), the options'
+    /// values whatever they are, and an unknown `type` checked for
+    /// presence only.
+    fn from_json(field: &'a Value) -> Result<Self, UnreadableSpec> {
+        let field = field
+            .as_object()
+            .ok_or(UnreadableSpec("a field is not an object"))?;
+        let name = field
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or(UnreadableSpec("a field's name is not a string"))?;
+        let truthy = |key: &str| match field.get(key) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Number(n)) => n.as_f64().is_some_and(|n| n != 0.0),
+            Some(Value::String(s)) => !s.is_empty(),
+            Some(Value::Array(_) | Value::Object(_)) => true,
+        };
+        let bound = |key: &str| field.get(key).map(js_to_number).filter(|n| !n.is_nan());
+        let check = match field.get("type").and_then(Value::as_str) {
+            Some("text" | "secret") => Check::Text {
+                // `length > m` is `length > floor(m)`; below zero, every
+                // present (so non-empty) string is too long, as with 0.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                max_length: bound("maxLength")
+                    .map(|m| m.max(0.0).floor().min(u64::MAX as f64) as u64),
+            },
+            Some("number") => Check::Number {
+                min: bound("min"),
+                max: bound("max"),
+            },
+            Some("boolean") => Check::Boolean,
+            Some("select") => Check::Select {
+                multi: truthy("multi"),
+                allow_custom: field.get("allowCustom") == Some(&Value::Bool(true)),
+                options: field
+                    .get("options")
+                    .and_then(Value::as_array)
+                    .ok_or(UnreadableSpec("a select field's options are not a list"))?
+                    .iter()
+                    .map(|option| match option {
+                        Value::Null => Err(UnreadableSpec("an option is null")),
+                        option => Ok(option.get("value").cloned()),
+                    })
+                    .collect::<Result<_, _>>()?,
+            },
+            _ => Check::Unchecked,
+        };
+        Ok(FieldRules {
+            name,
+            required: truthy("required"),
+            check,
+        })
+    }
+}
+
+/// The fields of a spec given as plain JSON.
+pub(crate) fn rules_from_json(spec: &Value) -> Result<Vec<FieldRules<'_>>, UnreadableSpec> {
+    spec.get("fields")
+        .and_then(Value::as_array)
+        .ok_or(UnreadableSpec("the spec's fields are not a list"))?
+        .iter()
+        .map(FieldRules::from_json)
+        .collect()
+}
+
+/// [`validate_interaction_answer`] with the spec as plain JSON, as the 0.44
+/// reference takes it: any object with a `fields` list is checked against,
+/// without first requiring it to be a valid spec (a field of unknown type
+/// is checked for presence only). The problems are returned, none when the
+/// answer is valid.
+///
+/// # Errors
+///
+/// [`UnreadableSpec`] where the reference would throw: `fields` not a
+/// list, a field not an object or without a string name, a select without
+/// a list of options or with a `null` one.
+///
+/// ```
+/// use index_interaction::validate_interaction_answer_json;
+/// let spec = serde_json::json!({"fields": [{"name": "n", "type": "number", "max": 3, "label": ""}]});
+/// let data = serde_json::json!({"n": 5});
+/// let problems = validate_interaction_answer_json(&spec, data.as_object()).unwrap();
+/// assert_eq!(problems[0].code(), "above_max:n");
+/// assert!(validate_interaction_answer_json(&serde_json::json!({}), None).is_err());
+/// ```
+pub fn validate_interaction_answer_json(
+    spec: &Value,
+    data: Option<&Map<String, Value>>,
+) -> Result<Vec<AnswerProblem>, UnreadableSpec> {
+    Ok(problems(&rules_from_json(spec)?, data))
+}
+
+pub(crate) fn problems(
+    rules: &[FieldRules<'_>],
+    data: Option<&Map<String, Value>>,
+) -> Vec<AnswerProblem> {
     let empty = Map::new();
     let data = data.unwrap_or(&empty);
     let mut problems: Vec<AnswerProblem> = js_keys(data)
         .into_iter()
-        .filter(|key| spec.field(key).is_none())
+        .filter(|key| !rules.iter().any(|field| field.name == key.as_str()))
         .map(|key| AnswerProblem::UnknownField(key.clone()))
         .collect();
-    for field in &spec.fields {
-        let name = field.name().to_owned();
+    // What `data[name]` reads for a name the data does not own but every
+    // object inherits (`constructor`, `toString`, …): a function, or for
+    // `__proto__` an object. Either fails every field type's check, as an
+    // empty object does.
+    let inherited = Value::Object(Map::new());
+    for field in rules {
+        let name = field.name.to_owned();
         let present = data
-            .get(field.name())
+            .get(field.name)
+            .or_else(|| is_object_prototype_member(field.name).then_some(&inherited))
             .filter(|v| !v.is_null() && v.as_str() != Some(""));
         let Some(value) = present else {
-            if field.is_required() {
+            if field.required {
                 problems.push(AnswerProblem::MissingRequired(name));
             }
             continue;
         };
-        match field {
-            InteractionField::Text(text) => check_text(&mut problems, name, value, text.max_length),
-            InteractionField::Secret(secret) => {
-                check_text(&mut problems, name, value, secret.max_length)
-            }
-            InteractionField::Number(number) => match value.as_f64().filter(|n| n.is_finite()) {
+        match &field.check {
+            Check::Text { max_length } => check_text(&mut problems, name, value, *max_length),
+            Check::Number { min, max } => match value.as_f64().filter(|n| n.is_finite()) {
                 None => problems.push(AnswerProblem::NotAFiniteNumber(name)),
                 Some(n) => {
-                    if let Some(min) = number.min.filter(|min| n < *min) {
+                    if let Some(min) = min.filter(|min| n < *min) {
                         problems.push(AnswerProblem::BelowMin(name.clone(), min));
                     }
-                    if let Some(max) = number.max.filter(|max| n > *max) {
+                    if let Some(max) = max.filter(|max| n > *max) {
                         problems.push(AnswerProblem::AboveMax(name, max));
                     }
                 }
             },
-            InteractionField::Boolean(_) => {
+            Check::Boolean => {
                 if !value.is_boolean() {
                     problems.push(AnswerProblem::NotABoolean(name));
                 }
             }
-            InteractionField::Select(select) => {
+            Check::Select {
+                multi,
+                allow_custom,
+                options,
+            } => {
                 let Some(choices) = value.as_array() else {
                     problems.push(AnswerProblem::NotAnArray(name));
                     continue;
                 };
-                if !select.multi.unwrap_or(false) && choices.len() > 1 {
+                if !multi && choices.len() > 1 {
                     problems.push(AnswerProblem::SingleValueOnly(name.clone()));
                 }
-                if select.base.required.unwrap_or(false) && choices.is_empty() {
+                if field.required && choices.is_empty() {
                     problems.push(AnswerProblem::SelectionRequired(name.clone()));
                 }
                 for choice in choices {
-                    let is_option = choice
-                        .as_str()
-                        .is_some_and(|c| select.options.iter().any(|o| o.value == c));
-                    if is_option {
+                    if options.iter().flatten().any(|option| option == choice) {
                         continue;
                     }
-                    if select.allow_custom == Some(true) {
+                    if *allow_custom {
                         if choice.as_str().is_none_or(is_blank) {
                             problems.push(AnswerProblem::BlankWriteIn(name.clone()));
                         }
@@ -223,9 +411,32 @@ pub(crate) fn answer_problems(
                     ));
                 }
             }
+            Check::Unchecked => {}
         }
     }
     problems
+}
+
+/// The names every JavaScript object inherits from `Object.prototype`. The
+/// 0.44 reference reads an answer's fields as `data[field.name]`, through
+/// the prototype chain, so a field with one of these names is never absent.
+const OBJECT_PROTOTYPE_MEMBERS: [&str; 12] = [
+    "constructor",
+    "__defineGetter__",
+    "__defineSetter__",
+    "hasOwnProperty",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toString",
+    "valueOf",
+    "__proto__",
+    "toLocaleString",
+];
+
+fn is_object_prototype_member(name: &str) -> bool {
+    OBJECT_PROTOTYPE_MEMBERS.contains(&name)
 }
 
 fn check_text(

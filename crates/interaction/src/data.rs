@@ -137,6 +137,10 @@ pub(crate) fn parse_data(
             _ => None,
         };
         match (parsed, data.as_mut()) {
+            // The reference's record assigns `result[key] = value`, and for
+            // `__proto__` that sets (or, for a primitive, ignores) the
+            // prototype instead of adding a key: the key is dropped.
+            (Some(_), Some(_)) if key == "__proto__" => {}
             (Some(v), Some(map)) => {
                 map.insert(key.clone(), v);
             }

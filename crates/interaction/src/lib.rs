@@ -44,7 +44,8 @@ mod response_validation;
 mod zod;
 
 pub use answer_validation::{
-    AnswerProblem, validate_interaction_answer, validate_interaction_answer_value,
+    AnswerProblem, UnreadableSpec, validate_interaction_answer, validate_interaction_answer_json,
+    validate_interaction_answer_value,
 };
 pub use data::{
     InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject,
@@ -74,7 +75,10 @@ pub use permissions::{
     InteractionKind, PERMISSION_FEEDBACK_FIELD, PERMISSION_GRANT_FIELD, PermissionGrant,
     permission_answer_spec,
 };
-pub use response_validation::{ResponseProblem, check_response, validate_interaction_response};
+pub use response_validation::{
+    ResponseProblem, check_response, validate_interaction_response,
+    validate_interaction_response_json,
+};
 pub use zod::{InvalidInteraction, IssueCode, IssuePath, PathSegment, SchemaIssue};
 
 use serde::{Deserialize, Deserializer};

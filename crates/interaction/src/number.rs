@@ -95,8 +95,10 @@ macro_rules! wire_enum {
                 "    assert_eq!(", stringify!($name), "::from_name(value.as_str()), Some(value));\n",
                 "    let json = serde_json::to_string(&value).unwrap();\n",
                 "    assert_eq!(json, format!(\"\\\"{}\\\"\", value.as_str()));\n",
+                "    assert_eq!(serde_json::from_str::<", stringify!($name), ">(&json).unwrap(), value);\n",
                 "}\n",
                 "assert_eq!(", stringify!($name), "::from_name(\"\"), None);\n",
+                "assert!(serde_json::from_str::<", stringify!($name), ">(\"\\\"\\\"\").is_err());\n",
                 "```"
             )]
             pub fn from_name(name: &str) -> Option<Self> {
@@ -107,6 +109,18 @@ macro_rules! wire_enum {
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            /// Reads the value through the schema walk every type uses, so
+            /// a wrong name is refused with the same problem as inside a
+            /// request.
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = serde_json::Value::deserialize(deserializer)?;
+                let mut walk = $crate::zod::Walk::default();
+                let parsed = walk.one_of::<Self>(&$crate::zod::At::Root, Some(&value));
+                walk.finish(parsed).map_err(serde::de::Error::custom)
             }
         }
 

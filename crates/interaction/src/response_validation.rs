@@ -116,31 +116,96 @@ pub(crate) fn resolution_problems(
         return Vec::new();
     }
     let mut problems = answer_problems(&request.answer_spec, data);
-    if request.kind != InteractionKind::PERMISSION {
-        return problems;
+    if request.kind == InteractionKind::PERMISSION {
+        let permitted = request
+            .response_scopes
+            .as_deref()
+            .unwrap_or(&[InteractionResponseScope::Interaction]);
+        problems.extend(grant_problems(data, permitted));
     }
+    problems
+}
+
+/// A permission answer's grant problems: exactly one grant, a known one,
+/// within the request's scopes.
+fn grant_problems(
+    data: Option<&Map<String, Value>>,
+    permitted: &[InteractionResponseScope],
+) -> Option<AnswerProblem> {
     let grant = data
         .and_then(|d| d.get(PERMISSION_GRANT_FIELD))
         .and_then(Value::as_array);
     let Some([grant]) = grant.map(Vec::as_slice) else {
-        problems.push(AnswerProblem::GrantCount);
-        return problems;
+        return Some(AnswerProblem::GrantCount);
     };
     let Some(parsed) = grant.as_str().and_then(PermissionGrant::from_name) else {
-        problems.push(AnswerProblem::InvalidGrant(js_string(grant)));
-        return problems;
+        return Some(AnswerProblem::InvalidGrant(js_string(grant)));
     };
-    let permitted = request
-        .response_scopes
-        .as_deref()
-        .unwrap_or(&[InteractionResponseScope::Interaction]);
-    if parsed
+    parsed
         .required_scope()
         .is_some_and(|scope| !permitted.contains(&scope))
-    {
-        problems.push(AnswerProblem::GrantExceedsScopes(
-            parsed.as_str().to_owned(),
-        ));
+        .then(|| AnswerProblem::GrantExceedsScopes(parsed.as_str().to_owned()))
+}
+
+/// [`validate_interaction_response`] with the request as plain JSON, as the
+/// 0.44 reference takes it: the response is read by its schema, and the
+/// request only where the reference reads it (`id`, `kind`, `answerSpec`
+/// as [`validate_interaction_answer_json`](crate::validate_interaction_answer_json)
+/// reads a spec, `responseScopes`), without first requiring it to be a
+/// valid request. The problems are returned, none when the response is
+/// valid.
+///
+/// # Errors
+///
+/// [`UnreadableSpec`](crate::UnreadableSpec) where the reference would throw on an accepted
+/// response: an `answerSpec` it cannot read, or `responseScopes` that is
+/// neither absent, `null` nor a list.
+///
+/// ```
+/// use index_interaction::validate_interaction_response_json;
+/// let request = serde_json::json!({"id": "q", "answerSpec": {"fields": [{"name": "ok", "type": "boolean", "required": true}]}});
+/// let response = serde_json::json!({"id": "q", "outcome": "accepted", "data": {}});
+/// let problems = validate_interaction_response_json(&request, &response).unwrap();
+/// assert_eq!(problems[0].code(), "missing_required:ok");
+/// ```
+pub fn validate_interaction_response_json(
+    request: &Value,
+    response: &Value,
+) -> Result<Vec<ResponseProblem>, crate::UnreadableSpec> {
+    let mut walk = Walk::default();
+    let parsed = parse_response(&mut walk, &At::Root, Some(response));
+    let response = match walk.finish(parsed) {
+        Err(invalid) => {
+            return Ok(invalid
+                .issues
+                .into_iter()
+                .map(ResponseProblem::Schema)
+                .collect());
+        }
+        Ok(response) => response,
+    };
+    if request.get("id").and_then(Value::as_str) != Some(response.id.as_str()) {
+        return Ok(vec![ResponseProblem::IdMismatch]);
     }
-    problems
+    if response.outcome != InteractionOutcome::Accepted {
+        return Ok(Vec::new());
+    }
+    let data = response.data.as_ref().map(data_to_json);
+    let spec = request.get("answerSpec").unwrap_or(&Value::Null);
+    let mut problems = crate::answer_validation::problems(
+        &crate::answer_validation::rules_from_json(spec)?,
+        data.as_ref(),
+    );
+    if request.get("kind").and_then(Value::as_str) == Some(InteractionKind::PERMISSION) {
+        let scopes: Vec<InteractionResponseScope> = match request.get("responseScopes") {
+            None | Some(Value::Null) => vec![InteractionResponseScope::Interaction],
+            Some(Value::Array(scopes)) => scopes
+                .iter()
+                .filter_map(|scope| scope.as_str().and_then(InteractionResponseScope::from_name))
+                .collect(),
+            Some(_) => return Err(crate::UnreadableSpec("responseScopes is not a list")),
+        };
+        problems.extend(grant_problems(data.as_ref(), &scopes));
+    }
+    Ok(problems.into_iter().map(ResponseProblem::Answer).collect())
 }

@@ -68,19 +68,101 @@ pub fn negotiation_ask_rounds_cap_from(raw: Option<&str>) -> usize {
 }
 
 /// One part of a negotiation message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+///
+/// The reference types parts as `unknown[]`, so a record may hold any JSON
+/// there: a `file` part, `data: null`, extra keys. The two shapes this
+/// workspace writes are typed; anything else is kept as it is, so every
+/// record the reference can hold reads and writes back unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MessagePart {
-    /// Plain text.
+    /// `{"kind": "text", "text": …}`: plain text.
     Text {
         /// The text.
         text: String,
     },
-    /// Structured data, such as a turn payload.
+    /// `{"kind": "data", "data": {…}}`: structured data, such as a turn
+    /// payload.
     Data {
         /// The data: a JSON object.
         data: serde_json::Map<String, serde_json::Value>,
     },
+    /// Any other part, exactly as it was read.
+    Other(serde_json::Value),
+}
+
+impl MessagePart {
+    /// Whether the part's `kind` is `data`, as the reference finds a
+    /// message's data part (`parts.find(p => p.kind === "data")`), whatever
+    /// its `data` holds.
+    pub fn is_data(&self) -> bool {
+        match self {
+            MessagePart::Data { .. } => true,
+            MessagePart::Text { .. } => false,
+            MessagePart::Other(value) => {
+                value.get("kind").and_then(serde_json::Value::as_str) == Some("data")
+            }
+        }
+    }
+
+    /// The part's `data` when the part is a data part and its data an
+    /// object.
+    ///
+    /// ```
+    /// use index_negotiation::MessagePart;
+    /// let part: MessagePart = serde_json::from_value(serde_json::json!({"kind": "data", "data": null})).unwrap();
+    /// assert!(part.is_data() && part.data().is_none());
+    /// ```
+    pub fn data(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        match self {
+            MessagePart::Data { data } => Some(data),
+            MessagePart::Text { .. } => None,
+            MessagePart::Other(value) if self.is_data() => {
+                value.get("data").and_then(serde_json::Value::as_object)
+            }
+            MessagePart::Other(_) => None,
+        }
+    }
+}
+
+impl Serialize for MessagePart {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MessagePart::Text { text } => {
+                serde_json::json!({"kind": "text", "text": text}).serialize(serializer)
+            }
+            MessagePart::Data { data } => {
+                serde_json::json!({"kind": "data", "data": data}).serialize(serializer)
+            }
+            MessagePart::Other(value) => value.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MessagePart {
+    /// A part of exactly one of the two typed shapes is typed; any other
+    /// JSON is [`MessagePart::Other`], so nothing is lost.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let typed = value
+            .as_object()
+            .filter(|part| part.len() == 2)
+            .and_then(|part| {
+                match (
+                    part.get("kind").and_then(serde_json::Value::as_str),
+                    part.get("text"),
+                    part.get("data"),
+                ) {
+                    (Some("text"), Some(serde_json::Value::String(text)), None) => {
+                        Some(MessagePart::Text { text: text.clone() })
+                    }
+                    (Some("data"), None, Some(serde_json::Value::Object(data))) => {
+                        Some(MessagePart::Data { data: data.clone() })
+                    }
+                    _ => None,
+                }
+            });
+        Ok(typed.unwrap_or(MessagePart::Other(value)))
+    }
 }
 
 /// A message in a negotiation's own record: who sent it and its parts.
@@ -95,14 +177,13 @@ pub struct NegotiationMessage {
 
 impl NegotiationMessage {
     /// Whether this message is an ask round: its first data part's `action`
-    /// is `ask_user`.
+    /// is `ask_user`. A first data part whose data is not an object is no
+    /// ask, and no later part is looked at, as in the reference.
     pub fn is_ask_user(&self) -> bool {
         self.parts
             .iter()
-            .find_map(|part| match part {
-                MessagePart::Data { data } => Some(data),
-                MessagePart::Text { .. } => None,
-            })
+            .find(|part| part.is_data())
+            .and_then(MessagePart::data)
             .and_then(|data| data.get("action"))
             .and_then(serde_json::Value::as_str)
             == Some(ASK_USER_ACTION)

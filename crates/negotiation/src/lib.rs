@@ -54,8 +54,8 @@ pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATIO
 pub use js_number::js_number;
 pub use rules::{
     NegotiationObservation, current_round, decide_negotiation_opening, decide_negotiation_resume,
-    decide_negotiation_turn, decide_negotiation_turn_value, negotiation_blocked_reason,
-    observe_negotiation,
+    decide_negotiation_resume_value, decide_negotiation_turn, decide_negotiation_turn_value,
+    negotiation_blocked_reason, observe_negotiation,
 };
 pub use state::{
     NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,

@@ -53,9 +53,8 @@ pub fn current_round<T: HasAction>(turns: &[T]) -> &[T] {
 pub fn decide_negotiation_opening(pair: &NegotiationOpening) -> NegotiationOpeningDecision {
     (pair.eligible && pair.user_a != pair.user_b && pair.intent_a != pair.intent_b).then(|| {
         NegotiationOpened {
-            initiator_user_id: pair.user_a.clone(),
-            responder_user_id: pair.user_b.clone(),
             awaiting_user_id: pair.user_a.clone(),
+            opportunity_status: OpportunityStatus::Negotiating,
         }
     })
 }
@@ -208,6 +207,60 @@ pub fn decide_negotiation_resume(
     } else if !state.eligible {
         NegotiationResumeRejection::IntentInactive
     } else if state.awaiting_user_id.is_some() {
+        NegotiationResumeRejection::NotPaused
+    } else {
+        return Decision::Permitted(ResumePermitted {
+            awaiting_user_id: user_id.to_owned(),
+        });
+    };
+    Decision::Refused(rejection)
+}
+
+/// [`decide_negotiation_resume`] on a state as JSON, read as the reference
+/// reads its argument: a falsy state (`null`, `false`, `0`, `""`) is not
+/// found; the seats are compared with `===`; `settled` and `eligible` are
+/// read for truthiness; and only an `awaitingUserId` that is exactly `null`
+/// counts as paused, so a state without the field is `not_paused`
+/// (`undefined !== null`).
+///
+/// ```
+/// use index_negotiation::{decide_negotiation_resume_value, NegotiationResumeRejection};
+/// let paused = serde_json::json!({"initiatorUserId": "u1", "responderUserId": "u2",
+///     "awaitingUserId": null, "settled": false, "eligible": true, "turns": []});
+/// assert!(decide_negotiation_resume_value(&paused, "u2").permitted().is_some());
+/// let mut missing = paused.clone();
+/// missing.as_object_mut().unwrap().remove("awaitingUserId");
+/// assert_eq!(decide_negotiation_resume_value(&missing, "u2").rejection(), Some(NegotiationResumeRejection::NotPaused));
+/// ```
+pub fn decide_negotiation_resume_value(
+    state: &serde_json::Value,
+    user_id: &str,
+) -> NegotiationResumeDecision {
+    use serde_json::Value;
+    /// JavaScript's truthiness; a missing property is `undefined`, falsy.
+    fn truthy(value: Option<&Value>) -> bool {
+        match value {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Number(n)) => n.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
+            Some(Value::String(s)) => !s.is_empty(),
+            Some(Value::Array(_) | Value::Object(_)) => true,
+        }
+    }
+    if !truthy(Some(state)) {
+        return Decision::Refused(NegotiationResumeRejection::NotFound);
+    }
+    // Only an object has these properties; on anything else they are
+    // `undefined`.
+    let get = |key: &str| state.as_object().and_then(|object| object.get(key));
+    let is = |key: &str| get(key).and_then(Value::as_str) == Some(user_id);
+    let rejection = if !is("initiatorUserId") && !is("responderUserId") {
+        NegotiationResumeRejection::NotASeat
+    } else if truthy(get("settled")) {
+        NegotiationResumeRejection::AlreadySettled
+    } else if !truthy(get("eligible")) {
+        NegotiationResumeRejection::IntentInactive
+    } else if !matches!(get("awaitingUserId"), Some(Value::Null)) {
         NegotiationResumeRejection::NotPaused
     } else {
         return Decision::Permitted(ResumePermitted {

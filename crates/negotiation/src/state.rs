@@ -194,14 +194,15 @@ pub struct NegotiationOpening {
 /// `null`) when the pair may not negotiate.
 pub type NegotiationOpeningDecision = Option<NegotiationOpened>;
 
-/// A permitted opening: who holds which seat, and who moves first.
+/// A permitted opening, in the reference's shape: who moves first, and the
+/// opportunity's status once opened (`{"awaitingUserId": "u1",
+/// "opportunityStatus": "negotiating"}`). The seats are the pair's: user A
+/// initiates, user B responds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationOpened {
-    /// The initiating seat.
-    pub initiator_user_id: String,
-    /// The responding seat.
-    pub responder_user_id: String,
-    /// Who moves first: the initiator.
+    /// Who moves first: the initiator, user A.
     pub awaiting_user_id: String,
+    /// Always [`OpportunityStatus::Negotiating`].
+    pub opportunity_status: OpportunityStatus,
 }

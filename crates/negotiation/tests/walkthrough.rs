@@ -79,8 +79,13 @@ fn decline_resume_turn_limit_resume_agree() {
         eligible: true,
     };
     let opened = decide_negotiation_opening(&opening).unwrap();
+    assert_eq!(
+        serde_json::to_value(&opened).unwrap(),
+        serde_json::json!({"awaitingUserId": "alice", "opportunityStatus": "negotiating"}),
+        "the reference's shape"
+    );
     let mut walk = Walk {
-        state: NegotiationState::opened(opened.initiator_user_id, opened.responder_user_id),
+        state: NegotiationState::opened(opened.awaiting_user_id, opening.user_b.clone()),
         status: OpportunityStatus::Negotiating,
     };
     assert_eq!(walk.remaining("alice"), 12);

@@ -72,6 +72,27 @@ impl QuestionBlockQuestion {
         }
     }
 
+    /// Reads one question from parsed JSON, as the reference's
+    /// `QuestionBlockQuestionSchema` does on its own: unknown keys
+    /// rejected, every problem reported with its path from the question.
+    /// A ref repeated inside the one question is not a problem here; only
+    /// a whole block forbids repeats.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlockQuestion;
+    /// let value = serde_json::json!({"prompt": "Remote?", "opportunityId": "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4"});
+    /// assert_eq!(QuestionBlockQuestion::from_json_value(&value).unwrap().prompt, "Remote?");
+    /// let err = QuestionBlockQuestion::from_json_value(&serde_json::json!({"prompt": ""})).unwrap_err();
+    /// assert_eq!(err.issues()[0].path.to_string(), "prompt");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidQuestionBlock`] with every problem, in the reference's order.
+    pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
+        validate::question_from_root(value)
+    }
+
     /// The same question, also unparking `refs` when answered.
     ///
     /// ```

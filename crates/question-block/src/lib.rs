@@ -54,8 +54,9 @@ pub use error::{
     ValidationPath,
 };
 pub use message::{
-    UnsendableQuestionMessage, explain_question_message, parse_question_message,
-    serialize_question_message, serialize_question_message_checked,
+    UnsendableQuestionMessage, explain_question_message, explain_question_message_utf16,
+    parse_question_message, parse_question_message_utf16, serialize_question_message,
+    serialize_question_message_checked,
 };
 
 /// Whether `s` is a negotiation reference as the block requires one: a UUID

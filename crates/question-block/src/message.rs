@@ -155,6 +155,39 @@ pub fn parse_question_message(body: &str) -> Option<ParsedQuestionMessage> {
     explain_question_message(body).ok()
 }
 
+/// [`parse_question_message`] on a body as UTF-16 code units, as a
+/// JavaScript string holds it, lone surrogates and all.
+///
+/// Each lone surrogate is read as U+FFFD. Both are one UTF-16 unit, neither
+/// is whitespace, a backtick or a line end, and JSON takes either inside a
+/// string and neither outside one, so the decision is the reference's on
+/// the same string; only a returned prompt differs, by that character.
+///
+/// ```
+/// use index_question_block::parse_question_message_utf16;
+/// let body = "```index-questions\n{\"version\":1,\"questions\":[{\"prompt\":\"Q?\",\"opportunityId\":\"9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4\"}]}\n```";
+/// let mut units: Vec<u16> = body.encode_utf16().collect();
+/// let at = units.iter().position(|u| *u == u16::from(b'?')).unwrap();
+/// units[at] = 0xD800; // a lone high surrogate in place of the `?`
+/// let parsed = parse_question_message_utf16(&units).unwrap();
+/// assert_eq!(parsed.block.questions[0].prompt, "Q\u{FFFD}");
+/// ```
+pub fn parse_question_message_utf16(body: &[u16]) -> Option<ParsedQuestionMessage> {
+    explain_question_message_utf16(body).ok()
+}
+
+/// [`explain_question_message`] on a body as UTF-16 code units; see
+/// [`parse_question_message_utf16`].
+///
+/// # Errors
+///
+/// As [`explain_question_message`].
+pub fn explain_question_message_utf16(
+    body: &[u16],
+) -> Result<ParsedQuestionMessage, NotAQuestionMessage> {
+    explain_question_message(&String::from_utf16_lossy(body))
+}
+
 /// Makes the same decision as [`parse_question_message`], but says why a
 /// body is not a question message.
 ///

@@ -150,6 +150,16 @@ pub(crate) fn block_from_value(value: &Value) -> Result<QuestionBlock, InvalidQu
     finish(issues, QuestionBlock::new(questions))
 }
 
+pub(crate) fn question_from_root(
+    value: &Value,
+) -> Result<QuestionBlockQuestion, InvalidQuestionBlock> {
+    let mut issues = Issues::default();
+    match question_from_value(&At::Root, value, &mut issues) {
+        Some(question) if issues.0.is_empty() => Ok(question),
+        _ => Err(InvalidQuestionBlock::new(issues.0)),
+    }
+}
+
 fn question_from_value(
     at: &At<'_>,
     value: &Value,

@@ -9,7 +9,9 @@
     clippy::panic
 )]
 
-use index_question_block::{QuestionBlock, parse_question_message, serialize_question_message};
+use index_question_block::{
+    QuestionBlock, parse_question_message, parse_question_message_utf16, serialize_question_message,
+};
 use serde_json::Value;
 
 const VECTORS: &str = include_str!("../../../fixtures/question-block/vectors.jsonl");
@@ -43,6 +45,14 @@ fn check(vector: &Vector) -> Option<String> {
         "parse" => {
             let body = vector.fields["body"].as_str().expect("body");
             let actual = parse_question_message(body)
+                .map(|parsed| serde_json::to_value(parsed).expect("serializable"))
+                .unwrap_or(Value::Null);
+            (actual != *expected).then(|| format!("expected {expected}\n   got {actual}"))
+        }
+        "parse_utf16" => {
+            let units: Vec<u16> =
+                serde_json::from_value(vector.fields["units"].clone()).expect("units");
+            let actual = parse_question_message_utf16(&units)
                 .map(|parsed| serde_json::to_value(parsed).expect("serializable"))
                 .unwrap_or(Value::Null);
             (actual != *expected).then(|| format!("expected {expected}\n   got {actual}"))

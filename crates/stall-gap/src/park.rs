@@ -4,8 +4,8 @@
 use async_trait::async_trait;
 
 use index_negotiation::{
-    AskUser, AskUserAssessment, AskUserTurn, MessagePart, NegotiationMessage, SuggestedRoles,
-    agent_sender_id, count_negotiation_ask_rounds, has_prior_ask_user,
+    AskUser, AskUserAssessment, AskUserTurn, NegotiationMessage, SuggestedRoles, agent_sender_id,
+    count_negotiation_ask_rounds, has_prior_ask_user,
 };
 
 use crate::author::StallGapAuthor;
@@ -286,13 +286,7 @@ fn private_texts(seed: &str, messages: &[NegotiationMessage], source_user_id: &s
         .iter()
         .filter(|message| message.sender_id != own_agent)
         .flat_map(|message| &message.parts)
-        .filter_map(|part| match part {
-            MessagePart::Data { data } => data
-                .get("assessment")
-                .and_then(|assessment| assessment.get("reasoning"))
-                .and_then(serde_json::Value::as_str),
-            MessagePart::Text { .. } => None,
-        });
+        .filter_map(|part| part.data()?.get("assessment")?.get("reasoning")?.as_str());
     std::iter::once(seed)
         .chain(others)
         .map(str::trim)
