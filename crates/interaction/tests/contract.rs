@@ -286,18 +286,35 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(512)))]
 
     #[test]
-    fn validation_never_panics(value in any_json(), other in any_json()) {
-        let _ = InteractionField::from_json_value(&value);
-        let _ = InteractionAnswerSpec::from_json_value(&value);
-        let _ = InteractionCapabilities::from_json_value(&value);
-        let _ = InteractionResponseCommand::from_json_value(&value);
-        let _ = InteractionAcknowledgement::from_json_value(&value);
+    fn validation_never_panics_and_what_it_accepts_round_trips(value in any_json(), other in any_json()) {
+        macro_rules! round_trips {
+            ($($ty:ty),*) => {$(
+                if let Ok(parsed) = <$ty>::from_json_value(&value) {
+                    let written = serde_json::to_value(&parsed).unwrap();
+                    prop_assert_eq!(<$ty>::from_json_value(&written).ok(), Some(parsed));
+                }
+            )*};
+        }
+        round_trips!(
+            InteractionField,
+            InteractionAnswerSpec,
+            InteractionCapabilities,
+            InteractionResponseCommand,
+            InteractionAcknowledgement,
+            InteractionRequest,
+            InteractionResponse
+        );
         if let Ok(request) = InteractionRequest::from_json_value(&value) {
             let _ = validate_interaction_response(&request, &other);
             let _ = validate_interaction_answer_value(&request.answer_spec, other.as_object());
         }
         let spec = permission_answer_spec(None, true);
         let _ = validate_interaction_answer_value(&spec, value.as_object());
+        let _ = validate_interaction_answer_json(&value, other.as_object());
+        let _ = validate_interaction_response_json(&value, &other);
+        if let Ok(elicitation) = serde_json::from_value::<ElicitationRequest>(value.clone()) {
+            let _ = elicitation_to_interaction("id", &elicitation);
+        }
     }
 
     #[test]

@@ -259,7 +259,25 @@ fn the_twelfth_turn_of_a_round_ends_it_but_an_accept_still_settles() {
     let permitted = decision.permitted().unwrap();
     assert_eq!((permitted.turn_index, permitted.round_ended), (12, None));
     assert_eq!(permitted.opportunity_status, OpportunityStatus::Negotiating);
-    let _ = RoundEnded::TurnLimit;
+    // And round two ends at its own twelfth turn, not at the log's 24th.
+    let mut round_two = twelve.clone();
+    for n in 0..11 {
+        round_two.push(if n % 2 == 0 {
+            ("alice", Propose)
+        } else {
+            ("bob", Counter)
+        });
+    }
+    let last = state(&round_two, Some("bob"));
+    let decision = decide_negotiation_turn(
+        Some(&last),
+        "bob",
+        &NegotiationTurn::new(Counter, "Still apart"),
+    );
+    assert_eq!(
+        decision.permitted().unwrap().round_ended,
+        Some(RoundEnded::TurnLimit)
+    );
 }
 
 #[test]

@@ -100,7 +100,11 @@ async fn an_invalid_answer_earns_one_more_call() {
         Scripted::Value(gap_answer()),
     ])
     .await;
-    assert!(gap.is_some());
+    assert_eq!(
+        gap.unwrap().question.title,
+        "Pilot price",
+        "the second answer's gap"
+    );
     assert_eq!(calls, 2);
 }
 
@@ -137,7 +141,11 @@ async fn a_gap_without_a_question_is_retried() {
         Scripted::Value(gap_answer()),
     ])
     .await;
-    assert!(gap.is_some());
+    assert_eq!(
+        gap.unwrap().question.title,
+        "Pilot price",
+        "the second answer's gap"
+    );
     assert_eq!(calls, 2);
     let (gap, calls) = run(vec![
         Scripted::Value(
@@ -180,7 +188,12 @@ async fn a_timeout_means_no_gap() {
         Duration::from_secs(14),
         Box::new(Scripted::Value(gap_answer())),
     );
-    assert!(run(vec![just_in_time]).await.0.is_some());
+    let (gap, calls) = run(vec![just_in_time]).await;
+    assert_eq!(
+        (gap.map(|gap| gap.question.title), calls),
+        (Some("Pilot price".to_owned()), 1),
+        "an answer just inside the timeout counts"
+    );
 }
 
 #[test]
