@@ -9,7 +9,7 @@ use index_host::questions::{DeliveryReport, ParkRequest, RefOutcome, deliver_ans
 use index_negotiation_store::{OpportunityId, UserId};
 use index_question_block::parse_question_message;
 use index_stall_gap::{
-    ModelStallGapAuthor, OpenAiCompatibleModel, ParkOutcome, Scripted, ScriptedModel,
+    ChatMessage, ModelError, ModelStallGapAuthor, OpenAiCompatibleModel, ParkOutcome,
     StructuredModel,
 };
 
@@ -37,9 +37,21 @@ pub(crate) fn scripted_gap() -> serde_json::Value {
     })
 }
 
+/// `--model scripted`: a stand-in that answers every call with
+/// [`scripted_gap`], so the demo and a first try need no model server (and
+/// the shipped tool no test double).
+struct CannedModel;
+
+#[async_trait::async_trait]
+impl StructuredModel for CannedModel {
+    async fn complete(&self, _messages: &[ChatMessage]) -> Result<serde_json::Value, ModelError> {
+        Ok(scripted_gap())
+    }
+}
+
 pub(crate) fn model(choice: ModelChoice) -> Result<Arc<dyn StructuredModel>, Failure> {
     match choice {
-        ModelChoice::Scripted => Ok(Arc::new(ScriptedModel::new([Scripted::Value(scripted_gap())]))),
+        ModelChoice::Scripted => Ok(Arc::new(CannedModel)),
         ModelChoice::Openai => match OpenAiCompatibleModel::from_env() {
             Ok(Some(model)) => Ok(Arc::new(model)),
             Ok(None) => Err(Failure::Usage(
