@@ -5,6 +5,8 @@
 //! A question that carries a way to reach someone routes the person around
 //! the negotiation, whoever the contact belongs to.
 
+use std::sync::LazyLock;
+
 use linkify::{LinkFinder, LinkKind};
 
 use super::text::{Text, fold};
@@ -34,6 +36,9 @@ const COMMON_TLDS: [&str; 40] = [
 /// The defanging brackets undone: `[at]`, `(dot)`, `[.]`, `hxxp`.
 fn undo_brackets(text: &str) -> String {
     let mut out = text.to_owned();
+    if !text.contains(['[', '(', '{', '<', '*']) && !text.contains("hxxp") {
+        return out;
+    }
     for (from, to) in [
         ("hxxp", "http"),
         ("h**p", "http"),
@@ -193,7 +198,9 @@ fn has_spoken_phone(text: &Text) -> bool {
     const DIGIT_WORDS: [&str; 11] = [
         "zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
     ];
-    let digits: Vec<String> = DIGIT_WORDS.iter().map(|w| fold(w)).collect();
+    static DIGITS: LazyLock<Vec<String>> =
+        LazyLock::new(|| DIGIT_WORDS.iter().map(|w| fold(w)).collect());
+    let digits = &*DIGITS;
     let mut run = 0;
     for word in text.words() {
         run = if digits.iter().any(|d| d == word) {

@@ -54,7 +54,7 @@ pub(super) struct Source {
 }
 
 /// The stems of `text`, and which of them carry content.
-fn stems_and_content(text: &Text) -> (Vec<String>, Vec<String>) {
+fn stems_and_content(text: &Text) -> (&[String], Vec<String>) {
     let stems = text.stems();
     let content = stems
         .iter()

@@ -55,6 +55,25 @@ pub(super) fn plain(text: &str) -> String {
 /// is `o`, `1` is `l`). An ASCII capital is made small first, so that `I`
 /// folds as `i` does and not to the `l` its own skeleton is.
 fn fold_char(c: char, out: &mut String) {
+    match ASCII_FOLDS.get(c as usize) {
+        Some(folded) => out.push_str(folded),
+        None => fold_char_slowly(c, out),
+    }
+}
+
+/// [`fold_char`] of every ASCII character, computed once: most of what the
+/// gate reads is ASCII, and the skeleton is the costly part.
+static ASCII_FOLDS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    (0u8..128)
+        .map(|byte| {
+            let mut folded = String::new();
+            fold_char_slowly(char::from(byte), &mut folded);
+            folded
+        })
+        .collect()
+});
+
+fn fold_char_slowly(c: char, out: &mut String) {
     let c = c.to_ascii_lowercase();
     let mut buffer = [0u8; 4];
     for folded in skeleton(c.encode_utf8(&mut buffer)) {
@@ -95,6 +114,8 @@ pub(super) struct Text {
     /// The folded words joined with nothing between them: a phrase split
     /// by spaces, dots or hyphens inside its words is still found here.
     pub(super) squashed: String,
+    /// The words' stems, made when the echo rule first asks.
+    stems: std::sync::OnceLock<Vec<String>>,
 }
 
 impl Text {
@@ -129,6 +150,7 @@ impl Text {
             folded,
             tokens,
             squashed,
+            stems: std::sync::OnceLock::new(),
         }
     }
 
@@ -137,9 +159,9 @@ impl Text {
         self.tokens.iter().map(|token| token.text.as_str())
     }
 
-    /// The Snowball stem of each folded word, in order.
-    pub(super) fn stems(&self) -> Vec<String> {
-        self.words().map(stem).collect()
+    /// The Snowball stem of each folded word, in order (computed once).
+    pub(super) fn stems(&self) -> &[String] {
+        self.stems.get_or_init(|| self.words().map(stem).collect())
     }
 }
 
