@@ -22,9 +22,9 @@ use serde_json::{Map, Value, json};
 use crate::data::InteractionOutcome;
 use crate::envelope::{InteractionRequest, InteractionResponse};
 use crate::fields::{InteractionAnswerSpec, InteractionField};
-use crate::js::MAX_SAFE_INTEGER;
+use crate::number::serialize_js_number;
 use crate::permissions::InteractionKind;
-use crate::response_validation::{ResponseProblem, validate_interaction_response};
+use crate::response_validation::{ResponseProblem, check_response, read_response};
 use crate::{InteractionValue, InvalidInteraction};
 
 /// The params of an MCP `elicitation/create` request in form mode.
@@ -174,13 +174,8 @@ pub fn interaction_to_elicitation(
 
 /// A number as JSON the way JavaScript writes it: `20000`, not `20000.0`.
 fn js_number_value(n: f64) -> Value {
-    let whole = n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER;
-    match whole {
-        // In range and integral, so the cast is exact.
-        #[allow(clippy::cast_possible_truncation)]
-        true => json!(n as i64),
-        false => json!(n),
-    }
+    // Writing a number into a `Value` cannot fail.
+    serialize_js_number(n, serde_json::value::Serializer).unwrap_or(Value::Null)
 }
 
 fn property_of(field: &InteractionField) -> Result<Value, Unmappable> {
@@ -262,7 +257,7 @@ fn property_of(field: &InteractionField) -> Result<Value, Unmappable> {
 ///
 /// # Errors
 ///
-/// The problems [`validate_interaction_response`] finds, unchanged.
+/// The problems [`validate_interaction_response`](crate::validate_interaction_response) finds, unchanged.
 ///
 /// ```
 /// use index_interaction::*;
@@ -293,15 +288,9 @@ pub fn elicitation_to_response(
             Value::Object(content_as_data(&request.answer_spec, content)),
         );
     }
-    let response = Value::Object(response);
-    validate_interaction_response(request, &response)?;
-    InteractionResponse::from_json_value(&response).map_err(|invalid| {
-        invalid
-            .issues
-            .into_iter()
-            .map(ResponseProblem::Schema)
-            .collect()
-    })
+    let response = read_response(&Value::Object(response))?;
+    check_response(request, &response)?;
+    Ok(response)
 }
 
 /// MCP content as answer data: a string for a select field is its one

@@ -71,16 +71,20 @@ pub fn validate_interaction_response(
     request: &InteractionRequest,
     response: &Value,
 ) -> Result<(), Vec<ResponseProblem>> {
+    check_response(request, &read_response(response)?)
+}
+
+/// A response read by its schema; its schema problems, as response problems.
+pub(crate) fn read_response(response: &Value) -> Result<InteractionResponse, Vec<ResponseProblem>> {
     let mut walk = Walk::default();
     let parsed = parse_response(&mut walk, &At::Root, Some(response));
-    match walk.finish(parsed) {
-        Err(invalid) => Err(invalid
+    walk.finish(parsed).map_err(|invalid| {
+        invalid
             .issues
             .into_iter()
             .map(ResponseProblem::Schema)
-            .collect()),
-        Ok(response) => check_response(request, &response),
-    }
+            .collect()
+    })
 }
 
 /// Checks a well-formed response against `request`.
@@ -172,16 +176,8 @@ pub fn validate_interaction_response_json(
     request: &Value,
     response: &Value,
 ) -> Result<Vec<ResponseProblem>, crate::UnreadableSpec> {
-    let mut walk = Walk::default();
-    let parsed = parse_response(&mut walk, &At::Root, Some(response));
-    let response = match walk.finish(parsed) {
-        Err(invalid) => {
-            return Ok(invalid
-                .issues
-                .into_iter()
-                .map(ResponseProblem::Schema)
-                .collect());
-        }
+    let response = match read_response(response) {
+        Err(problems) => return Ok(problems),
         Ok(response) => response,
     };
     if request.get("id").and_then(Value::as_str) != Some(response.id.as_str()) {
