@@ -46,17 +46,9 @@ pub struct ParkedQuestion {
     pub question: StructuredQuestion,
 }
 
-/// The data part of a message, if it has one.
-fn data(message: &NegotiationMessage) -> Option<&serde_json::Map<String, Value>> {
-    message
-        .parts
-        .iter()
-        .find(|part| part.is_data())
-        .and_then(MessagePart::data)
-}
-
 fn is_answer(message: &NegotiationMessage) -> bool {
-    data(message)
+    message
+        .data()
         .and_then(|d| d.get("action"))
         .and_then(Value::as_str)
         == Some(ANSWER_ACTION)
@@ -68,7 +60,7 @@ fn last_park(
 ) -> Option<(ParkedQuestion, Option<&NegotiationMessage>)> {
     let position = messages.iter().rposition(NegotiationMessage::is_ask_user)?;
     let park = messages.get(position)?;
-    let turn: AskUserTurn = serde_json::from_value(Value::Object(data(park)?.clone())).ok()?;
+    let turn: AskUserTurn = serde_json::from_value(Value::Object(park.data()?.clone())).ok()?;
     let user = park.sender_id.strip_prefix("agent:")?;
     let answer = messages.get(position + 1..)?.iter().find(|m| is_answer(m));
     Some((
@@ -261,7 +253,8 @@ async fn deliver_one<S: NegotiationStore>(
         Some((parked, Some(recorded)))
             if parked.user_id == *person
                 && paused
-                && data(recorded)
+                && recorded
+                    .data()
                     .and_then(|d| d.get("turnCount"))
                     .and_then(Value::as_u64)
                     == u64::try_from(summary.turn_count).ok()

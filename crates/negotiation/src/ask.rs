@@ -176,14 +176,29 @@ pub struct NegotiationMessage {
 }
 
 impl NegotiationMessage {
-    /// Whether this message is an ask round: its first data part's `action`
-    /// is `ask_user`. A first data part whose data is not an object is no
-    /// ask, and no later part is looked at, as in the reference.
-    pub fn is_ask_user(&self) -> bool {
+    /// The data of the message's data part, found as the reference finds
+    /// it: the first part whose `kind` is `data`. When that part's data is
+    /// not an object there is none, and no later part is looked at.
+    ///
+    /// ```
+    /// use index_negotiation::{MessagePart, NegotiationMessage};
+    /// let message: NegotiationMessage = serde_json::from_value(serde_json::json!({
+    ///     "senderId": "agent:u1",
+    ///     "parts": [{"kind": "text", "text": "hi"}, {"kind": "data", "data": {"action": "counter"}}]
+    /// })).unwrap();
+    /// assert_eq!(message.data().unwrap()["action"], "counter");
+    /// ```
+    pub fn data(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
         self.parts
             .iter()
             .find(|part| part.is_data())
             .and_then(MessagePart::data)
+    }
+
+    /// Whether this message is an ask round: its data part's `action` is
+    /// `ask_user`.
+    pub fn is_ask_user(&self) -> bool {
+        self.data()
             .and_then(|data| data.get("action"))
             .and_then(serde_json::Value::as_str)
             == Some(ASK_USER_ACTION)
