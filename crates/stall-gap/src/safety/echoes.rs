@@ -64,17 +64,12 @@ fn stems_and_content(text: &Text) -> (&[String], Vec<String>) {
     (stems, content)
 }
 
-/// The folded text with only its letters and digits.
-fn compact(text: &Text) -> String {
-    text.words().collect()
-}
-
 impl Source {
     pub(super) fn new(text: &str) -> Self {
         let text = Text::new(text);
         let (stems, content) = stems_and_content(&text);
         Source {
-            compact: compact(&text),
+            compact: text.squashed.clone(),
             runs: stems
                 .windows(SHARED_RUN)
                 .filter(|run| content_count(run) >= MIN_CONTENT_IN_SHARED_RUN)
@@ -90,11 +85,11 @@ impl Source {
 
     /// Whether `field` echoes this text.
     pub(super) fn is_echoed_by(&self, field: &Text) -> bool {
-        let compact_field = compact(field);
+        let compact_field = &field.squashed;
         let holds = |outer: &str, inner: &str| {
             inner.chars().count() >= MIN_ECHO_LENGTH && outer.contains(inner)
         };
-        if holds(&compact_field, &self.compact) || holds(&self.compact, &compact_field) {
+        if holds(compact_field, &self.compact) || holds(&self.compact, compact_field) {
             return true;
         }
         let (stems, content) = stems_and_content(field);
