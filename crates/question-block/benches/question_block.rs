@@ -1,7 +1,10 @@
-//! Parse and serialize throughput: the canonical message, and 1 MiB bodies
-//! shaped to stress the fence scanner (long prose, prose full of backtick
-//! lines, prose full of marker lines). Run with
-//! `cargo bench -p index-question-block --features fixture`.
+//! Parse and serialize throughput: the canonical message, and bodies shaped
+//! to stress the fence scanner and the payload reader (prose, inline code,
+//! backtick and marker lines that never close, near-miss fences, a fence of
+//! half a million backticks, a payload of thousands of questions), at 1 MiB
+//! and from 64 KiB to 4 MiB to show time grows linearly. Run with
+//! `cargo bench -p index-question-block --bench question_block`; pass a
+//! group name (`parse-1MiB`) to run one group.
 
 // A benchmark reports setup mistakes by panicking, and criterion's macros
 // generate undocumented items.
@@ -16,9 +19,9 @@ use std::hint::black_box;
 
 const MIB: usize = 1 << 20;
 
-/// `line` repeated to about 1 MiB of prose, then the canonical block.
-fn big_body(line: &str) -> String {
-    let mut body = line.repeat(MIB / line.len());
+/// `prose`, then the canonical block.
+fn big_body(prose: &str) -> String {
+    let mut body = prose.to_owned();
     body.push_str("\n\n");
     body.push_str(QUESTION_MESSAGE_FIXTURE);
     body
@@ -37,65 +40,138 @@ fn canonical(c: &mut Criterion) {
     group.finish();
 }
 
-fn one_mebibyte(c: &mut Criterion) {
-    let bodies = [
+/// `line` repeated to about `size` bytes.
+fn repeated(line: &str, size: usize) -> String {
+    line.repeat(size / line.len())
+}
+
+/// A block of `count` distinct questions, as a message (too many for the
+/// contract, so refused: the reader must not read them all first).
+fn many_questions(count: usize) -> String {
+    let questions: Vec<String> = (0..count)
+        .map(|i| {
+            format!(
+                "    {{\"prompt\": \"Question number {i}, asked plainly?\", \"opportunityId\": \"9d2e7a41-c3b8-4f05-a6e9-{i:012x}\"}}"
+            )
+        })
+        .collect();
+    format!(
+        "Prose.\n\n```index-questions\n{{\"version\": 1, \"questions\": [\n{}\n]}}\n```",
+        questions.join(",\n")
+    )
+}
+
+/// Every body shape the scanner must keep at memory speed, at about
+/// `size` bytes, with whether it is a question message.
+fn shapes(size: usize) -> Vec<(&'static str, String, bool)> {
+    let fence = "`".repeat(size / 2);
+    vec![
         (
             "long-prose",
-            big_body("Plain prose about a negotiation, going on for a while. "),
+            big_body(&repeated(
+                "Plain prose about a negotiation, going on for a while. ",
+                size,
+            )),
+            true,
         ),
-        ("backtick-lines", big_body("```\n````\n`````rust\n")),
-        ("marker-lines", big_body("```index-questions\n")),
-    ];
-    let mut group = c.benchmark_group("parse-1MiB");
-    group.sample_size(30);
-    for (name, body) in &bodies {
-        assert!(parse_question_message(body).is_some(), "{name} must parse");
-        group.throughput(Throughput::Bytes(body.len() as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(name), body, |b, body| {
-            b.iter(|| parse_question_message(black_box(body)))
-        });
-    }
-    // Bodies that are not question messages must be refused as fast.
-    let refused = [
+        (
+            "backtick-lines",
+            big_body(&repeated("```\n````\n`````rust\n", size)),
+            true,
+        ),
+        (
+            "marker-lines",
+            big_body(&repeated("```index-questions\n", size)),
+            true,
+        ),
         (
             "no-block",
-            "Plain prose with no block at all, going on and on. ".repeat(MIB / 52),
+            repeated("Plain prose with no block at all, going on and on. ", size),
+            false,
         ),
         (
-            "unclosed-fence",
+            "inline-code",
+            repeated("Use `x` or `y`, then `z` again. ", size),
+            false,
+        ),
+        (
+            "inline-code-unclosed",
             format!(
                 "```index-questions\n{}",
-                "```` not a close\n".repeat(MIB / 17)
+                repeated("Use `x` or `y`, then `z` again.\n", size)
             ),
+            false,
         ),
-    ];
-    for (name, body) in &refused {
-        assert!(
-            parse_question_message(body).is_none(),
-            "{name} must be refused"
-        );
+        (
+            "marker-mid-line",
+            repeated("see ```index-questions here ", size),
+            false,
+        ),
+        (
+            "marker-lines-unclosed-lf",
+            repeated("```index-questions\n", size),
+            false,
+        ),
+        (
+            "marker-lines-unclosed-cr",
+            repeated("```index-questions\r", size),
+            false,
+        ),
+        (
+            "marker-lines-unclosed-u2028",
+            repeated("```index-questions\u{2028}", size),
+            false,
+        ),
+        (
+            "near-miss-lines-unclosed",
+            format!(
+                "```index-questions\n{}",
+                repeated("```` not a close\n", size)
+            ),
+            false,
+        ),
+        (
+            "tick-space-lines-unclosed",
+            format!("```index-questions\n{}", repeated("``` x\n", size)),
+            false,
+        ),
+        ("too-many-questions", many_questions(size / 100), false),
+        (
+            "long-fence",
+            format!(
+                "{fence}index-questions\n{{\"version\": 1, \"questions\": [{{\"prompt\": \"Q?\", \"opportunityId\": \"9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4\"}}]}}\n{fence}"
+            ),
+            true,
+        ),
+    ]
+}
+
+fn one_mebibyte(c: &mut Criterion) {
+    let mut group = c.benchmark_group("parse-1MiB");
+    group.sample_size(30);
+    for (name, body, parses) in shapes(MIB) {
+        assert_eq!(parse_question_message(&body).is_some(), parses, "{name}");
         group.throughput(Throughput::Bytes(body.len() as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(name), body, |b, body| {
+        group.bench_with_input(BenchmarkId::from_parameter(name), &body, |b, body| {
             b.iter(|| parse_question_message(black_box(body)))
         });
     }
     group.finish();
 }
 
+/// Time must grow linearly with the body: every shape from 64 KiB to 4 MiB.
 fn linearity(c: &mut Criterion) {
-    let mut group = c.benchmark_group("parse-marker-lines-by-size");
-    group.sample_size(20);
-    for kib in [64usize, 256, 1024] {
-        let mut body = "```index-questions\n".repeat(kib * 1024 / 19);
-        body.push_str(QUESTION_MESSAGE_FIXTURE);
-        group.throughput(Throughput::Bytes(body.len() as u64));
-        group.bench_with_input(
-            BenchmarkId::from_parameter(format!("{kib}KiB")),
-            &body,
-            |b, body| b.iter(|| parse_question_message(black_box(body))),
-        );
+    for kib in [64usize, 256, 1024, 4096] {
+        let mut group = c.benchmark_group(format!("parse-{kib}KiB"));
+        group.sample_size(10);
+        for (name, body, _) in shapes(kib * 1024) {
+            group.throughput(Throughput::Bytes(body.len() as u64));
+            group.bench_with_input(BenchmarkId::from_parameter(name), &body, |b, body| {
+                b.iter(|| parse_question_message(black_box(body)))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, canonical, one_mebibyte, linearity);

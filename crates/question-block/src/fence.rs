@@ -7,6 +7,20 @@
 //! U+2029. Everything here works on byte offsets into UTF-8; the characters
 //! that matter are ASCII or single UTF-16 units, so byte arithmetic agrees
 //! with the reference's UTF-16 arithmetic.
+//!
+//! Both fences start with a backtick at a line start, so the search looks
+//! only at those. The text is classified 64 bytes at a time into bit masks
+//! with the `wide` crate's portable SIMD, in stages: a block without
+//! backticks, or whose backticks all sit mid-line, costs one or two
+//! comparisons per sixteen bytes. Only where a line starts with backticks
+//! are the runs found (by carrying an addition through them), the byte after
+//! each run tested (the marker's first byte; blanks, then a line end), and
+//! the few candidates left confirmed byte by byte. The opening search also
+//! skips, with memchr's SIMD substring search, every 4 KiB window that does
+//! not hold the marker. A test checks both searches against a literal
+//! evaluation of the two regular expressions on random bodies.
+
+use wide::u8x16;
 
 use crate::QUESTION_BLOCK_MARKER;
 
@@ -52,54 +66,236 @@ fn is_line_start(bytes: &[u8], at: usize) -> bool {
     }
 }
 
-const LOW7: u64 = u64::from_le_bytes([0x7F; 8]);
+const BLOCK: usize = 64;
 
-/// The bytes of `chunk` equal to `needle`, as a mask with the high bit of
-/// each such byte set. Exact (no carry crosses a byte), so the mask can be
-/// read from either end.
-fn match_mask(chunk: &[u8], needle: u8) -> u64 {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(chunk);
-    let x = u64::from_le_bytes(word) ^ (u64::from_le_bytes([0x01; 8]) * u64::from(needle));
-    !((((x & LOW7).wrapping_add(LOW7)) | x) | LOW7)
+/// The fence-relevant part of one 64-byte block, as bit masks (bit `i`
+/// describes byte `i`), classified in stages so that a block which cannot
+/// hold a fence costs one comparison per sixteen bytes.
+struct Block<'a> {
+    /// The block's bytes (fewer than 64 at the end of the text).
+    bytes: &'a [u8],
+    /// Backticks.
+    ticks: u64,
+    /// The byte after each run of backticks that starts at a line start and
+    /// ends in this block.
+    after_runs: u64,
+    /// Where the run of backticks continuing from the previous block ends,
+    /// if it ends here (the case `after_runs` cannot see).
+    leading_run_end: Option<usize>,
 }
 
-/// The first `needle` in `haystack`, eight bytes per step.
-fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
-    let mut chunks = haystack.chunks_exact(8);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        let found = match_mask(chunk, needle);
-        if found != 0 {
-            return Some(offset + found.trailing_zeros() as usize / 8);
+impl<'a> Block<'a> {
+    /// The block of `text` at `start`, or `None` when no fence line can
+    /// start or end in it: no backtick at a line start, and no run going on
+    /// from the previous block.
+    #[inline(always)]
+    fn at(text: &'a [u8], start: usize) -> Option<Self> {
+        let bytes = text
+            .get(start..)
+            .map_or(&[][..], |rest| rest.get(..BLOCK).unwrap_or(rest));
+        let previous = start.checked_sub(1).and_then(|i| text.get(i).copied());
+        let [ticks] = masks(bytes, |v| [v.simd_eq(u8x16::splat(b'`'))]);
+        let continues = previous == Some(b'`');
+        // Inside a long run of backticks (a block of them, the run going on
+        // from the one before) no line starts and no run ends.
+        if continues && ticks == u64::MAX && bytes.len() == BLOCK {
+            return None;
         }
-        offset += 8;
+        if !continues && (ticks == 0 || !may_start_a_line_with_a_tick(text, start)) {
+            return None;
+        }
+        // Bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
+        // last byte of U+2028 and U+2029, but also of other characters, so
+        // a line start found here is confirmed by `is_line_start`).
+        let [ends] = masks(bytes, |v| {
+            [v.simd_eq(u8x16::splat(b'\n'))
+                | v.simd_eq(u8x16::splat(b'\r'))
+                | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8))]
+        });
+        let first = match previous {
+            None | Some(b'\n' | b'\r' | 0xA8 | 0xA9) => 1,
+            Some(_) => 0,
+        };
+        let starts = ticks & !(ticks << 1) & ((ends << 1) | first);
+        // Adding a run's first bit to the run carries through it to the
+        // byte after; runs that do not start a line, or that began in an
+        // earlier block, stay backticks and are masked away.
+        let after_runs = starts.wrapping_add(ticks) & !ticks;
+        let leading_end = ticks.trailing_ones() as usize;
+        let leading_run_end = (continues && leading_end < BLOCK).then_some(leading_end);
+        (after_runs != 0 || leading_run_end.is_some()).then_some(Block {
+            bytes,
+            ticks,
+            after_runs,
+            leading_run_end,
+        })
     }
-    chunks
+
+    /// The bytes that are an `i`, the marker's first byte.
+    fn marker_heads(&self) -> u64 {
+        let [heads] = masks(self.bytes, |v| [v.simd_eq(u8x16::splat(b'i'))]);
+        heads
+    }
+
+    /// Which of `positions` may be followed, past blanks, by a line
+    /// terminator or the end of the text: the rest of a fence line, to be
+    /// checked byte by byte. Adding each position that is a blank to the
+    /// blanks carries through its run of blanks to the byte after it. The
+    /// addition loses where the run reaching the block's end lands, so the
+    /// highest blank position is kept then; it is the last position, as no
+    /// other can follow a run of blanks that reaches the end.
+    fn may_end_lines_after_blanks(&self, positions: u64) -> u64 {
+        let [blanks, breaks] = masks(self.bytes, |v| {
+            [
+                v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t')),
+                v.simd_eq(u8x16::splat(b'\n'))
+                    | v.simd_eq(u8x16::splat(b'\r'))
+                    | v.simd_eq(u8x16::splat(0xE2)),
+            ]
+        });
+        let on_blanks = positions & blanks;
+        let (skipped, overflow) = on_blanks.overflowing_add(blanks);
+        let landing = (skipped | positions) & !blanks;
+        let end_of_text = u32::try_from(self.bytes.len())
+            .ok()
+            .and_then(|bit| 1u64.checked_shl(bit))
+            .unwrap_or(0);
+        if landing & (breaks | end_of_text) != 0 {
+            positions
+        } else if overflow {
+            1 << (63 - on_blanks.leading_zeros())
+        } else {
+            0
+        }
+    }
+}
+
+/// Whether a backtick of the block at `start` follows a byte after which a
+/// line may start (see [`Block::at`]): the first and cheapest test, one
+/// mask per sixteen bytes, comparing each byte with the one before it read
+/// from the text itself. Conservative: `true` when the block is the first
+/// or the last.
+#[inline(always)]
+fn may_start_a_line_with_a_tick(text: &[u8], start: usize) -> bool {
+    let (Some(from), true) = (start.checked_sub(1), start + BLOCK <= text.len()) else {
+        return true;
+    };
+    let tick = u8x16::splat(b'`');
+    let mut any = 0;
+    for lane in 0..BLOCK / 16 {
+        let at = from + 16 * lane;
+        let (Some(previous), Some(current)) = (text.get(at..at + 16), text.get(at + 1..at + 17))
+        else {
+            return true;
+        };
+        let load = |slice: &[u8]| {
+            let mut bytes = [0u8; 16];
+            bytes.copy_from_slice(slice);
+            u8x16::from(bytes)
+        };
+        let (previous, current) = (load(previous), load(current));
+        let ends = previous.simd_eq(u8x16::splat(b'\n'))
+            | previous.simd_eq(u8x16::splat(b'\r'))
+            | (previous & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8));
+        any |= (current.simd_eq(tick) & ends).to_bitmask();
+    }
+    any != 0
+}
+
+/// Bit masks of the bytes of `block` (64 bytes, or fewer at the end of the
+/// text, the rest read as zeros, which no test selects) that each of
+/// `tests` selects, sixteen bytes per step.
+#[inline(always)]
+fn masks<const N: usize>(block: &[u8], tests: impl Fn(u8x16) -> [u8x16; N]) -> [u64; N] {
+    let mut masks = [0u64; N];
+    let mut lane = |index: usize, bytes: [u8; 16]| {
+        for (mask, found) in masks.iter_mut().zip(tests(u8x16::from(bytes))) {
+            *mask |= u64::from(found.to_bitmask()) << (16 * index);
+        }
+    };
+    if block.len() == BLOCK {
+        for (index, chunk) in block.chunks_exact(16).enumerate() {
+            let mut bytes = [0u8; 16];
+            bytes.copy_from_slice(chunk);
+            lane(index, bytes);
+        }
+    } else {
+        for (index, chunk) in block.chunks(16).enumerate() {
+            let mut bytes = [0u8; 16];
+            if let Some(to) = bytes.get_mut(..chunk.len()) {
+                to.copy_from_slice(chunk);
+            }
+            lane(index, bytes);
+        }
+    }
+    masks
+}
+
+/// The set bits of `mask`, lowest first.
+fn bits_up(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bit
+        })
+    })
+}
+
+/// The set bits of `mask`, highest first.
+fn bits_down(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = 63 - mask.leading_zeros() as usize;
+            mask &= !(1 << bit);
+            bit
+        })
+    })
+}
+
+const TICKS: u64 = u64::from_le_bytes([b'`'; 8]);
+
+/// How many backticks start at `at`, eight bytes per step.
+fn backtick_run(bytes: &[u8], at: usize) -> usize {
+    let rest = bytes.get(at..).unwrap_or_default();
+    let mut chunks = rest.chunks_exact(8);
+    let mut run = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let differs = u64::from_le_bytes(word) ^ TICKS;
+        if differs != 0 {
+            return run + differs.trailing_zeros() as usize / 8;
+        }
+        run += 8;
+    }
+    run + chunks
         .remainder()
         .iter()
-        .position(|&b| b == needle)
-        .map(|i| offset + i)
+        .take_while(|&&b| b == b'`')
+        .count()
 }
 
-/// The last `needle` in `haystack`, eight bytes per step from the end.
-fn rfind_byte(haystack: &[u8], needle: u8) -> Option<usize> {
-    let mut chunks = haystack.rchunks_exact(8);
-    let mut end = haystack.len();
+/// How many backticks end just before `at`, eight bytes per step.
+fn backtick_run_before(bytes: &[u8], at: usize) -> usize {
+    let before = bytes.get(..at).unwrap_or_default();
+    let mut chunks = before.rchunks_exact(8);
+    let mut run = 0;
     for chunk in &mut chunks {
-        end -= 8;
-        let found = match_mask(chunk, needle);
-        if found != 0 {
-            return Some(end + 7 - found.leading_zeros() as usize / 8);
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let differs = u64::from_le_bytes(word) ^ TICKS;
+        if differs != 0 {
+            return run + differs.leading_zeros() as usize / 8;
         }
+        run += 8;
     }
-    chunks.remainder().iter().rposition(|&b| b == needle)
-}
-
-fn backtick_run(bytes: &[u8], at: usize) -> usize {
-    bytes
-        .get(at..)
-        .map_or(0, |rest| rest.iter().take_while(|&&b| b == b'`').count())
+    run + chunks
+        .remainder()
+        .iter()
+        .rev()
+        .take_while(|&&b| b == b'`')
+        .count()
 }
 
 /// Matches `[ \t]*\r?$` at `at`, returning where the match ends.
@@ -123,52 +319,116 @@ fn fence_tail(bytes: &[u8], at: usize) -> Option<usize> {
     terminator_len(bytes, i).map(|_| i)
 }
 
+/// The opening fence whose marker starts at `marker_at`, if there is one.
+fn open_fence_at(bytes: &[u8], marker_at: usize) -> Option<OpenFence> {
+    let marker = QUESTION_BLOCK_MARKER.as_bytes();
+    if bytes.get(marker_at..marker_at + marker.len()) != Some(marker) {
+        return None;
+    }
+    let length = backtick_run_before(bytes, marker_at);
+    let start = marker_at - length;
+    let opens = length >= 3 && is_line_start(bytes, start);
+    let end = fence_tail(bytes, marker_at + marker.len()).filter(|_| opens)?;
+    Some(OpenFence { start, length, end })
+}
+
 /// The last opening marker fence in `body`: the match the reference's
 /// global search ends on.
 ///
-/// Searching backwards from the end finds it without walking the prose:
-/// each backtick directly before the marker is checked for a run of three
-/// or more reaching back to a line start, and for a line end after the
-/// marker. A matching line holds exactly one marker occurrence, so the first
-/// occurrence that checks out belongs to the last matching line.
+/// A matching line holds one match and matches cannot overlap, so the last
+/// line-start run of backticks followed by a marker that checks out is that
+/// match. Blocks are searched from the end; inside a block, the candidates
+/// are the bytes after line-start runs of backticks that are an `i`, and
+/// the leading run's end, which comes before every other candidate.
 pub(crate) fn last_open_fence(body: &str) -> Option<OpenFence> {
     let bytes = body.as_bytes();
-    let marker = QUESTION_BLOCK_MARKER.as_bytes();
-    let mut search_end = bytes.len();
-    // The backtick just before a marker occurrence, searched from the end.
-    while let Some(tick) = rfind_byte(bytes.get(..search_end)?, b'`') {
-        let marker_at = tick + 1;
-        let before = bytes.get(..marker_at).unwrap_or_default();
-        let length = before.iter().rev().take_while(|&&b| b == b'`').count();
-        let start = marker_at - length;
-        // Nothing inside this run of backticks can start a later match.
-        search_end = start;
-        if bytes.get(marker_at..marker_at + marker.len()) == Some(marker)
-            && length >= 3
-            && is_line_start(bytes, start)
-            && let Some(end) = fence_tail(bytes, marker_at + marker.len())
-        {
-            return Some(OpenFence { start, length, end });
+    if bytes.len() <= WINDOW {
+        return (0..bytes.len())
+            .step_by(BLOCK)
+            .rev()
+            .find_map(|start| open_fence_in_block(bytes, start));
+    }
+    let marker = memchr::memmem::Finder::new(QUESTION_BLOCK_MARKER);
+    // Windows without the marker (searched with memchr's SIMD, a little
+    // past the window so a marker across its end is seen) are skipped whole.
+    for window in (0..bytes.len()).step_by(WINDOW).rev() {
+        let end = (window + WINDOW).min(bytes.len());
+        let searched = bytes
+            .get(window..(end + QUESTION_BLOCK_MARKER.len() - 1).min(bytes.len()))
+            .unwrap_or_default();
+        if marker.find(searched).is_none() {
+            continue;
+        }
+        for start in (window..end).step_by(BLOCK).rev() {
+            if let Some(fence) = open_fence_in_block(bytes, start) {
+                return Some(fence);
+            }
         }
     }
     None
 }
 
+/// How many bytes [`last_open_fence`] looks for the marker in at once: a
+/// multiple of [`BLOCK`].
+const WINDOW: usize = 64 * BLOCK;
+
+/// The last opening fence whose marker starts in the block at `start`.
+fn open_fence_in_block(bytes: &[u8], start: usize) -> Option<OpenFence> {
+    let block = Block::at(bytes, start)?;
+    let candidates = match block.after_runs {
+        0 => 0,
+        after => after & block.marker_heads(),
+    };
+    bits_down(candidates)
+        .find_map(|bit| open_fence_at(bytes, start + bit))
+        .or_else(|| {
+            block
+                .leading_run_end
+                .and_then(|end| open_fence_at(bytes, start + end))
+        })
+}
+
+/// The closing fence of `length` backticks whose run starts at `start`.
+fn close_fence_at(bytes: &[u8], start: usize, length: usize) -> Option<CloseFence> {
+    let closes = backtick_run(bytes, start) == length && is_line_start(bytes, start);
+    let end = fence_tail(bytes, start + length).filter(|_| closes)?;
+    Some(CloseFence { start, end })
+}
+
 /// The first line of `text` made of exactly `length` backticks, then only
 /// spaces or tabs (and an optional CR).
+///
+/// Inside a block, the candidates are the line-start runs of exactly
+/// `length` backticks after which, past any blanks, a line may end.
 pub(crate) fn first_close_fence(text: &str, length: usize) -> Option<CloseFence> {
     let bytes = text.as_bytes();
-    let mut from = 0;
-    while let Some(offset) = find_byte(bytes.get(from..)?, b'`') {
-        let start = from + offset;
-        let run = backtick_run(bytes, start);
-        if run == length
-            && is_line_start(bytes, start)
-            && let Some(end) = fence_tail(bytes, start + length)
-        {
-            return Some(CloseFence { start, end });
+    // Up to and including the end, so that a run ending the text at a block
+    // boundary is seen as a leading run of the (empty) block after it.
+    for start in (0..=bytes.len()).step_by(BLOCK) {
+        let Some(block) = Block::at(bytes, start) else {
+            continue;
+        };
+        if let Some(end) = block.leading_run_end {
+            let run_start = start + end - backtick_run_before(bytes, start + end);
+            if let Some(fence) = close_fence_at(bytes, run_start, length) {
+                return Some(fence);
+            }
         }
-        from = start + run;
+        // Runs of 64 or more always end in a later block: the leading-run
+        // case above.
+        let run_starts = block.ticks & !(block.ticks << 1);
+        let exact = match u32::try_from(length) {
+            Ok(shift) if shift < 64 => block.after_runs & (run_starts << shift),
+            _ => 0,
+        };
+        if exact == 0 {
+            continue;
+        }
+        let found = bits_up(block.may_end_lines_after_blanks(exact))
+            .find_map(|bit| close_fence_at(bytes, start + bit - length, length));
+        if found.is_some() {
+            return found;
+        }
     }
     None
 }
@@ -181,6 +441,7 @@ pub(crate) fn longest_backtick_run(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn open_fence_takes_cr_only_before_a_terminator_or_the_end() {
@@ -199,6 +460,8 @@ mod tests {
         assert!(last_open_fence("``index-questions\n").is_none());
         assert!(last_open_fence("```index-questions\u{b}\n").is_none());
         assert!(last_open_fence("x\u{2028}```index-questions\u{2029}").is_some());
+        // U+0228 also ends in 0xA8, but does not end a line.
+        assert!(last_open_fence("x\u{228}```index-questions\n").is_none());
     }
 
     #[test]
@@ -215,39 +478,149 @@ mod tests {
     }
 
     #[test]
-    fn find_byte_finds_the_first_occurrence_at_every_offset() {
-        for len in 0..40 {
-            for at in 0..len {
-                let mut hay = vec![b'x'; len];
-                hay[at] = b'`';
-                if at + 3 < len {
-                    hay[at + 3] = b'`';
-                }
-                assert_eq!(find_byte(&hay, b'`'), Some(at), "len {len} at {at}");
-            }
-            assert_eq!(find_byte(&vec![b'a'; len], b'`'), None);
-        }
-        assert_eq!(find_byte(&[0x60 ^ 0x80, 0x5f, 0x61, b'`'], b'`'), Some(3));
-    }
-
-    #[test]
-    fn rfind_byte_finds_the_last_occurrence_at_every_offset() {
-        for len in 0..40 {
-            for at in 0..len {
-                let mut hay = vec![b'x'; len];
-                hay[at] = b'`';
-                if at >= 3 {
-                    hay[at - 3] = b'`';
-                }
-                assert_eq!(rfind_byte(&hay, b'`'), Some(at), "len {len} at {at}");
-            }
-            assert_eq!(rfind_byte(&vec![0x60 ^ 0x01; len], b'`'), None);
+    fn fences_are_found_across_and_at_block_boundaries() {
+        for pad in 0..140 {
+            let prose = "x".repeat(pad);
+            let body = format!("{prose}\n```index-questions\n{{}}\n```\n");
+            let open = last_open_fence(&body).unwrap();
+            assert_eq!(open.start, pad + 1, "pad {pad}");
+            let rest = body.get(open.end + 1..).unwrap();
+            assert_eq!(first_close_fence(rest, 3).unwrap().start, 3, "pad {pad}");
         }
     }
 
     #[test]
-    fn backtick_runs() {
+    fn fences_are_found_across_search_windows() {
+        for pad in WINDOW - 40..WINDOW + 40 {
+            let body = format!("{}\n```index-questions\n{{}}\n```\n", "x".repeat(pad));
+            assert_eq!(last_open_fence(&body).unwrap().start, pad + 1, "pad {pad}");
+            // The backticks and the marker in different windows.
+            let body = format!("{}\n{}index-questions\n", "x".repeat(pad), "`".repeat(90));
+            assert_eq!(last_open_fence(&body).unwrap().length, 90, "pad {pad}");
+        }
+        let far = format!("```index-questions\n{}", "prose\n".repeat(3 * WINDOW));
+        assert_eq!(last_open_fence(&far).unwrap().start, 0);
+    }
+
+    #[test]
+    fn backtick_runs_are_counted_at_every_length() {
+        for len in 0..40 {
+            let text = format!("{}x``", "`".repeat(len));
+            assert_eq!(backtick_run(text.as_bytes(), 0), len);
+        }
         assert_eq!(longest_backtick_run("a``b````c`"), 4);
         assert_eq!(longest_backtick_run("none"), 0);
+    }
+
+    /// The reference's two regular expressions, evaluated at every position
+    /// in the most literal way: no masks, no skipping.
+    mod naive {
+        fn ends_line(c: char) -> bool {
+            matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+        }
+
+        fn line_start(text: &str, at: usize) -> bool {
+            text.get(..at)
+                .and_then(|before| before.chars().next_back())
+                .is_none_or(ends_line)
+        }
+
+        /// `[ \t]*\r?$` at `at`.
+        fn tail(text: &str, at: usize) -> Option<usize> {
+            let rest = text.get(at..)?;
+            let blanks = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+            let after = at + blanks;
+            let ends_at = |i: usize| {
+                text.get(i..)?
+                    .chars()
+                    .next()
+                    .is_none_or(ends_line)
+                    .then_some(i)
+            };
+            if text.get(after..)?.starts_with('\r')
+                && let Some(end) = ends_at(after + 1)
+            {
+                return Some(end);
+            }
+            ends_at(after)
+        }
+
+        fn run_at(text: &str, at: usize) -> usize {
+            text.get(at..)
+                .map_or(0, |rest| rest.len() - rest.trim_start_matches('`').len())
+        }
+
+        pub(super) fn last_open(text: &str) -> Option<(usize, usize, usize)> {
+            let mut found = None;
+            let mut at = 0;
+            while at <= text.len() {
+                let run = run_at(text, at);
+                let marker_end = at + run + "index-questions".len();
+                if text.is_char_boundary(at)
+                    && line_start(text, at)
+                    && run >= 3
+                    && text
+                        .get(at + run..)
+                        .is_some_and(|r| r.starts_with("index-questions"))
+                    && let Some(end) = tail(text, marker_end)
+                {
+                    found = Some((at, run, end));
+                    at = end.max(at + 1);
+                    continue;
+                }
+                at += 1;
+            }
+            found
+        }
+
+        pub(super) fn first_close(text: &str, length: usize) -> Option<(usize, usize)> {
+            (0..=text.len()).find_map(|at| {
+                let closes =
+                    text.is_char_boundary(at) && line_start(text, at) && run_at(text, at) == length;
+                closes
+                    .then(|| tail(text, at + length))
+                    .flatten()
+                    .map(|end| (at, end))
+            })
+        }
+    }
+
+    fn body() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("`"),
+            Just("```"),
+            Just("````"),
+            Just("index-questions"),
+            Just("\n"),
+            Just("\r"),
+            Just("\r\n"),
+            Just("\u{2028}"),
+            Just("\u{2029}"),
+            Just("\u{228}"),
+            Just(" "),
+            Just("\t"),
+            Just("\t  \t    \t  \t    \t  \t    "),
+            Just("``````````````````````````````````````````````````````````````````````"),
+            Just("x"),
+            Just("prose "),
+            Just("{}"),
+        ];
+        proptest::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn the_scanner_agrees_with_the_regular_expressions(text in body(), pad in 0usize..130) {
+            // Padding moves every fence across the 64-byte block boundaries.
+            let text = format!("{}{text}", "p".repeat(pad));
+            let open = last_open_fence(&text).map(|f| (f.start, f.length, f.end));
+            prop_assert_eq!(open, naive::last_open(&text));
+            for length in [1, 2, 3, 4, 70] {
+                let close = first_close_fence(&text, length).map(|f| (f.start, f.end));
+                prop_assert_eq!(close, naive::first_close(&text, length));
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@ use crate::block::{ParsedQuestionMessage, QuestionBlock};
 use crate::error::{InvalidQuestionBlock, NotAQuestionMessage};
 use crate::fence::{first_close_fence, last_open_fence, longest_backtick_run, terminator_len};
 use crate::json::{pretty_len_hint, replace_lone_surrogate_escapes, write_pretty_block};
-use crate::validate::{FromStrError, block_from_str};
+use crate::validate::{FromStrError, block_from_str, decide_block};
 use crate::{QUESTION_BLOCK_MARKER, js};
 
 /// Writes `block` after `prose` as a question message, byte for byte as the
@@ -152,7 +152,9 @@ pub fn serialize_question_message_checked(
 /// assert!(parse_question_message("Just chatting about ```index-questions").is_none());
 /// ```
 pub fn parse_question_message(body: &str) -> Option<ParsedQuestionMessage> {
-    explain_question_message(body).ok()
+    let parts = split(body).ok()?;
+    let block = decide_block(&replace_lone_surrogate_escapes(parts.payload))?;
+    Some(parts.with_block(block))
 }
 
 /// [`parse_question_message`] on a body as UTF-16 code units, as a
@@ -208,46 +210,100 @@ pub fn explain_question_message_utf16(
 /// }
 /// ```
 pub fn explain_question_message(body: &str) -> Result<ParsedQuestionMessage, NotAQuestionMessage> {
+    let parts = split(body).map_err(|refusal| refusal.explain(body))?;
+    let block =
+        block_from_str(&replace_lone_surrogate_escapes(parts.payload)).map_err(
+            |err| match err {
+                FromStrError::Invalid(invalid) => NotAQuestionMessage::InvalidBlock(invalid),
+                FromStrError::Json(err) => {
+                    let (line, column) = line_column(
+                        body,
+                        parts.payload_start + json_error_offset(parts.payload, &err),
+                    );
+                    NotAQuestionMessage::InvalidJson {
+                        line,
+                        column,
+                        reason: json_error_reason(&err),
+                    }
+                }
+            },
+        )?;
+    Ok(parts.with_block(block))
+}
+
+/// A body taken apart around its fences, before the payload is read.
+struct Parts<'a> {
+    /// Everything before the opening fence, trimmed at the end.
+    prose: &'a str,
+    /// Between the opening fence's line and the closing fence.
+    payload: &'a str,
+    /// Byte offset of the payload in the body.
+    payload_start: usize,
+}
+
+impl Parts<'_> {
+    fn with_block(&self, block: QuestionBlock) -> ParsedQuestionMessage {
+        ParsedQuestionMessage {
+            prose: self.prose.to_owned(),
+            block,
+        }
+    }
+}
+
+/// Why a body's fences do not make a question message, by byte offsets:
+/// lines are counted only when the reason is explained, so refusing a body
+/// costs no walk over it.
+enum Refusal {
+    NoMarkerFence,
+    NothingAfterFence { fence: usize },
+    Unclosed { fence: usize, length: usize },
+    ContentAfterBlock { text: usize },
+}
+
+impl Refusal {
+    fn explain(self, body: &str) -> NotAQuestionMessage {
+        let line = |offset| line_column(body, offset).0;
+        match self {
+            Refusal::NoMarkerFence => NotAQuestionMessage::NoMarkerFence,
+            Refusal::NothingAfterFence { fence } => {
+                NotAQuestionMessage::NothingAfterFence { line: line(fence) }
+            }
+            Refusal::Unclosed { fence, length } => NotAQuestionMessage::Unclosed {
+                line: line(fence),
+                fence_length: length,
+            },
+            Refusal::ContentAfterBlock { text } => {
+                NotAQuestionMessage::ContentAfterBlock { line: line(text) }
+            }
+        }
+    }
+}
+
+/// The fences' rules, in the order the parser checks them: the last opening
+/// marker fence, a line after it, the first closing fence of its length,
+/// and only whitespace after that.
+fn split(body: &str) -> Result<Parts<'_>, Refusal> {
     let bytes = body.as_bytes();
-    let open = last_open_fence(body).ok_or(NotAQuestionMessage::NoMarkerFence)?;
+    let open = last_open_fence(body).ok_or(Refusal::NoMarkerFence)?;
     let payload_start = terminator_len(bytes, open.end)
         .map(|len| open.end + len)
-        .ok_or_else(|| NotAQuestionMessage::NothingAfterFence {
-            line: line_column(body, open.start).0,
-        })?;
+        .ok_or(Refusal::NothingAfterFence { fence: open.start })?;
     let rest = body.get(payload_start..).unwrap_or_default();
-    let close =
-        first_close_fence(rest, open.length).ok_or_else(|| NotAQuestionMessage::Unclosed {
-            line: line_column(body, open.start).0,
-            fence_length: open.length,
-        })?;
-
+    let close = first_close_fence(rest, open.length).ok_or(Refusal::Unclosed {
+        fence: open.start,
+        length: open.length,
+    })?;
     let after_close = rest.get(close.end..).unwrap_or_default();
-    if !js::trim(after_close).is_empty() {
-        let first_text =
-            after_close.len() - after_close.trim_start_matches(js::is_js_whitespace).len();
-        return Err(NotAQuestionMessage::ContentAfterBlock {
-            line: line_column(body, payload_start + close.end + first_text).0,
+    let trailing = after_close.trim_start_matches(js::is_js_whitespace);
+    if !trailing.is_empty() {
+        return Err(Refusal::ContentAfterBlock {
+            text: body.len() - trailing.len(),
         });
     }
-
-    let payload = rest.get(..close.start).unwrap_or_default();
-    let block =
-        block_from_str(&replace_lone_surrogate_escapes(payload)).map_err(|err| match err {
-            FromStrError::Invalid(invalid) => NotAQuestionMessage::InvalidBlock(invalid),
-            FromStrError::Json(err) => {
-                let (line, column) =
-                    line_column(body, payload_start + json_error_offset(payload, &err));
-                NotAQuestionMessage::InvalidJson {
-                    line,
-                    column,
-                    reason: json_error_reason(&err),
-                }
-            }
-        })?;
-    Ok(ParsedQuestionMessage {
-        prose: js::trim_end(body.get(..open.start).unwrap_or_default()).to_owned(),
-        block,
+    Ok(Parts {
+        prose: js::trim_end(body.get(..open.start).unwrap_or_default()),
+        payload: rest.get(..close.start).unwrap_or_default(),
+        payload_start,
     })
 }
 

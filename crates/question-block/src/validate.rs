@@ -6,9 +6,13 @@
 //! (duplicate refs), which only runs while no type or literal check has
 //! failed. Both walks below follow that order exactly.
 
+use std::fmt;
+
+use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
+use crate::MAX_QUESTIONS;
 use crate::block::{QuestionBlock, QuestionBlockQuestion};
 use crate::error::{InvalidQuestionBlock, IssueCode, JsonType};
 use crate::rules::{
@@ -33,19 +37,40 @@ pub(crate) enum FromStrError {
     Invalid(InvalidQuestionBlock),
 }
 
-/// Reads a block from JSON text.
-///
-/// Well-typed input (the normal case) is decoded straight into the block's
-/// shape, without building a `Value` tree, and then checked by the typed
-/// rules, which report exactly what the JSON walk would (there are no type
-/// problems to interleave). Anything serde's derive refuses, including
-/// duplicate keys that JavaScript resolves last-wins, takes the faithful
-/// `Value` walk instead.
+/// A straight decode into the block's shape, without building a `Value`
+/// tree: the first step of both readers.
+enum Decoded {
+    /// Well-typed; the typed rules report exactly what the JSON walk would
+    /// (there are no type problems to interleave).
+    Typed(QuestionBlock),
+    /// Well-typed up to more questions than a block may hold, so invalid
+    /// whatever the rest holds; the rest was only checked to be JSON.
+    TooManyQuestions,
+    /// Anything serde's derive refuses, including duplicate keys that
+    /// JavaScript resolves last-wins: only the faithful `Value` walk decides.
+    Untyped,
+}
+
+fn decode(json: &str) -> Decoded {
+    let Ok(FastBlock { version, questions }) = serde_json::from_str::<FastBlock>(json) else {
+        return Decoded::Untyped;
+    };
+    match questions {
+        FastQuestions::TooMany => Decoded::TooManyQuestions,
+        FastQuestions::Within(questions) if is_one(version) => Decoded::Typed(QuestionBlock::new(
+            questions.into_iter().map(Into::into).collect(),
+        )),
+        FastQuestions::Within(_) => Decoded::Untyped,
+    }
+}
+
+fn is_one(version: f64) -> bool {
+    version == 1.0
+}
+
+/// Reads a block from JSON text, reporting every problem.
 pub(crate) fn block_from_str(json: &str) -> Result<QuestionBlock, FromStrError> {
-    if let Ok(fast) = serde_json::from_str::<FastBlock>(json)
-        && fast.version == 1.0
-    {
-        let block = QuestionBlock::new(fast.questions.into_iter().map(Into::into).collect());
+    if let Decoded::Typed(block) = decode(json) {
         return validate_block(&block)
             .map(|()| block)
             .map_err(FromStrError::Invalid);
@@ -54,11 +79,56 @@ pub(crate) fn block_from_str(json: &str) -> Result<QuestionBlock, FromStrError> 
     block_from_value(&value).map_err(FromStrError::Invalid)
 }
 
+/// [`block_from_str`]'s decision alone, which can stop early: a payload
+/// with too many questions is refused without reading them all.
+pub(crate) fn decide_block(json: &str) -> Option<QuestionBlock> {
+    match decode(json) {
+        Decoded::Typed(block) => validate_block(&block).ok().map(|()| block),
+        Decoded::TooManyQuestions => None,
+        Decoded::Untyped => block_from_str(json).ok(),
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FastBlock {
     version: f64,
-    questions: Vec<FastQuestion>,
+    questions: FastQuestions,
+}
+
+/// The questions array, given up on past [`MAX_QUESTIONS`] items.
+enum FastQuestions {
+    Within(Vec<FastQuestion>),
+    TooMany,
+}
+
+impl<'de> Deserialize<'de> for FastQuestions {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Items;
+        impl<'de> Visitor<'de> for Items {
+            type Value = FastQuestions;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of questions")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Self::Value, A::Error> {
+                let mut questions = Vec::new();
+                while let Some(question) = items.next_element::<FastQuestion>()? {
+                    if questions.len() == MAX_QUESTIONS {
+                        // The rest must still be JSON (a later duplicate
+                        // `questions` key could replace this array), but
+                        // need not be questions.
+                        while items.next_element::<IgnoredAny>()?.is_some() {}
+                        return Ok(FastQuestions::TooMany);
+                    }
+                    questions.push(question);
+                }
+                Ok(FastQuestions::Within(questions))
+            }
+        }
+        deserializer.deserialize_seq(Items)
+    }
 }
 
 #[derive(Deserialize)]

@@ -123,6 +123,26 @@ fn hostile_body() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
 }
 
+/// A payload of `first` questions, then optionally a repeated `questions`
+/// key (which JavaScript lets replace the first) of `second`, then `tail`.
+fn many_questions_body() -> impl Strategy<Value = String> {
+    let tail = prop_oneof![Just("}"), Just(", \"extra\": 1}"), Just(",}"), Just("")];
+    (0usize..30, prop::option::of(0usize..30), tail).prop_map(|(first, second, tail)| {
+        let list = |n: usize, seed: usize| {
+            let items: Vec<String> = (0..n)
+                .map(|i| format!("{{\"prompt\": \"Q{i}?\", \"opportunityId\": \"9d2e7a41-c3b8-4f05-a6e9-{:012x}\"}}", seed + i))
+                .collect();
+            format!("[{}]", items.join(", "))
+        };
+        let mut payload = format!("{{\"version\": 1, \"questions\": {}", list(first, 0));
+        if let Some(second) = second {
+            payload.push_str(&format!(", \"questions\": {}", list(second, 1000)));
+        }
+        payload.push_str(tail);
+        format!("Some prose.\n\n```index-questions\n{payload}\n```")
+    })
+}
+
 /// `default` cases, or as many as `PROPTEST_CASES` asks for, so a long
 /// run needs no code change.
 fn cases(default: u32) -> u32 {
@@ -148,6 +168,12 @@ proptest! {
         let explained = explain_question_message(&body);
         let parsed = parse_question_message(&body);
         prop_assert_eq!(parsed, explained.ok());
+    }
+
+    #[test]
+    fn parse_stops_early_only_when_explain_agrees(body in many_questions_body()) {
+        let explained = explain_question_message(&body);
+        prop_assert_eq!(parse_question_message(&body), explained.ok());
     }
 
     #[test]
