@@ -132,7 +132,12 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
         .env("RUSTC", DEBIAN_RUSTC)
         // Panics abort without formatting a message: a browser bundle has
         // no use for the machinery, and the contract never panics on input.
-        .env("RUSTFLAGS", "-Zunstable-options -Cpanic=immediate-abort")
+        // SIMD128 (in every browser since 2023, and in Node) makes the fence
+        // search both faster and smaller than its scalar fallback.
+        .env(
+            "RUSTFLAGS",
+            "-Zunstable-options -Cpanic=immediate-abort -Ctarget-feature=+simd128",
+        )
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER", LINKER),
         "the wasm32 build",
     )?;

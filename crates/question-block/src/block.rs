@@ -3,7 +3,8 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::InvalidQuestionBlock;
-use crate::{QUESTION_BLOCK_VERSION, validate};
+use crate::view::JsonView;
+use crate::{QUESTION_BLOCK_VERSION, validate, walk};
 
 /// The block's `version` field, which can only be the literal `1`.
 ///
@@ -23,7 +24,7 @@ impl Serialize for QuestionBlockVersion {
 impl<'de> Deserialize<'de> for QuestionBlockVersion {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(deserializer)?;
-        if validate::is_version_literal(&value) {
+        if walk::is_version_literal(&&value) {
             Ok(QuestionBlockVersion)
         } else {
             Err(serde::de::Error::custom(format_args!(
@@ -90,7 +91,7 @@ impl QuestionBlockQuestion {
     ///
     /// [`InvalidQuestionBlock`] with every problem, in the reference's order.
     pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
-        validate::question_from_root(value)
+        walk::question_from_root(&value)
     }
 
     /// The same question, also unparking `refs` when answered.
@@ -182,7 +183,24 @@ impl QuestionBlock {
     /// # Ok::<(), index_question_block::InvalidQuestionBlock>(())
     /// ```
     pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
-        validate::block_from_value(value)
+        walk::block_from_view(&value)
+    }
+
+    /// [`QuestionBlock::from_json_value`] on any parsed form of JSON, such
+    /// as the value a browser's `JSON.parse` made.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlock;
+    /// let value = serde_json::json!({"version": 1, "questions": []});
+    /// let err = QuestionBlock::from_json(&&value).unwrap_err();
+    /// assert_eq!(err.issues()[0].code.rule(), "too-few-items");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidQuestionBlock`] with every problem, in the reference's order.
+    pub fn from_json<V: JsonView>(value: &V) -> Result<Self, InvalidQuestionBlock> {
+        walk::block_from_view(value)
     }
 
     /// The block as the reference's `JSON.stringify(block, null, 2)` writes

@@ -38,21 +38,61 @@ impl ValidationPath {
     }
 }
 
-impl fmt::Display for ValidationPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ValidationPath {
+    /// The path as [`Display`](fmt::Display) writes it (`questions.1.prompt`,
+    /// or `(root)`), built without `core::fmt`: a WebAssembly build that
+    /// calls only the `text` methods links none of the formatting machinery.
+    ///
+    /// ```
+    /// use index_question_block::ValidationPath;
+    /// assert_eq!(ValidationPath::default().key("questions").index(1).text(), "questions.1");
+    /// ```
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.push_text(&mut out);
+        out
+    }
+
+    fn push_text(&self, out: &mut String) {
         if self.0.is_empty() {
-            return f.write_str("(root)");
+            out.push_str("(root)");
         }
         for (i, segment) in self.0.iter().enumerate() {
             if i > 0 {
-                f.write_str(".")?;
+                out.push('.');
             }
             match segment {
-                PathSegment::Key(key) => f.write_str(key)?,
-                PathSegment::Index(index) => write!(f, "{index}")?,
+                PathSegment::Key(key) => out.push_str(key),
+                PathSegment::Index(index) => push_decimal(out, *index),
             }
         }
-        Ok(())
+    }
+}
+
+impl fmt::Display for ValidationPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+/// Appends `n` in decimal, without `core::fmt`.
+pub(crate) fn push_decimal(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        if let Some(digit) = digits.get_mut(at) {
+            // `rest % 10` is a single digit.
+            *digit = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &digit in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(digit));
     }
 }
 
@@ -87,16 +127,23 @@ impl JsonType {
     }
 }
 
-impl fmt::Display for JsonType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl JsonType {
+    /// How a problem report names the type (`a string`, `null`).
+    fn phrase(self) -> &'static str {
+        match self {
             JsonType::Null => "null",
             JsonType::Boolean => "a boolean",
             JsonType::Number => "a number",
             JsonType::String => "a string",
             JsonType::Array => "an array",
             JsonType::Object => "an object",
-        })
+        }
+    }
+}
+
+impl fmt::Display for JsonType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.phrase())
     }
 }
 
@@ -179,49 +226,85 @@ impl IssueCode {
     }
 }
 
-impl fmt::Display for IssueCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl IssueCode {
+    /// The problem as [`Display`](fmt::Display) writes it, built without
+    /// `core::fmt` (see [`ValidationPath::text`]).
+    ///
+    /// ```
+    /// use index_question_block::IssueCode;
+    /// assert_eq!(IssueCode::InvalidUuid.text(), "is not a UUID");
+    /// ```
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.push_text(&mut out);
+        out
+    }
+
+    fn push_text(&self, out: &mut String) {
+        let mut limit = |words: &str, n: usize, unit: &str| {
+            out.push_str(words);
+            push_decimal(out, n);
+            out.push_str(unit);
+        };
         match self {
             IssueCode::InvalidType {
                 expected,
                 received: None,
-            } => write!(f, "is required ({expected})"),
+            } => {
+                out.push_str("is required (");
+                out.push_str(expected.phrase());
+                out.push(')');
+            }
             IssueCode::InvalidType {
                 expected,
                 received: Some(received),
-            } => write!(f, "should be {expected}, not {received}"),
-            IssueCode::InvalidVersion => f.write_str("should be the number 1"),
+            } => {
+                out.push_str("should be ");
+                out.push_str(expected.phrase());
+                out.push_str(", not ");
+                out.push_str(received.phrase());
+            }
+            IssueCode::InvalidVersion => out.push_str("should be the number 1"),
             IssueCode::TooSmall {
                 minimum,
                 of: JsonType::Array,
-            } => write!(f, "needs at least {minimum} item(s)"),
+            } => limit("needs at least ", *minimum, " item(s)"),
             IssueCode::TooSmall { minimum, .. } => {
-                write!(f, "needs at least {minimum} character(s)")
+                limit("needs at least ", *minimum, " character(s)");
             }
             IssueCode::TooBig {
                 maximum,
                 of: JsonType::Array,
-            } => write!(f, "allows at most {maximum} item(s)"),
-            IssueCode::TooBig { maximum, .. } => write!(
-                f,
-                "allows at most {maximum} character(s), counted in UTF-16 code units"
+            } => limit("allows at most ", *maximum, " item(s)"),
+            IssueCode::TooBig { maximum, .. } => limit(
+                "allows at most ",
+                *maximum,
+                " character(s), counted in UTF-16 code units",
             ),
-            IssueCode::InvalidUuid => f.write_str("is not a UUID"),
+            IssueCode::InvalidUuid => out.push_str("is not a UUID"),
             IssueCode::UnrecognizedKeys { keys } => {
-                f.write_str("has unknown key(s): ")?;
+                out.push_str("has unknown key(s): ");
                 for (i, key) in keys.iter().enumerate() {
                     if i > 0 {
-                        f.write_str(", ")?;
+                        out.push_str(", ");
                     }
-                    write!(f, "'{key}'")?;
+                    out.push('\'');
+                    out.push_str(key);
+                    out.push('\'');
                 }
-                Ok(())
             }
-            IssueCode::DuplicateRef { reference } => write!(
-                f,
-                "repeats negotiation ref {reference}, which may appear only once in a block"
-            ),
+            IssueCode::DuplicateRef { reference } => {
+                out.push_str("repeats negotiation ref ");
+                out.push_str(reference);
+                out.push_str(", which may appear only once in a block");
+            }
         }
+    }
+}
+
+impl fmt::Display for IssueCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
     }
 }
 
@@ -236,7 +319,11 @@ pub struct ValidationIssue {
 
 impl fmt::Display for ValidationIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.code)
+        let mut out = String::new();
+        self.path.push_text(&mut out);
+        out.push_str(": ");
+        self.code.push_text(&mut out);
+        f.write_str(&out)
     }
 }
 
@@ -258,17 +345,32 @@ impl InvalidQuestionBlock {
     }
 }
 
+impl InvalidQuestionBlock {
+    /// The report as [`Display`](fmt::Display) writes it (a count, then one
+    /// problem per line), built without `core::fmt` (see
+    /// [`ValidationPath::text`]).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.push_text(&mut out);
+        out
+    }
+
+    fn push_text(&self, out: &mut String) {
+        out.push_str("invalid question block (");
+        push_decimal(out, self.issues.len());
+        out.push_str(" problem(s))");
+        for issue in &self.issues {
+            out.push_str("\n  ");
+            issue.path.push_text(out);
+            out.push_str(": ");
+            issue.code.push_text(out);
+        }
+    }
+}
+
 impl fmt::Display for InvalidQuestionBlock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid question block ({} problem(s))",
-            self.issues.len()
-        )?;
-        for issue in &self.issues {
-            write!(f, "\n  {issue}")?;
-        }
-        Ok(())
+        f.write_str(&self.text())
     }
 }
 
@@ -300,23 +402,18 @@ impl NotAQuestionMessage {
 /// Lines and columns are 1-based and count the body's lines as the parser
 /// does (LF, CR, U+2028 and U+2029 each end a line; CRLF ends one); columns
 /// count characters.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NotAQuestionMessage {
     /// No line is an opening fence: three or more backticks, the marker,
     /// then only spaces or tabs.
-    #[error("no line opens an `index-questions` fence")]
     NoMarkerFence,
     /// The last opening fence is the body's final line, so no block follows it.
-    #[error("the `index-questions` fence on line {line} ends the message; no block follows it")]
     NothingAfterFence {
         /// The opening fence's line.
         line: usize,
     },
     /// No line after the opening fence closes it with exactly as many backticks.
-    #[error(
-        "the `index-questions` fence on line {line} is never closed by a line of exactly {fence_length} backticks"
-    )]
     Unclosed {
         /// The opening fence's line.
         line: usize,
@@ -324,13 +421,11 @@ pub enum NotAQuestionMessage {
         fence_length: usize,
     },
     /// Something other than whitespace follows the closing fence.
-    #[error("line {line} has text after the block's closing fence; the block must end the message")]
     ContentAfterBlock {
         /// The first line after the closing fence that holds text.
         line: usize,
     },
     /// The fenced payload is not JSON.
-    #[error("the block is not valid JSON at line {line}, column {column}: {reason}")]
     InvalidJson {
         /// Line in the body.
         line: usize,
@@ -340,6 +435,73 @@ pub enum NotAQuestionMessage {
         reason: String,
     },
     /// The payload is JSON but breaks the block contract.
-    #[error("{0}")]
-    InvalidBlock(#[from] InvalidQuestionBlock),
+    InvalidBlock(InvalidQuestionBlock),
+}
+
+impl NotAQuestionMessage {
+    /// The reason as [`Display`](fmt::Display) writes it, built without
+    /// `core::fmt` (see [`ValidationPath::text`]).
+    ///
+    /// ```
+    /// use index_question_block::explain_question_message;
+    /// let why = explain_question_message("```index-questions").unwrap_err();
+    /// assert_eq!(why.text(), why.to_string());
+    /// ```
+    pub fn text(&self) -> String {
+        const FENCE: &str = "the `index-questions` fence on line ";
+        let mut out = String::new();
+        match self {
+            NotAQuestionMessage::NoMarkerFence => {
+                out.push_str("no line opens an `index-questions` fence");
+            }
+            NotAQuestionMessage::NothingAfterFence { line } => {
+                out.push_str(FENCE);
+                push_decimal(&mut out, *line);
+                out.push_str(" ends the message; no block follows it");
+            }
+            NotAQuestionMessage::Unclosed { line, fence_length } => {
+                out.push_str(FENCE);
+                push_decimal(&mut out, *line);
+                out.push_str(" is never closed by a line of exactly ");
+                push_decimal(&mut out, *fence_length);
+                out.push_str(" backticks");
+            }
+            NotAQuestionMessage::ContentAfterBlock { line } => {
+                out.push_str("line ");
+                push_decimal(&mut out, *line);
+                out.push_str(
+                    " has text after the block's closing fence; the block must end the message",
+                );
+            }
+            NotAQuestionMessage::InvalidJson {
+                line,
+                column,
+                reason,
+            } => {
+                out.push_str("the block is not valid JSON at line ");
+                push_decimal(&mut out, *line);
+                out.push_str(", column ");
+                push_decimal(&mut out, *column);
+                out.push_str(": ");
+                out.push_str(reason);
+            }
+            NotAQuestionMessage::InvalidBlock(invalid) => invalid.push_text(&mut out),
+        }
+        out
+    }
+}
+
+impl fmt::Display for NotAQuestionMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+/// The block's report is the message itself, so it is shown, not chained.
+impl std::error::Error for NotAQuestionMessage {}
+
+impl From<InvalidQuestionBlock> for NotAQuestionMessage {
+    fn from(invalid: InvalidQuestionBlock) -> Self {
+        NotAQuestionMessage::InvalidBlock(invalid)
+    }
 }

@@ -342,11 +342,10 @@ fn open_fence_at(bytes: &[u8], marker_at: usize) -> Option<OpenFence> {
 /// the leading run's end, which comes before every other candidate.
 pub(crate) fn last_open_fence(body: &str) -> Option<OpenFence> {
     let bytes = body.as_bytes();
-    if bytes.len() <= WINDOW {
-        return (0..bytes.len())
-            .step_by(BLOCK)
-            .rev()
-            .find_map(|start| open_fence_in_block(bytes, start));
+    // The browser build leaves memchr out for size; its scan is the same
+    // without the skipping.
+    if bytes.len() <= WINDOW || cfg!(target_arch = "wasm32") {
+        return open_fence_in_blocks(bytes, 0, bytes.len());
     }
     let marker = memchr::memmem::Finder::new(QUESTION_BLOCK_MARKER);
     // Windows without the marker (searched with memchr's SIMD, a little
@@ -359,10 +358,8 @@ pub(crate) fn last_open_fence(body: &str) -> Option<OpenFence> {
         if marker.find(searched).is_none() {
             continue;
         }
-        for start in (window..end).step_by(BLOCK).rev() {
-            if let Some(fence) = open_fence_in_block(bytes, start) {
-                return Some(fence);
-            }
+        if let Some(fence) = open_fence_in_blocks(bytes, window, end) {
+            return Some(fence);
         }
     }
     None
@@ -371,6 +368,19 @@ pub(crate) fn last_open_fence(body: &str) -> Option<OpenFence> {
 /// How many bytes [`last_open_fence`] looks for the marker in at once: a
 /// multiple of [`BLOCK`].
 const WINDOW: usize = 64 * BLOCK;
+
+/// The last opening fence whose marker starts in `bytes[from..to]`, where
+/// `from` is a multiple of [`BLOCK`], searched block by block from the end.
+fn open_fence_in_blocks(bytes: &[u8], from: usize, to: usize) -> Option<OpenFence> {
+    let mut start = from + to.saturating_sub(from + 1) / BLOCK * BLOCK;
+    while start >= from && start < to {
+        if let Some(fence) = open_fence_in_block(bytes, start) {
+            return Some(fence);
+        }
+        start = start.checked_sub(BLOCK)?;
+    }
+    None
+}
 
 /// The last opening fence whose marker starts in the block at `start`.
 fn open_fence_in_block(bytes: &[u8], start: usize) -> Option<OpenFence> {

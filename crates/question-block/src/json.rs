@@ -10,7 +10,6 @@
 //!   (both are one UTF-16 code unit) and so every validation decision.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use crate::block::{QuestionBlock, QuestionBlockQuestion};
 
@@ -95,8 +94,13 @@ fn push_js_string(out: &mut String, s: &str) {
         };
         out.push_str(s.get(start..i).unwrap_or_default());
         if escape.is_empty() {
-            // Writing to a String cannot fail.
-            let _ = write!(out, "\\u{b:04x}");
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            for nibble in [b >> 4, b & 0xF] {
+                out.push(char::from(
+                    HEX.get(usize::from(nibble)).copied().unwrap_or(b'0'),
+                ));
+            }
         } else {
             out.push_str(escape);
         }

@@ -45,6 +45,8 @@ mod message;
 mod rules;
 mod structured;
 mod validate;
+mod view;
+mod walk;
 
 pub use block::{
     ParsedQuestionMessage, QuestionBlock, QuestionBlockQuestion, QuestionBlockVersion,
@@ -54,8 +56,9 @@ pub use error::{
     ValidationPath,
 };
 pub use message::{
-    UnsendableQuestionMessage, explain_question_message, explain_question_message_utf16,
-    parse_question_message, parse_question_message_utf16, serialize_question_message,
+    JsonSyntaxError, UnsendableQuestionMessage, explain_question_message,
+    explain_question_message_utf16, explain_question_message_with, parse_question_message,
+    parse_question_message_utf16, parse_question_message_with, serialize_question_message,
     serialize_question_message_checked,
 };
 
@@ -72,6 +75,7 @@ pub fn is_negotiation_ref(s: &str) -> bool {
     rules::is_zod_uuid(s)
 }
 pub use structured::{InvalidStructuredQuestion, QuestionOption, StructuredQuestion};
+pub use view::JsonView;
 
 /// The info string after the opening backticks that marks a fence as a question block.
 pub const QUESTION_BLOCK_MARKER: &str = "index-questions";

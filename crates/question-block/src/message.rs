@@ -5,6 +5,8 @@ use crate::error::{InvalidQuestionBlock, NotAQuestionMessage};
 use crate::fence::{first_close_fence, last_open_fence, longest_backtick_run, terminator_len};
 use crate::json::{pretty_len_hint, replace_lone_surrogate_escapes, write_pretty_block};
 use crate::validate::{FromStrError, block_from_str, decide_block};
+use crate::view::JsonView;
+use crate::walk::decide_block_view;
 use crate::{QUESTION_BLOCK_MARKER, js};
 
 /// Writes `block` after `prose` as a question message, byte for byte as the
@@ -229,6 +231,80 @@ pub fn explain_question_message(body: &str) -> Result<ParsedQuestionMessage, Not
             },
         )?;
     Ok(parts.with_block(block))
+}
+
+/// Why a payload is not JSON, as a host's own JSON reader reports it, for
+/// [`explain_question_message_with`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct JsonSyntaxError {
+    /// Byte offset in the payload where the reader stopped (clamped to the
+    /// payload, moved back to a character boundary).
+    pub offset: usize,
+    /// What the reader expected there.
+    pub reason: String,
+}
+
+/// [`explain_question_message`] with the payload read by `read_json`, the
+/// host's own JSON reader, instead of serde_json: a browser build passes
+/// `JSON.parse`, which has the reference's semantics exactly, and needs no
+/// JSON code of its own. `read_json` gets the payload as the body holds it.
+///
+/// ```
+/// use index_question_block::{explain_question_message_with, JsonSyntaxError};
+/// let body = "```index-questions\n{\"version\": 1, \"questions\": []}\n```";
+/// let read = |payload: &str| {
+///     serde_json::from_str::<serde_json::Value>(payload)
+///         .map_err(|err| JsonSyntaxError { offset: 0, reason: err.to_string() })
+/// };
+/// let why = explain_question_message_with(body, read).unwrap_err();
+/// assert_eq!(why.rule(), "too-few-items");
+/// ```
+///
+/// # Errors
+///
+/// As [`explain_question_message`], with `read_json`'s reason for a payload
+/// that is not JSON.
+pub fn explain_question_message_with<V, R>(
+    body: &str,
+    read_json: R,
+) -> Result<ParsedQuestionMessage, NotAQuestionMessage>
+where
+    V: JsonView,
+    R: FnOnce(&str) -> Result<V, JsonSyntaxError>,
+{
+    let parts = split(body).map_err(|refusal| refusal.explain(body))?;
+    let value = read_json(parts.payload).map_err(|err| {
+        let mut offset = err.offset.min(parts.payload.len());
+        while !parts.payload.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let (line, column) = line_column(body, parts.payload_start + offset);
+        NotAQuestionMessage::InvalidJson {
+            line,
+            column,
+            reason: err.reason,
+        }
+    })?;
+    Ok(parts.with_block(QuestionBlock::from_json(&value)?))
+}
+
+/// [`parse_question_message`] with the payload read by `read_json`, which
+/// returns `None` for a payload that is not JSON; see
+/// [`explain_question_message_with`].
+///
+/// ```
+/// use index_question_block::{parse_question_message_with, fixture::QUESTION_MESSAGE_FIXTURE};
+/// let read = |payload: &str| serde_json::from_str::<serde_json::Value>(payload).ok();
+/// assert!(parse_question_message_with(QUESTION_MESSAGE_FIXTURE, read).is_some());
+/// ```
+pub fn parse_question_message_with<V, R>(body: &str, read_json: R) -> Option<ParsedQuestionMessage>
+where
+    V: JsonView,
+    R: FnOnce(&str) -> Option<V>,
+{
+    let parts = split(body).ok()?;
+    let value = read_json(parts.payload)?;
+    decide_block_view(&value).map(|block| parts.with_block(block))
 }
 
 /// A body taken apart around its fences, before the payload is read.

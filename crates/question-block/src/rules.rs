@@ -2,8 +2,6 @@
 //! by [`QuestionBlock::validate`](crate::QuestionBlock::validate) so the two
 //! can never disagree.
 
-use std::collections::BTreeSet;
-
 use crate::error::{IssueCode, JsonType, ValidationIssue, ValidationPath};
 use crate::js::utf16_len;
 use crate::{MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS};
@@ -141,26 +139,46 @@ where
     Q: IntoIterator<Item = R>,
     R: IntoIterator<Item = &'a str>,
 {
-    let mut seen = BTreeSet::new();
-    for (question_index, refs) in questions.into_iter().enumerate() {
-        for (ref_index, reference) in refs.into_iter().enumerate() {
-            if !seen.insert(reference) {
-                let root = At::Root;
-                let questions = root.key("questions");
-                let question = questions.index(question_index);
-                let refs = question.key("alsoUnblocks");
-                let at = match ref_index.checked_sub(1) {
-                    None => question.key("opportunityId"),
-                    Some(also_index) => refs.index(also_index),
-                };
-                issues.push(
-                    &at,
-                    IssueCode::DuplicateRef {
-                        reference: reference.to_owned(),
-                    },
-                );
-            }
+    let refs: Vec<(usize, usize, &str)> = questions
+        .into_iter()
+        .enumerate()
+        .flat_map(|(question, refs)| {
+            refs.into_iter()
+                .enumerate()
+                .map(move |(position, reference)| (question, position, reference))
+        })
+        .collect();
+    // Positions sorted by ref, then by position: each position whose
+    // predecessor holds the same ref repeats it. (A set would cost the
+    // browser build a B-tree.)
+    let mut order: Vec<usize> = (0..refs.len()).collect();
+    let text = |i: usize| refs.get(i).map_or("", |r| r.2);
+    order.sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
+    let mut repeats = vec![false; refs.len()];
+    for pair in order.windows(2) {
+        if let [earlier, later] = *pair
+            && text(earlier) == text(later)
+            && let Some(repeat) = repeats.get_mut(later)
+        {
+            *repeat = true;
         }
+    }
+    let repeated = refs.iter().zip(&repeats).filter(|(_, repeat)| **repeat);
+    for (&(question_index, ref_index, reference), _) in repeated {
+        let root = At::Root;
+        let questions = root.key("questions");
+        let question = questions.index(question_index);
+        let refs = question.key("alsoUnblocks");
+        let at = match ref_index.checked_sub(1) {
+            None => question.key("opportunityId"),
+            Some(also_index) => refs.index(also_index),
+        };
+        issues.push(
+            &at,
+            IssueCode::DuplicateRef {
+                reference: reference.to_owned(),
+            },
+        );
     }
 }
 

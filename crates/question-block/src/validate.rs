@@ -1,33 +1,22 @@
-//! Reading a block out of JSON the way the reference's zod schema does, and
-//! checking a typed block against the same rules.
-//!
-//! zod reports every problem it finds, in schema order: each field's type
-//! and limits, then the object's unknown keys, then the block-wide refinement
-//! (duplicate refs), which only runs while no type or literal check has
-//! failed. Both walks below follow that order exactly.
+//! Reading a block out of JSON text, and checking a typed block against the
+//! rules: well-typed text is decoded straight into the block's shape and
+//! checked by the typed rules, which report exactly what the JSON walk
+//! ([`crate::walk`]) would; anything else takes the walk.
 
 use std::fmt;
 
 use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::MAX_QUESTIONS;
 use crate::block::{QuestionBlock, QuestionBlockQuestion};
-use crate::error::{InvalidQuestionBlock, IssueCode, JsonType};
+use crate::error::InvalidQuestionBlock;
 use crate::rules::{
     At, Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt,
     check_question_count, check_ref,
 };
-
-const BLOCK_KEYS: [&str; 2] = ["version", "questions"];
-const QUESTION_KEYS: [&str; 3] = ["prompt", "opportunityId", "alsoUnblocks"];
-
-/// Whether `value` is the literal 1 as JavaScript compares it: any JSON
-/// number whose double value is exactly 1.
-pub(crate) fn is_version_literal(value: &Value) -> bool {
-    value.as_f64() == Some(1.0)
-}
+use crate::walk::{block_from_view, finish};
 
 /// Why JSON text did not yield a block.
 pub(crate) enum FromStrError {
@@ -76,7 +65,7 @@ pub(crate) fn block_from_str(json: &str) -> Result<QuestionBlock, FromStrError> 
             .map_err(FromStrError::Invalid);
     }
     let value: Value = serde_json::from_str(json).map_err(FromStrError::Json)?;
-    block_from_value(&value).map_err(FromStrError::Invalid)
+    block_from_view(&&value).map_err(FromStrError::Invalid)
 }
 
 /// [`block_from_str`]'s decision alone, which can stop early: a payload
@@ -184,172 +173,4 @@ pub(crate) fn validate_block(block: &QuestionBlock) -> Result<(), InvalidQuestio
         &mut issues,
     );
     finish(issues, ())
-}
-
-pub(crate) fn block_from_value(value: &Value) -> Result<QuestionBlock, InvalidQuestionBlock> {
-    let mut issues = Issues::default();
-    let root = At::Root;
-    let Some(object) = expect_object(&root, value, &mut issues) else {
-        return finish(issues, QuestionBlock::new(Vec::new()));
-    };
-
-    if !object.get("version").is_some_and(is_version_literal) {
-        issues.push(&root.key("version"), IssueCode::InvalidVersion);
-    }
-
-    let questions_at = root.key("questions");
-    let mut questions = Vec::new();
-    if let Some(items) = expect_array(&questions_at, object.get("questions"), &mut issues) {
-        check_question_count(&questions_at, items.len(), &mut issues);
-        for (index, item) in items.iter().enumerate() {
-            if let Some(question) =
-                question_from_value(&questions_at.index(index), item, &mut issues)
-            {
-                questions.push(question);
-            }
-        }
-    }
-    check_unknown_keys(&root, object, &BLOCK_KEYS, &mut issues);
-
-    if issues.refinement_runs() {
-        check_duplicate_refs(
-            questions.iter().map(QuestionBlockQuestion::refs),
-            &mut issues,
-        );
-    }
-    finish(issues, QuestionBlock::new(questions))
-}
-
-pub(crate) fn question_from_root(
-    value: &Value,
-) -> Result<QuestionBlockQuestion, InvalidQuestionBlock> {
-    let mut issues = Issues::default();
-    match question_from_value(&At::Root, value, &mut issues) {
-        Some(question) if issues.0.is_empty() => Ok(question),
-        _ => Err(InvalidQuestionBlock::new(issues.0)),
-    }
-}
-
-fn question_from_value(
-    at: &At<'_>,
-    value: &Value,
-    issues: &mut Issues,
-) -> Option<QuestionBlockQuestion> {
-    let object = expect_object(at, value, issues)?;
-
-    let prompt_at = at.key("prompt");
-    let prompt = expect_string(&prompt_at, object.get("prompt"), issues);
-    if let Some(prompt) = prompt {
-        check_prompt(&prompt_at, prompt, issues);
-    }
-
-    let id_at = at.key("opportunityId");
-    let opportunity_id = expect_string(&id_at, object.get("opportunityId"), issues);
-    if let Some(id) = opportunity_id {
-        check_ref(&id_at, id, issues);
-    }
-
-    let mut also_unblocks = None;
-    let mut refs_complete = true;
-    if let Some(refs_value) = object.get("alsoUnblocks") {
-        let refs_at = at.key("alsoUnblocks");
-        match expect_array(&refs_at, Some(refs_value), issues) {
-            Some(items) => {
-                check_also_unblocks_count(&refs_at, items.len(), issues);
-                let mut refs = Vec::with_capacity(items.len());
-                for (index, item) in items.iter().enumerate() {
-                    let item_at = refs_at.index(index);
-                    match expect_string(&item_at, Some(item), issues) {
-                        Some(reference) => {
-                            check_ref(&item_at, reference, issues);
-                            refs.push(reference.to_owned());
-                        }
-                        None => refs_complete = false,
-                    }
-                }
-                also_unblocks = Some(refs);
-            }
-            None => refs_complete = false,
-        }
-    }
-    check_unknown_keys(at, object, &QUESTION_KEYS, issues);
-
-    match (prompt, opportunity_id, refs_complete) {
-        (Some(prompt), Some(id), true) => Some(QuestionBlockQuestion {
-            prompt: prompt.to_owned(),
-            opportunity_id: id.to_owned(),
-            also_unblocks,
-        }),
-        _ => None,
-    }
-}
-
-fn finish<T>(issues: Issues, value: T) -> Result<T, InvalidQuestionBlock> {
-    if issues.0.is_empty() {
-        Ok(value)
-    } else {
-        Err(InvalidQuestionBlock::new(issues.0))
-    }
-}
-
-fn type_issue(at: &At<'_>, expected: JsonType, found: Option<&Value>, issues: &mut Issues) {
-    issues.push(
-        at,
-        IssueCode::InvalidType {
-            expected,
-            received: found.map(JsonType::of),
-        },
-    );
-}
-
-fn expect_object<'v>(
-    at: &At<'_>,
-    value: &'v Value,
-    issues: &mut Issues,
-) -> Option<&'v Map<String, Value>> {
-    let object = value.as_object();
-    if object.is_none() {
-        type_issue(at, JsonType::Object, Some(value), issues);
-    }
-    object
-}
-
-fn expect_array<'v>(
-    at: &At<'_>,
-    value: Option<&'v Value>,
-    issues: &mut Issues,
-) -> Option<&'v Vec<Value>> {
-    let array = value.and_then(Value::as_array);
-    if array.is_none() {
-        type_issue(at, JsonType::Array, value, issues);
-    }
-    array
-}
-
-fn expect_string<'v>(
-    at: &At<'_>,
-    value: Option<&'v Value>,
-    issues: &mut Issues,
-) -> Option<&'v str> {
-    let string = value.and_then(Value::as_str);
-    if string.is_none() {
-        type_issue(at, JsonType::String, value, issues);
-    }
-    string
-}
-
-fn check_unknown_keys(
-    at: &At<'_>,
-    object: &Map<String, Value>,
-    known: &[&str],
-    issues: &mut Issues,
-) {
-    let keys: Vec<String> = object
-        .keys()
-        .filter(|key| !known.contains(&key.as_str()))
-        .cloned()
-        .collect();
-    if !keys.is_empty() {
-        issues.push(at, IssueCode::UnrecognizedKeys { keys });
-    }
 }

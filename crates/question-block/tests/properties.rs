@@ -10,7 +10,8 @@
 
 use index_question_block::js::{trim_end, utf16_len};
 use index_question_block::{
-    QuestionBlock, QuestionBlockQuestion, explain_question_message, parse_question_message,
+    JsonSyntaxError, QuestionBlock, QuestionBlockQuestion, explain_question_message,
+    explain_question_message_with, parse_question_message, parse_question_message_with,
     serialize_question_message,
 };
 use proptest::prelude::*;
@@ -172,8 +173,26 @@ proptest! {
 
     #[test]
     fn parse_stops_early_only_when_explain_agrees(body in many_questions_body()) {
-        let explained = explain_question_message(&body);
-        prop_assert_eq!(parse_question_message(&body), explained.ok());
+        let explained = explain_question_message(&body).ok();
+        prop_assert_eq!(parse_question_message(&body), explained.clone());
+        let read = |payload: &str| serde_json::from_str::<serde_json::Value>(payload).ok();
+        prop_assert_eq!(parse_question_message_with(&body, read), explained);
+    }
+
+    #[test]
+    fn a_host_json_reader_makes_the_same_decisions(body in hostile_body()) {
+        // serde_json refuses escaped lone surrogates, which JSON.parse takes.
+        prop_assume!(!body.contains("\\u"));
+        let read = |payload: &str| serde_json::from_str::<serde_json::Value>(payload).ok();
+        prop_assert_eq!(parse_question_message_with(&body, read), parse_question_message(&body));
+        let explained = explain_question_message_with(&body, |payload: &str| {
+            serde_json::from_str::<serde_json::Value>(payload)
+                .map_err(|err| JsonSyntaxError { offset: 0, reason: err.to_string() })
+        });
+        prop_assert_eq!(
+            explained.map_err(|why| why.rule()),
+            explain_question_message(&body).map_err(|why| why.rule())
+        );
     }
 
     #[test]

@@ -1,0 +1,208 @@
+//! Reading a block out of parsed JSON the way the reference's zod schema
+//! does, for any [`JsonView`].
+//!
+//! zod reports every problem it finds, in schema order: each field's type
+//! and limits, then the object's unknown keys, then the block-wide refinement
+//! (duplicate refs), which only runs while no type or literal check has
+//! failed. The walk follows that order exactly.
+
+use std::borrow::Cow;
+
+use crate::MAX_QUESTIONS;
+use crate::block::{QuestionBlock, QuestionBlockQuestion};
+use crate::error::{InvalidQuestionBlock, IssueCode, JsonType};
+use crate::rules::{
+    At, Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt,
+    check_question_count, check_ref,
+};
+use crate::view::JsonView;
+
+const BLOCK_KEYS: [&str; 2] = ["version", "questions"];
+const QUESTION_KEYS: [&str; 3] = ["prompt", "opportunityId", "alsoUnblocks"];
+
+/// Whether `value` is the literal 1 as JavaScript compares it: any JSON
+/// number whose double value is exactly 1.
+pub(crate) fn is_version_literal<V: JsonView>(value: &V) -> bool {
+    value.as_double() == Some(1.0)
+}
+
+pub(crate) fn block_from_view<V: JsonView>(
+    value: &V,
+) -> Result<QuestionBlock, InvalidQuestionBlock> {
+    let mut issues = Issues::default();
+    let root = At::Root;
+    if !expect(&root, JsonType::Object, Some(value), &mut issues) {
+        return finish(issues, QuestionBlock::new(Vec::new()));
+    }
+
+    if !value
+        .member("version")
+        .is_some_and(|v| is_version_literal(&v))
+    {
+        issues.push(&root.key("version"), IssueCode::InvalidVersion);
+    }
+
+    let questions_at = root.key("questions");
+    let mut questions = Vec::new();
+    if let Some(items) = expect_array(
+        &questions_at,
+        value.member("questions").as_ref(),
+        &mut issues,
+    ) {
+        check_question_count(&questions_at, items.len(), &mut issues);
+        for (index, item) in items.iter().enumerate() {
+            if let Some(question) =
+                question_from_view(&questions_at.index(index), item, &mut issues)
+            {
+                questions.push(question);
+            }
+        }
+    }
+    check_unknown_keys(&root, value, &BLOCK_KEYS, &mut issues);
+
+    if issues.refinement_runs() {
+        check_duplicate_refs(
+            questions.iter().map(QuestionBlockQuestion::refs),
+            &mut issues,
+        );
+    }
+    finish(issues, QuestionBlock::new(questions))
+}
+
+/// [`block_from_view`]'s decision alone, which can stop early: a block
+/// whose (final) `questions` array is too long is refused without walking it.
+pub(crate) fn decide_block_view<V: JsonView>(value: &V) -> Option<QuestionBlock> {
+    let questions = value
+        .member("questions")
+        .and_then(|questions| questions.items());
+    if questions.is_some_and(|items| items.len() > MAX_QUESTIONS) {
+        return None;
+    }
+    block_from_view(value).ok()
+}
+
+pub(crate) fn question_from_root<V: JsonView>(
+    value: &V,
+) -> Result<QuestionBlockQuestion, InvalidQuestionBlock> {
+    let mut issues = Issues::default();
+    match question_from_view(&At::Root, value, &mut issues) {
+        Some(question) if issues.0.is_empty() => Ok(question),
+        _ => Err(InvalidQuestionBlock::new(issues.0)),
+    }
+}
+
+fn question_from_view<V: JsonView>(
+    at: &At<'_>,
+    value: &V,
+    issues: &mut Issues,
+) -> Option<QuestionBlockQuestion> {
+    if !expect(at, JsonType::Object, Some(value), issues) {
+        return None;
+    }
+
+    let prompt_at = at.key("prompt");
+    let prompt_value = value.member("prompt");
+    let prompt = expect_string(&prompt_at, prompt_value.as_ref(), issues);
+    if let Some(prompt) = &prompt {
+        check_prompt(&prompt_at, prompt, issues);
+    }
+
+    let id_at = at.key("opportunityId");
+    let id_value = value.member("opportunityId");
+    let opportunity_id = expect_string(&id_at, id_value.as_ref(), issues);
+    if let Some(id) = &opportunity_id {
+        check_ref(&id_at, id, issues);
+    }
+
+    let mut also_unblocks = None;
+    let mut refs_complete = true;
+    if let Some(refs_value) = value.member("alsoUnblocks") {
+        let refs_at = at.key("alsoUnblocks");
+        match expect_array(&refs_at, Some(&refs_value), issues) {
+            Some(items) => {
+                check_also_unblocks_count(&refs_at, items.len(), issues);
+                let mut refs = Vec::with_capacity(items.len());
+                for (index, item) in items.iter().enumerate() {
+                    let item_at = refs_at.index(index);
+                    match expect_string(&item_at, Some(item), issues) {
+                        Some(reference) => {
+                            check_ref(&item_at, &reference, issues);
+                            refs.push(reference.into_owned());
+                        }
+                        None => refs_complete = false,
+                    }
+                }
+                also_unblocks = Some(refs);
+            }
+            None => refs_complete = false,
+        }
+    }
+    check_unknown_keys(at, value, &QUESTION_KEYS, issues);
+
+    match (prompt, opportunity_id, refs_complete) {
+        (Some(prompt), Some(id), true) => Some(QuestionBlockQuestion {
+            prompt: prompt.into_owned(),
+            opportunity_id: id.into_owned(),
+            also_unblocks,
+        }),
+        _ => None,
+    }
+}
+
+pub(crate) fn finish<T>(issues: Issues, value: T) -> Result<T, InvalidQuestionBlock> {
+    if issues.0.is_empty() {
+        Ok(value)
+    } else {
+        Err(InvalidQuestionBlock::new(issues.0))
+    }
+}
+
+/// Whether `found` has the `expected` type, reporting a problem when not.
+fn expect<V: JsonView>(
+    at: &At<'_>,
+    expected: JsonType,
+    found: Option<&V>,
+    issues: &mut Issues,
+) -> bool {
+    let received = found.map(JsonView::json_type);
+    let matches = received == Some(expected);
+    if !matches {
+        issues.push(at, IssueCode::InvalidType { expected, received });
+    }
+    matches
+}
+
+fn expect_array<V: JsonView>(
+    at: &At<'_>,
+    value: Option<&V>,
+    issues: &mut Issues,
+) -> Option<Vec<V>> {
+    if expect(at, JsonType::Array, value, issues) {
+        value.and_then(JsonView::items)
+    } else {
+        None
+    }
+}
+
+fn expect_string<'v, V: JsonView>(
+    at: &At<'_>,
+    value: Option<&'v V>,
+    issues: &mut Issues,
+) -> Option<Cow<'v, str>> {
+    if expect(at, JsonType::String, value, issues) {
+        value.and_then(JsonView::as_text)
+    } else {
+        None
+    }
+}
+
+fn check_unknown_keys<V: JsonView>(at: &At<'_>, object: &V, known: &[&str], issues: &mut Issues) {
+    let keys: Vec<String> = object
+        .keys()
+        .into_iter()
+        .filter(|key| !known.contains(&key.as_str()))
+        .collect();
+    if !keys.is_empty() {
+        issues.push(at, IssueCode::UnrecognizedKeys { keys });
+    }
+}
