@@ -182,7 +182,8 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
         .unwrap_or_default();
     let index = format!(
         "// The question block contract, compiled from Rust to WebAssembly. Loads\n\
-         // the module once, in Node or a browser, then exports its functions.\n\
+         // the module once, in Node or a browser. Values cross into the module as\n\
+         // JSON text and come back as JSON text, read here.\n\
          import * as wasm from \"./index_question_block.js\";\n\n\
          const url = new URL(\"./index_question_block_bg.wasm\", import.meta.url);\n\
          if (typeof process !== \"undefined\" && process.versions && process.versions.node) {{\n\
@@ -191,9 +192,21 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
          }} else {{\n\
          \x20 await wasm.default({{ module_or_path: url }});\n\
          }}\n\n\
+         function json(value) {{\n\
+         \x20 const text = JSON.stringify(value);\n\
+         \x20 if (text === undefined) throw new Error(\"the value has no JSON form\");\n\
+         \x20 return text;\n\
+         }}\n\n\
          export const QUESTION_BLOCK_MARKER = {};\n\
          export const QUESTION_BLOCK_VERSION = {QUESTION_BLOCK_VERSION};\n\
-         export const {{ parseQuestionMessage, explainQuestionMessage, serializeQuestionMessage, validateQuestionBlock }} = wasm;\n",
+         export const parseQuestionMessage = (body) => JSON.parse(wasm.parseQuestionMessage(body));\n\
+         export const explainQuestionMessage = (body) => JSON.parse(wasm.explainQuestionMessage(body));\n\
+         export const validateQuestionBlock = (value) => JSON.parse(wasm.validateQuestionBlock(json(value)));\n\
+         export function serializeQuestionMessage(prose, block) {{\n\
+         \x20 const result = JSON.parse(wasm.serializeQuestionMessage(prose, json(block)));\n\
+         \x20 if (\"error\" in result) throw new Error(result.error);\n\
+         \x20 return result.message;\n\
+         }}\n",
         js_string(QUESTION_BLOCK_MARKER)
     );
     let types = "export const QUESTION_BLOCK_MARKER: \"index-questions\";\n\
@@ -233,7 +246,7 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
             ".": {"types": "./index.d.ts", "import": "./index.js"},
             "./fixture": {"types": "./fixture.d.ts", "import": "./fixture.js"}
         },
-        "files": ["index.js", "index.d.ts", "fixture.js", "fixture.d.ts", "index_question_block.js", "index_question_block.d.ts", "index_question_block_bg.wasm", "index_question_block_bg.wasm.d.ts"]
+        "files": ["index.js", "index.d.ts", "fixture.js", "fixture.d.ts", "index_question_block.js", "index_question_block.d.ts", "index_question_block_bg.wasm", "index_question_block_bg.wasm.d.ts", "snippets/"]
     });
     Ok(vec![
         ("index.js", index),

@@ -82,3 +82,17 @@ pub fn utf16_len(s: &str) -> usize {
     let astral = s.bytes().filter(|&b| b >= 0xF0).count();
     s.len() - continuation + astral
 }
+
+/// `JSON.stringify(s)`: the string as a JSON literal, written exactly as
+/// JavaScript writes one (`"` and `\` escaped, the short escapes, `\u00XX`
+/// for other controls, everything else as itself).
+///
+/// ```
+/// use index_question_block::js::json_string;
+/// assert_eq!(json_string("a\"b\u{1}\u{2028}"), "\"a\\\"b\\u0001\u{2028}\"");
+/// ```
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    crate::json::push_js_string(&mut out, s);
+    out
+}

@@ -75,7 +75,7 @@ fn pretty_question(out: &mut String, question: &QuestionBlockQuestion) {
 /// five short escapes for backspace, tab, newline, form feed and carriage
 /// return, `\u00XX` (lowercase hex) for the other C0 controls, and everything
 /// else, U+2028 and DEL included, as itself.
-fn push_js_string(out: &mut String, s: &str) {
+pub(crate) fn push_js_string(out: &mut String, s: &str) {
     out.push('"');
     let mut start = 0;
     // Only ASCII bytes are ever escaped, so every index where one is found

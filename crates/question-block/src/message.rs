@@ -247,7 +247,8 @@ pub struct JsonSyntaxError {
 /// [`explain_question_message`] with the payload read by `read_json`, the
 /// host's own JSON reader, instead of serde_json: a browser build passes
 /// `JSON.parse`, which has the reference's semantics exactly, and needs no
-/// JSON code of its own. `read_json` gets the payload as the body holds it.
+/// JSON code of its own. `read_json` gets the payload as the body holds it
+/// and returns a value that the block is read from through [`JsonView`].
 ///
 /// ```
 /// use index_question_block::{explain_question_message_with, JsonSyntaxError};
@@ -264,13 +265,13 @@ pub struct JsonSyntaxError {
 ///
 /// As [`explain_question_message`], with `read_json`'s reason for a payload
 /// that is not JSON.
-pub fn explain_question_message_with<V, R>(
+pub fn explain_question_message_with<T, R>(
     body: &str,
     read_json: R,
 ) -> Result<ParsedQuestionMessage, NotAQuestionMessage>
 where
-    V: JsonView,
-    R: FnOnce(&str) -> Result<V, JsonSyntaxError>,
+    for<'v> &'v T: JsonView,
+    R: FnOnce(&str) -> Result<T, JsonSyntaxError>,
 {
     let parts = split(body).map_err(|refusal| refusal.explain(body))?;
     let value = read_json(parts.payload).map_err(|err| {
@@ -285,7 +286,7 @@ where
             reason: err.reason,
         }
     })?;
-    Ok(parts.with_block(QuestionBlock::from_json(&value)?))
+    Ok(parts.with_block(QuestionBlock::from_json(&&value)?))
 }
 
 /// [`parse_question_message`] with the payload read by `read_json`, which
@@ -297,14 +298,14 @@ where
 /// let read = |payload: &str| serde_json::from_str::<serde_json::Value>(payload).ok();
 /// assert!(parse_question_message_with(QUESTION_MESSAGE_FIXTURE, read).is_some());
 /// ```
-pub fn parse_question_message_with<V, R>(body: &str, read_json: R) -> Option<ParsedQuestionMessage>
+pub fn parse_question_message_with<T, R>(body: &str, read_json: R) -> Option<ParsedQuestionMessage>
 where
-    V: JsonView,
-    R: FnOnce(&str) -> Option<V>,
+    for<'v> &'v T: JsonView,
+    R: FnOnce(&str) -> Option<T>,
 {
     let parts = split(body).ok()?;
     let value = read_json(parts.payload)?;
-    decide_block_view(&value).map(|block| parts.with_block(block))
+    decide_block_view(&&value).map(|block| parts.with_block(block))
 }
 
 /// A body taken apart around its fences, before the payload is read.

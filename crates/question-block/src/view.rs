@@ -19,7 +19,7 @@ use crate::error::JsonType;
 /// let value = serde_json::json!({"version": 1, "questions": []});
 /// let view = &value;
 /// assert_eq!(view.json_type(), JsonType::Object);
-/// assert_eq!(view.member("version").and_then(|v| v.as_double()), Some(1.0));
+/// assert!(view.member("version").is_some_and(|v| v.is_number_one()));
 /// assert_eq!(view.keys(), ["questions", "version"]);
 /// ```
 pub trait JsonView: Sized {
@@ -27,8 +27,10 @@ pub trait JsonView: Sized {
     fn json_type(&self) -> JsonType;
     /// The value, when it is a string.
     fn as_text(&self) -> Option<Cow<'_, str>>;
-    /// The value's double, when it is a number.
-    fn as_double(&self) -> Option<f64>;
+    /// Whether the value is the number 1 as JavaScript compares numbers:
+    /// any number whose double is exactly 1 (`1`, `1.0`, `1e0`). The only
+    /// number the block reads, so a reader needs no float parsing.
+    fn is_number_one(&self) -> bool;
     /// The items, when the value is an array.
     fn items(&self) -> Option<Vec<Self>>;
     /// The object's own member `key`, when the value is an object that has
@@ -48,8 +50,8 @@ impl JsonView for &serde_json::Value {
         self.as_str().map(Cow::Borrowed)
     }
 
-    fn as_double(&self) -> Option<f64> {
-        self.as_f64()
+    fn is_number_one(&self) -> bool {
+        self.as_f64() == Some(1.0)
     }
 
     fn items(&self) -> Option<Vec<Self>> {
@@ -64,33 +66,5 @@ impl JsonView for &serde_json::Value {
         self.as_object()
             .map(|object| object.keys().cloned().collect())
             .unwrap_or_default()
-    }
-}
-
-/// An owned value, for a reader that hands over what it parsed. Each member
-/// and item is cloned out; borrow (`&serde_json::Value`) where you can.
-impl JsonView for serde_json::Value {
-    fn json_type(&self) -> JsonType {
-        JsonType::of(self)
-    }
-
-    fn as_text(&self) -> Option<Cow<'_, str>> {
-        self.as_str().map(Cow::Borrowed)
-    }
-
-    fn as_double(&self) -> Option<f64> {
-        self.as_f64()
-    }
-
-    fn items(&self) -> Option<Vec<Self>> {
-        self.as_array().cloned()
-    }
-
-    fn member(&self, key: &str) -> Option<Self> {
-        self.as_object().and_then(|object| object.get(key)).cloned()
-    }
-
-    fn keys(&self) -> Vec<String> {
-        (&self).keys()
     }
 }

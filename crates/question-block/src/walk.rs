@@ -23,7 +23,7 @@ const QUESTION_KEYS: [&str; 3] = ["prompt", "opportunityId", "alsoUnblocks"];
 /// Whether `value` is the literal 1 as JavaScript compares it: any JSON
 /// number whose double value is exactly 1.
 pub(crate) fn is_version_literal<V: JsonView>(value: &V) -> bool {
-    value.as_double() == Some(1.0)
+    value.is_number_one()
 }
 
 pub(crate) fn block_from_view<V: JsonView>(
