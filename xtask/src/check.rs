@@ -23,6 +23,10 @@ pub(crate) fn run() -> Result<(), String> {
     step("docs build without warnings", || {
         doc(&["doc", "--workspace", "--no-deps"])
     })?;
+    step(
+        "the browser package is within its size budget",
+        crate::wasm::check,
+    )?;
     step("tests", || {
         cargo(&["test", "--workspace", "--all-features"])
     })?;

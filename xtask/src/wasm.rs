@@ -24,7 +24,16 @@ const LINKER: &str = "wasm-ld-19";
 /// The tools the build needs, found.
 pub(crate) struct Toolchain {
     wasm_bindgen: PathBuf,
+    wasm_opt: PathBuf,
 }
+
+/// The binaryen release whose `wasm-opt` shrinks the module, from npm (Debian's
+/// is older than the SIMD and reference-type proposals the module uses).
+const BINARYEN: &str = "132.0.0";
+
+/// The gzipped size the package's module and JavaScript may reach, in bytes:
+/// `cargo xtask check` and the package's test fail past it.
+const BUDGET_FILE: &str = "crates/question-block-wasm/size-budget";
 
 fn on_path(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
@@ -80,8 +89,17 @@ pub(crate) fn toolchain() -> Result<Toolchain, String> {
             found_version.as_deref().unwrap_or("none")
         ));
     }
+    let wasm_opt = crate::workspace_root().join("target/tools/binaryen/node_modules/.bin/wasm-opt");
+    if !wasm_opt.is_file() {
+        missing.push(format!(
+            "wasm-opt (npm install --prefix target/tools/binaryen binaryen@{BINARYEN})"
+        ));
+    }
     match (missing.is_empty(), wasm_bindgen) {
-        (true, Some(wasm_bindgen)) => Ok(Toolchain { wasm_bindgen }),
+        (true, Some(wasm_bindgen)) => Ok(Toolchain {
+            wasm_bindgen,
+            wasm_opt,
+        }),
         _ => Err(format!(
             "the WebAssembly toolchain is incomplete: missing {}",
             missing.join("; ")
@@ -159,6 +177,24 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
             .arg(&pkg)
             .arg(&wasm),
         "wasm-bindgen",
+    )?;
+    let module = pkg.join("index_question_block_bg.wasm");
+    run_checked(
+        Command::new(&tools.wasm_opt)
+            .args([
+                "-Oz",
+                "--enable-simd",
+                "--enable-bulk-memory",
+                "--enable-reference-types",
+                "--enable-nontrapping-float-to-int",
+                "--enable-sign-ext",
+                "--enable-multivalue",
+                "--enable-mutable-globals",
+            ])
+            .arg(&module)
+            .arg("-o")
+            .arg(&module),
+        "wasm-opt",
     )?;
     for (name, contents) in package_files()? {
         std::fs::write(pkg.join(name), contents).map_err(|e| format!("{name}: {e}"))?;
@@ -260,26 +296,102 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
     ])
 }
 
-/// Raw and gzipped size of the package's module, in bytes.
-pub(crate) fn sizes(pkg: &Path) -> Result<(u64, u64), String> {
-    let module = pkg.join("index_question_block_bg.wasm");
-    let raw = std::fs::metadata(&module).map_err(|e| e.to_string())?.len();
-    let gzipped = Command::new("gzip")
+/// What a browser downloads to use the package, in bytes: the module and
+/// every JavaScript file it loads (not the fixture), raw and each gzipped.
+pub(crate) struct Sizes {
+    raw: u64,
+    gzipped: u64,
+}
+
+fn gzipped_len(path: &Path) -> Result<u64, String> {
+    let output = Command::new("gzip")
         .args(["-9", "-c"])
-        .arg(&module)
+        .arg(path)
         .output()
-        .map_err(|e| format!("gzip: {e}"))?
-        .stdout
-        .len();
-    Ok((raw, gzipped as u64))
+        .map_err(|e| format!("gzip: {e}"))?;
+    Ok(output.stdout.len() as u64)
+}
+
+/// The files a browser loads from the package.
+fn loaded_files(pkg: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = vec![
+        pkg.join("index_question_block_bg.wasm"),
+        pkg.join("index_question_block.js"),
+        pkg.join("index.js"),
+    ];
+    let snippets = pkg.join("snippets");
+    let mut stack = vec![snippets];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    Ok(files)
+}
+
+pub(crate) fn sizes(pkg: &Path) -> Result<Sizes, String> {
+    let mut sizes = Sizes { raw: 0, gzipped: 0 };
+    for file in loaded_files(pkg)? {
+        sizes.raw += std::fs::metadata(&file)
+            .map_err(|e| format!("{}: {e}", file.display()))?
+            .len();
+        sizes.gzipped += gzipped_len(&file)?;
+    }
+    Ok(sizes)
+}
+
+/// The budget recorded in the repository.
+fn budget() -> Result<u64, String> {
+    let path = crate::workspace_root().join(BUDGET_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{BUDGET_FILE}: {e}"))?;
+    text.lines()
+        .find(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .and_then(|line| line.trim().parse().ok())
+        .ok_or_else(|| format!("{BUDGET_FILE} holds no byte count"))
+}
+
+/// Fails when the package has grown past its budget.
+pub(crate) fn check_budget(sizes: &Sizes) -> Result<(), String> {
+    let budget = budget()?;
+    if sizes.gzipped > budget {
+        Err(format!(
+            "the browser package is {} bytes gzipped, past its budget of {budget} ({BUDGET_FILE})",
+            sizes.gzipped
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Builds the package and checks its size, for `cargo xtask check`.
+pub(crate) fn check() -> Result<(), String> {
+    let pkg = build(&toolchain()?)?;
+    let sizes = sizes(&pkg)?;
+    println!("{} bytes gzipped (budget {})", sizes.gzipped, budget()?);
+    check_budget(&sizes)
 }
 
 /// Builds the package and, with `run_tests`, runs its JavaScript tests.
 pub(crate) fn run(run_tests: bool) -> Result<(), String> {
     let tools = toolchain()?;
     let pkg = build(&tools)?;
-    let (raw, gzipped) = sizes(&pkg)?;
-    println!("{} ({raw} bytes, {gzipped} gzipped)", pkg.display());
+    let Sizes { raw, gzipped } = sizes(&pkg)?;
+    let module = pkg.join("index_question_block_bg.wasm");
+    let module_raw = std::fs::metadata(&module).map_err(|e| e.to_string())?.len();
+    println!(
+        "{}: {raw} bytes, {gzipped} gzipped (the module {module_raw} bytes, {} gzipped; the rest is its JavaScript)",
+        pkg.display(),
+        gzipped_len(&module)?
+    );
+    check_budget(&Sizes { raw, gzipped })?;
     if run_tests { test(&pkg) } else { Ok(()) }
 }
 
@@ -322,12 +434,16 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "needs rustc-web, rust-web-src, lld-19, node, chromium and wasm-bindgen-cli (see .ci/run); cargo test -- --ignored"]
+    #[ignore = "needs rustc-web, rust-web-src, lld-19, node, chromium, wasm-bindgen-cli and binaryen (see .ci/run); cargo test -- --ignored"]
     fn the_wasm_package_passes_its_node_and_browser_tests() {
         let tools = tools();
         let pkg = build(&tools).unwrap();
-        let (raw, gzipped) = sizes(&pkg).unwrap();
-        eprintln!("question block module: {raw} bytes, {gzipped} gzipped");
+        let sizes = sizes(&pkg).unwrap();
+        eprintln!(
+            "question block package: {} bytes, {} gzipped",
+            sizes.raw, sizes.gzipped
+        );
+        check_budget(&sizes).unwrap();
         test(&pkg).unwrap();
     }
 }
