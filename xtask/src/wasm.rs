@@ -25,11 +25,15 @@ const LINKER: &str = "wasm-ld-19";
 pub(crate) struct Toolchain {
     wasm_bindgen: PathBuf,
     wasm_opt: PathBuf,
+    esbuild: PathBuf,
 }
 
-/// The binaryen release whose `wasm-opt` shrinks the module, from npm (Debian's
-/// is older than the SIMD and reference-type proposals the module uses).
-const BINARYEN: &str = "132.0.0";
+/// The npm packages the build runs, installed into [`NPM_TOOLS`]: binaryen
+/// for `wasm-opt`, which shrinks the module (Debian's is older than the SIMD
+/// and reference-type proposals the module uses), and esbuild, which bundles
+/// and minifies the package's JavaScript into one file.
+const NPM_PACKAGES: [&str; 2] = ["binaryen@132.0.0", "esbuild@0.25.0"];
+const NPM_TOOLS: &str = "target/tools/npm";
 
 /// The gzipped size the package's module and JavaScript may reach, in bytes:
 /// `cargo xtask check` and the package's test fail past it.
@@ -89,16 +93,21 @@ pub(crate) fn toolchain() -> Result<Toolchain, String> {
             found_version.as_deref().unwrap_or("none")
         ));
     }
-    let wasm_opt = crate::workspace_root().join("target/tools/binaryen/node_modules/.bin/wasm-opt");
-    if !wasm_opt.is_file() {
+    let npm_bin = crate::workspace_root()
+        .join(NPM_TOOLS)
+        .join("node_modules/.bin");
+    let (wasm_opt, esbuild) = (npm_bin.join("wasm-opt"), npm_bin.join("esbuild"));
+    if !wasm_opt.is_file() || !esbuild.is_file() {
         missing.push(format!(
-            "wasm-opt (npm install --prefix target/tools/binaryen binaryen@{BINARYEN})"
+            "wasm-opt and esbuild (npm install --prefix {NPM_TOOLS} {})",
+            NPM_PACKAGES.join(" ")
         ));
     }
     match (missing.is_empty(), wasm_bindgen) {
         (true, Some(wasm_bindgen)) => Ok(Toolchain {
             wasm_bindgen,
             wasm_opt,
+            esbuild,
         }),
         _ => Err(format!(
             "the WebAssembly toolchain is incomplete: missing {}",
@@ -137,6 +146,8 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
             "wasm32-unknown-unknown",
             "-Z",
             "build-std=std,panic_abort",
+            "-Z",
+            "build-std-features=optimize_for_size",
             "--config",
             "profile.release.opt-level=\"z\"",
             "--config",
@@ -199,6 +210,31 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
     for (name, contents) in package_files()? {
         std::fs::write(pkg.join(name), contents).map_err(|e| format!("{name}: {e}"))?;
     }
+    // index.js, the bindings and their snippets become one minified file.
+    let bundled = pkg.join("index.bundled.js");
+    run_checked(
+        Command::new(&tools.esbuild)
+            .arg(pkg.join("index.js"))
+            .args([
+                "--bundle",
+                "--minify",
+                "--format=esm",
+                "--platform=neutral",
+                "--external:node:fs/promises",
+                "--log-level=warning",
+            ])
+            .arg(format!("--outfile={}", bundled.display())),
+        "esbuild",
+    )?;
+    std::fs::rename(&bundled, pkg.join("index.js")).map_err(|e| format!("index.js: {e}"))?;
+    for bundled in [
+        "index_question_block.js",
+        "index_question_block.d.ts",
+        "index_question_block_bg.wasm.d.ts",
+    ] {
+        std::fs::remove_file(pkg.join(bundled)).map_err(|e| format!("{bundled}: {e}"))?;
+    }
+    let _ = std::fs::remove_dir_all(pkg.join("snippets"));
     Ok(pkg)
 }
 
@@ -282,7 +318,7 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
             ".": {"types": "./index.d.ts", "import": "./index.js"},
             "./fixture": {"types": "./fixture.d.ts", "import": "./fixture.js"}
         },
-        "files": ["index.js", "index.d.ts", "fixture.js", "fixture.d.ts", "index_question_block.js", "index_question_block.d.ts", "index_question_block_bg.wasm", "index_question_block_bg.wasm.d.ts", "snippets/"]
+        "files": ["index.js", "index.d.ts", "fixture.js", "fixture.d.ts", "index_question_block_bg.wasm"]
     });
     Ok(vec![
         ("index.js", index),
@@ -297,7 +333,7 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
 }
 
 /// What a browser downloads to use the package, in bytes: the module and
-/// every JavaScript file it loads (not the fixture), raw and each gzipped.
+/// `index.js` (the fixture aside), raw and each gzipped.
 pub(crate) struct Sizes {
     raw: u64,
     gzipped: u64,
@@ -313,33 +349,16 @@ fn gzipped_len(path: &Path) -> Result<u64, String> {
 }
 
 /// The files a browser loads from the package.
-fn loaded_files(pkg: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files = vec![
+fn loaded_files(pkg: &Path) -> [PathBuf; 2] {
+    [
         pkg.join("index_question_block_bg.wasm"),
-        pkg.join("index_question_block.js"),
         pkg.join("index.js"),
-    ];
-    let snippets = pkg.join("snippets");
-    let mut stack = vec![snippets];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.map_err(|e| e.to_string())?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    Ok(files)
+    ]
 }
 
 pub(crate) fn sizes(pkg: &Path) -> Result<Sizes, String> {
     let mut sizes = Sizes { raw: 0, gzipped: 0 };
-    for file in loaded_files(pkg)? {
+    for file in loaded_files(pkg) {
         sizes.raw += std::fs::metadata(&file)
             .map_err(|e| format!("{}: {e}", file.display()))?
             .len();
