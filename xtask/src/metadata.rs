@@ -14,8 +14,18 @@ pub(crate) const BROWSER_SAFE: &[&str] = &[
 ];
 
 /// What a browser-safe crate may depend on directly, besides other
-/// browser-safe crates of this workspace.
-const BROWSER_SAFE_DIRECT: &[&str] = &["serde", "serde_json", "uuid", "garde", "thiserror"];
+/// browser-safe crates of this workspace: data formats, and pure computation
+/// (`wide` for portable SIMD, `memchr` for substring search) that needs no
+/// operating system.
+const BROWSER_SAFE_DIRECT: &[&str] = &[
+    "serde",
+    "serde_json",
+    "uuid",
+    "garde",
+    "thiserror",
+    "wide",
+    "memchr",
+];
 
 /// Crates that must never appear in a browser-safe crate's tree: they need
 /// an operating system (threads, sockets, files, entropy).

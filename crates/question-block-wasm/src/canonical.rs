@@ -7,7 +7,9 @@
 //! value: no whitespace, each key once, numbers in their shortest form (so
 //! the number 1 is always `1`), and lone surrogates as `\uXXXX` escapes. This
 //! reader needs nothing more, which keeps the module free of a JSON library
-//! and of float parsing. Any other text is refused (`None`), never a panic.
+//! and of float parsing. Text that is not JSON is refused (`None`), never a
+//! panic; where the host's writer never goes (raw control characters, the
+//! spelling of a number other than 1) it is lenient.
 
 use std::borrow::Cow;
 

@@ -9,7 +9,7 @@
 //! glue small. Values go in as the text `JSON.stringify` makes of them, and
 //! a payload is handed to the host's `JSON.parse` (the reference's own
 //! semantics) and back as that text, so the module reads only canonical JSON
-//! ([`canonical`]) and carries no JSON library. Results come back as JSON
+//! (the `canonical` module) and carries no JSON library. Results come back as JSON
 //! text, written with the contract's own writer, for the package's
 //! `index.js` to `JSON.parse`. Messages come from the contract's `text`
 //! methods, so nothing here links `core::fmt`.
