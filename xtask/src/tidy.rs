@@ -70,4 +70,26 @@ mod tests {
         }
         assert!(found.is_empty(), "{found:?}");
     }
+
+    /// An error either shows its cause in its message or chains it as its
+    /// source, never both: error reporters print the chain, so a cause in
+    /// both places is printed twice (`#[error(transparent)]` forwards both
+    /// and is fine).
+    #[test]
+    fn no_error_shows_and_chains_the_same_cause() {
+        let chained = [["#[", "from]"].concat(), ["#[", "source]"].concat()];
+        let mut found = Vec::new();
+        for (path, text) in sources() {
+            let lines: Vec<&str> = text.lines().collect();
+            for (number, pair) in lines.windows(2).enumerate() {
+                let [message, field] = pair else { continue };
+                let shows = message.trim_start().starts_with("#[error(\"")
+                    && ["{0}", "{source}"].iter().any(|cause| message.contains(cause));
+                if shows && chained.iter().any(|mark| field.contains(mark.as_str())) {
+                    found.push(format!("{}:{}", path.display(), number + 1));
+                }
+            }
+        }
+        assert!(found.is_empty(), "{found:?}");
+    }
 }

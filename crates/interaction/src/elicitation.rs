@@ -105,8 +105,16 @@ pub enum Unmappable {
         what: String,
     },
     /// The request built from the schema breaks the contract's own rules.
+    /// Its problems are shown in the message, not chained as a source, so a
+    /// reporter prints them once.
     #[error("the request made from the schema is invalid: {0}")]
-    Invalid(#[from] InvalidInteraction),
+    Invalid(InvalidInteraction),
+}
+
+impl From<InvalidInteraction> for Unmappable {
+    fn from(invalid: InvalidInteraction) -> Self {
+        Unmappable::Invalid(invalid)
+    }
 }
 
 /// An interaction request as an MCP elicitation: the message is the title,

@@ -23,9 +23,20 @@ pub struct ChatMessage {
 }
 
 /// Why a model call failed.
+///
+/// The cause is shown in the message rather than chained as a source, so a
+/// reporter that walks sources prints it once; the field still holds it, to
+/// downcast.
+///
+/// ```
+/// use index_stall_gap::ModelError;
+/// let err = ModelError::msg("timed out");
+/// assert_eq!(err.to_string(), "model call failed: timed out");
+/// assert!(std::error::Error::source(&err).is_none());
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[error("model call failed: {0}")]
-pub struct ModelError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+pub struct ModelError(pub Box<dyn std::error::Error + Send + Sync>);
 
 impl ModelError {
     /// A failure described by `message`.

@@ -32,9 +32,20 @@ pub trait ParkSink: Send + Sync {
 }
 
 /// Why a park could not be persisted.
+///
+/// The cause is shown in the message rather than chained as a source, so a
+/// reporter that walks sources prints it once; the field still holds it, to
+/// downcast.
+///
+/// ```
+/// use index_stall_gap::ParkSinkError;
+/// let err = ParkSinkError("disk full".into());
+/// assert_eq!(err.to_string(), "could not persist the park: disk full");
+/// assert!(std::error::Error::source(&err).is_none());
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[error("could not persist the park: {0}")]
-pub struct ParkSinkError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+pub struct ParkSinkError(pub Box<dyn std::error::Error + Send + Sync>);
 
 /// How the negotiation ended, as the host's finalize step knows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
