@@ -71,6 +71,39 @@ mod tests {
         assert!(found.is_empty(), "{found:?}");
     }
 
+    /// Every conformance case (a public async function taking a fresh
+    /// `store: S`) is in the macro's list, which generates the backends'
+    /// tests, and the list names nothing else: a case written but not
+    /// listed would never run.
+    #[test]
+    fn the_conformance_macro_lists_every_case() {
+        let path = crate::workspace_root().join("crates/negotiation-store/src/conformance.rs");
+        let text = fs::read_to_string(path).unwrap();
+        let mut written = std::collections::BTreeSet::new();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("\npub async fn ") {
+            rest = &rest[at + "\npub async fn ".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let signature = &rest[..rest.find('{').unwrap()];
+            if signature.contains("store: S)") || signature.contains("store: S,") {
+                written.insert(name);
+            }
+        }
+        let list_start = text.find("@cases [$attr] $make;").unwrap();
+        let list = &text[list_start..list_start + text[list_start..].find(");").unwrap()];
+        let listed: std::collections::BTreeSet<String> = list
+            .lines()
+            .skip(1)
+            .map(|line| line.trim().trim_end_matches(',').to_owned())
+            .filter(|name| !name.is_empty())
+            .collect();
+        assert!(written.len() > 10, "found only {written:?}");
+        assert_eq!(written, listed);
+    }
+
     /// An error either shows its cause in its message or chains it as its
     /// source, never both: error reporters print the chain, so a cause in
     /// both places is printed twice (`#[error(transparent)]` forwards both
@@ -84,7 +117,9 @@ mod tests {
             for (number, pair) in lines.windows(2).enumerate() {
                 let [message, field] = pair else { continue };
                 let shows = message.trim_start().starts_with("#[error(\"")
-                    && ["{0}", "{source}"].iter().any(|cause| message.contains(cause));
+                    && ["{0}", "{source}"]
+                        .iter()
+                        .any(|cause| message.contains(cause));
                 if shows && chained.iter().any(|mark| field.contains(mark.as_str())) {
                     found.push(format!("{}:{}", path.display(), number + 1));
                 }
