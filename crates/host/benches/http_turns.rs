@@ -157,11 +157,9 @@ fn main() {
         run("sqlite", Arc::new(sqlite)).await;
         match std::env::var("INDEX_TEST_DATABASE_URL") {
             Ok(url) if !url.is_empty() => {
-                let options = index_negotiation_store_postgres::PostgresOptions {
-                    schema: Some(format!("bench_http_{}", std::process::id())),
-                    max_connections: 32,
-                    ..Default::default()
-                };
+                let options = index_negotiation_store_postgres::PostgresOptions::default()
+                    .with_schema(format!("bench_http_{}", std::process::id()))
+                    .with_max_connections(32);
                 let postgres =
                     index_negotiation_store_postgres::PostgresStore::connect_with(&url, options)
                         .await

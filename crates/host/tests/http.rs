@@ -466,10 +466,8 @@ async fn on_postgres_a_wait_wakes_on_another_hosts_turn() {
         .unwrap()
         .subsec_nanos();
     let schema = format!("host_wait_{}_{nanos}", std::process::id());
-    let options = || index_negotiation_store_postgres::PostgresOptions {
-        schema: Some(schema.clone()),
-        ..Default::default()
-    };
+    let options =
+        || index_negotiation_store_postgres::PostgresOptions::default().with_schema(schema.clone());
     let connect = || async {
         index_negotiation_store_postgres::PostgresStore::connect_with(&url, options())
             .await

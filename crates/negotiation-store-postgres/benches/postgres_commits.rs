@@ -54,11 +54,9 @@ fn commits(c: &mut Criterion) {
     match std::env::var("INDEX_TEST_DATABASE_URL") {
         Ok(url) if !url.is_empty() => {
             let schema = format!("bench_{}", std::process::id());
-            let options = PostgresOptions {
-                schema: Some(schema),
-                max_connections: 40,
-                ..PostgresOptions::default()
-            };
+            let options = PostgresOptions::default()
+                .with_schema(schema)
+                .with_max_connections(40);
             let postgres = runtime
                 .block_on(PostgresStore::connect_with(&url, options))
                 .unwrap();

@@ -47,11 +47,9 @@ fn pgbench() -> Option<PathBuf> {
 
 async fn fresh(url: &str, name: &str, clients: u32) -> PostgresStore {
     let schema = format!("{name}_{}_{clients}", std::process::id());
-    let options = PostgresOptions {
-        schema: Some(schema),
-        max_connections: clients as usize + 2,
-        ..Default::default()
-    };
+    let options = PostgresOptions::default()
+        .with_schema(schema)
+        .with_max_connections(clients as usize + 2);
     let store = PostgresStore::connect_with(url, options).await.unwrap();
     let service = Negotiations::new(&store);
     for client in 1..=clients {

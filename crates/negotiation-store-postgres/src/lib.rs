@@ -47,8 +47,20 @@ use index_negotiation_store::StoreError;
 
 pub use schema::SCHEMA_VERSION as CURRENT_SCHEMA_VERSION;
 
-/// Settings for [`PostgresStore::connect_with`].
+/// Settings for [`PostgresStore::connect_with`]: the defaults, changed with
+/// the `with_*` methods (new settings may come in any minor release).
+///
+/// ```
+/// use std::time::Duration;
+/// use index_negotiation_store_postgres::PostgresOptions;
+/// let options = PostgresOptions::default()
+///     .with_schema("negotiations")
+///     .with_max_connections(32)
+///     .with_statement_timeout(Duration::from_secs(5));
+/// assert_eq!(options.schema.as_deref(), Some("negotiations"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PostgresOptions {
     /// The schema to keep the tables in (created if missing); `None` uses
     /// the connection's default search path.
@@ -76,6 +88,44 @@ impl Default for PostgresOptions {
             max_retries: 5,
             tls: false,
         }
+    }
+}
+
+impl PostgresOptions {
+    /// Keeping the tables in `schema` (created if missing).
+    #[must_use]
+    pub fn with_schema(mut self, schema: impl Into<String>) -> Self {
+        self.schema = Some(schema.into());
+        self
+    }
+
+    /// Opening at most `max_connections` connections.
+    #[must_use]
+    pub fn with_max_connections(mut self, max_connections: usize) -> Self {
+        self.max_connections = max_connections;
+        self
+    }
+
+    /// Failing any statement that runs longer than `timeout`.
+    #[must_use]
+    pub fn with_statement_timeout(mut self, timeout: Duration) -> Self {
+        self.statement_timeout = Some(timeout);
+        self
+    }
+
+    /// Retrying a commit that hit a serialisation failure or a deadlock up
+    /// to `max_retries` times.
+    #[must_use]
+    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+        self.max_retries = max_retries;
+        self
+    }
+
+    /// Connecting over TLS (needs the `tls` feature).
+    #[must_use]
+    pub fn with_tls(mut self, tls: bool) -> Self {
+        self.tls = tls;
+        self
     }
 }
 

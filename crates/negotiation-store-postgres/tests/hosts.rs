@@ -44,15 +44,10 @@ fn request(id: &str) -> OpenNegotiation {
 /// Two stores on one schema: two hosts sharing a database.
 async fn two_hosts() -> (PostgresStore, PostgresStore, String, String) {
     let (first, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
-    let second = PostgresStore::connect_with(
-        &url,
-        PostgresOptions {
-            schema: Some(schema.clone()),
-            ..PostgresOptions::default()
-        },
-    )
-    .await
-    .unwrap();
+    let second =
+        PostgresStore::connect_with(&url, PostgresOptions::default().with_schema(schema.clone()))
+            .await
+            .unwrap();
     (first, second, url, schema)
 }
 
@@ -224,10 +219,7 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
 async fn a_statement_timeout_is_honoured() {
-    let options = PostgresOptions {
-        statement_timeout: Some(Duration::from_millis(300)),
-        ..PostgresOptions::default()
-    };
+    let options = PostgresOptions::default().with_statement_timeout(Duration::from_millis(300));
     let (store, url, schema) = support::fresh_store_with(options).await;
     Negotiations::new(&store)
         .open(&request("opp-slow"))
@@ -280,14 +272,8 @@ async fn a_newer_schema_is_refused() {
         .batch_execute("UPDATE index_schema_version SET version = 99")
         .await
         .unwrap();
-    let refused = PostgresStore::connect_with(
-        &url,
-        PostgresOptions {
-            schema: Some(schema),
-            ..PostgresOptions::default()
-        },
-    )
-    .await;
+    let refused =
+        PostgresStore::connect_with(&url, PostgresOptions::default().with_schema(schema)).await;
     assert!(
         matches!(refused, Err(StoreError::NewerSchema { found: 99, .. })),
         "{refused:?}"
@@ -303,10 +289,7 @@ async fn malformed_settings_are_refused() {
     );
     let bad_schema = PostgresStore::connect_with(
         "postgres://localhost/x",
-        PostgresOptions {
-            schema: Some("Robert'); DROP".to_owned()),
-            ..PostgresOptions::default()
-        },
+        PostgresOptions::default().with_schema("Robert'); DROP"),
     )
     .await;
     assert!(

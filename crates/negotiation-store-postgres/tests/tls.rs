@@ -32,11 +32,9 @@ fn test_roots() -> rustls::RootCertStore {
 }
 
 fn options() -> PostgresOptions {
-    PostgresOptions {
-        schema: Some(support::fresh_schema()),
-        tls: true,
-        ..PostgresOptions::default()
-    }
+    PostgresOptions::default()
+        .with_schema(support::fresh_schema())
+        .with_tls(true)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -34,15 +34,9 @@ pub fn fresh_schema() -> String {
 pub async fn fresh_store_with(options: PostgresOptions) -> (PostgresStore, String, String) {
     let url = database_url();
     let schema = options.schema.clone().unwrap_or_else(fresh_schema);
-    let store = PostgresStore::connect_with(
-        &url,
-        PostgresOptions {
-            schema: Some(schema.clone()),
-            ..options
-        },
-    )
-    .await
-    .expect("the test database accepts a store");
+    let store = PostgresStore::connect_with(&url, options.with_schema(schema.clone()))
+        .await
+        .expect("the test database accepts a store");
     (store, url, schema)
 }
 
