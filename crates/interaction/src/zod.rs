@@ -44,6 +44,7 @@ impl fmt::Display for IssuePath {
 
 /// zod 4's issue codes, the kinds of problem a schema reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum IssueCode {
     /// Missing, or the wrong JSON type, or not an integer.
     InvalidType,

@@ -67,6 +67,7 @@ impl From<index_negotiation::OpportunityStatus> for RecordStatus {
 /// Why a negotiation is closed from outside the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CloseReason {
     /// A person passed on the opportunity: status `rejected`.
     Passed,
@@ -102,6 +103,7 @@ pub struct OpenNegotiation {
 /// Why a negotiation was not opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum OpenRejection {
     /// The rules refuse the pair: not eligible, one person twice, or one
     /// intent twice.

@@ -236,6 +236,7 @@ pub fn has_prior_ask_user(messages: &[NegotiationMessage], user_id: &str) -> boo
 /// recorded for the server, never shown as wording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum NegotiationConsultationReason {
     /// A constraint of the person's is unknown and decides the outcome.
     UnresolvedOwnerConstraint,

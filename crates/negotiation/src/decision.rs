@@ -96,6 +96,7 @@ impl<'de, T: DeserializeOwned, R: DeserializeOwned> Deserialize<'de> for Decisio
 /// whether the negotiation exists, who may act on it, then the turn itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum NegotiationRejection {
     /// There is no such negotiation.
     NotFound,
@@ -192,6 +193,7 @@ impl std::fmt::Display for NegotiationRejection {
 /// Why a seat may not resume.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum NegotiationResumeRejection {
     /// There is no such negotiation.
     NotFound,

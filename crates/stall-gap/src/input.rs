@@ -8,6 +8,7 @@ use index_question_block::StructuredQuestion;
 /// Why the negotiation ended without a conclusion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StallReason {
     /// It used every turn it had without agreeing.
     TurnCap,

@@ -99,6 +99,7 @@ impl fmt::Display for GateRule {
 
 /// A visible field of a question, named without its text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum QuestionField {
     /// The title.
     Title,
