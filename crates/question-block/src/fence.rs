@@ -71,9 +71,9 @@ const BLOCK: usize = 64;
 /// The fence-relevant part of one 64-byte block, as bit masks (bit `i`
 /// describes byte `i`), classified in stages so that a block which cannot
 /// hold a fence costs one comparison per sixteen bytes.
-struct Block<'a> {
-    /// The block's bytes (fewer than 64 at the end of the text).
-    bytes: &'a [u8],
+struct Block {
+    /// How many bytes the block has (fewer than 64 at the end of the text).
+    remaining: usize,
     /// Backticks.
     ticks: u64,
     /// The byte after each run of backticks that starts at a line start and
@@ -82,14 +82,21 @@ struct Block<'a> {
     /// Where the run of backticks continuing from the previous block ends,
     /// if it ends here (the case `after_runs` cannot see).
     leading_run_end: Option<usize>,
+    /// `i`, the marker's first byte (for the opening search).
+    marker_heads: u64,
+    /// Spaces and tabs (for the closing search).
+    blanks: u64,
+    /// Bytes that may start a line terminator: LF, CR and 0xE2 (for the
+    /// closing search).
+    breaks: u64,
 }
 
-impl<'a> Block<'a> {
+impl Block {
     /// The block of `text` at `start`, or `None` when no fence line can
     /// start or end in it: no backtick at a line start, and no run going on
     /// from the previous block.
     #[inline(always)]
-    fn at(text: &'a [u8], start: usize) -> Option<Self> {
+    fn at(text: &[u8], start: usize) -> Option<Self> {
         let bytes = text
             .get(start..)
             .map_or(&[][..], |rest| rest.get(..BLOCK).unwrap_or(rest));
@@ -107,10 +114,15 @@ impl<'a> Block<'a> {
         // Bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
         // last byte of U+2028 and U+2029, but also of other characters, so
         // a line start found here is confirmed by `is_line_start`).
-        let [ends] = masks(bytes, |v| {
-            [v.simd_eq(u8x16::splat(b'\n'))
-                | v.simd_eq(u8x16::splat(b'\r'))
-                | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8))]
+        // The masks either search reads later come from the same pass.
+        let [ends, marker_heads, blanks, breaks] = masks(bytes, |v| {
+            let lf_or_cr = v.simd_eq(u8x16::splat(b'\n')) | v.simd_eq(u8x16::splat(b'\r'));
+            [
+                lf_or_cr | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8)),
+                v.simd_eq(u8x16::splat(b'i')),
+                v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t')),
+                lf_or_cr | v.simd_eq(u8x16::splat(0xE2)),
+            ]
         });
         let first = match previous {
             None | Some(b'\n' | b'\r' | 0xA8 | 0xA9) => 1,
@@ -124,17 +136,14 @@ impl<'a> Block<'a> {
         let leading_end = ticks.trailing_ones() as usize;
         let leading_run_end = (continues && leading_end < BLOCK).then_some(leading_end);
         (after_runs != 0 || leading_run_end.is_some()).then_some(Block {
-            bytes,
+            remaining: bytes.len(),
             ticks,
             after_runs,
             leading_run_end,
+            marker_heads,
+            blanks,
+            breaks,
         })
-    }
-
-    /// The bytes that are an `i`, the marker's first byte.
-    fn marker_heads(&self) -> u64 {
-        let [heads] = masks(self.bytes, |v| [v.simd_eq(u8x16::splat(b'i'))]);
-        heads
     }
 
     /// Which of `positions` may be followed, past blanks, by a line
@@ -145,18 +154,11 @@ impl<'a> Block<'a> {
     /// highest blank position is kept then; it is the last position, as no
     /// other can follow a run of blanks that reaches the end.
     fn may_end_lines_after_blanks(&self, positions: u64) -> u64 {
-        let [blanks, breaks] = masks(self.bytes, |v| {
-            [
-                v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t')),
-                v.simd_eq(u8x16::splat(b'\n'))
-                    | v.simd_eq(u8x16::splat(b'\r'))
-                    | v.simd_eq(u8x16::splat(0xE2)),
-            ]
-        });
+        let (blanks, breaks) = (self.blanks, self.breaks);
         let on_blanks = positions & blanks;
         let (skipped, overflow) = on_blanks.overflowing_add(blanks);
         let landing = (skipped | positions) & !blanks;
-        let end_of_text = u32::try_from(self.bytes.len())
+        let end_of_text = u32::try_from(self.remaining)
             .ok()
             .and_then(|bit| 1u64.checked_shl(bit))
             .unwrap_or(0);
@@ -253,49 +255,52 @@ fn bits_down(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-const TICKS: u64 = u64::from_le_bytes([b'`'; 8]);
-
-/// How many backticks start at `at`, eight bytes per step.
-fn backtick_run(bytes: &[u8], at: usize) -> usize {
-    let rest = bytes.get(at..).unwrap_or_default();
-    let mut chunks = rest.chunks_exact(8);
-    let mut run = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let differs = u64::from_le_bytes(word) ^ TICKS;
-        if differs != 0 {
-            return run + differs.trailing_zeros() as usize / 8;
-        }
-        run += 8;
+/// Which of the 16 bytes of `chunk` are backticks, bit `i` for byte `i`.
+fn tick_mask16(chunk: &[u8]) -> u16 {
+    let mut bytes = [0u8; 16];
+    if let Some(to) = bytes.get_mut(..chunk.len()) {
+        to.copy_from_slice(chunk);
     }
-    run + chunks
-        .remainder()
-        .iter()
-        .take_while(|&&b| b == b'`')
-        .count()
+    // Sixteen lanes make a sixteen-bit mask.
+    u8x16::from(bytes).simd_eq(u8x16::splat(b'`')).to_bitmask() as u16
 }
 
-/// How many backticks end just before `at`, eight bytes per step.
-fn backtick_run_before(bytes: &[u8], at: usize) -> usize {
-    let before = bytes.get(..at).unwrap_or_default();
-    let mut chunks = before.rchunks_exact(8);
+/// How many backticks start at `at`, sixteen bytes per step.
+fn backtick_run(bytes: &[u8], at: usize) -> usize {
+    let rest = bytes.get(at..).unwrap_or_default();
+    let mut chunks = rest.chunks_exact(16);
     let mut run = 0;
     for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let differs = u64::from_le_bytes(word) ^ TICKS;
-        if differs != 0 {
-            return run + differs.leading_zeros() as usize / 8;
+        let ticks = tick_mask16(chunk);
+        if ticks != u16::MAX {
+            return run + ticks.trailing_ones() as usize;
         }
-        run += 8;
+        run += 16;
     }
-    run + chunks
-        .remainder()
-        .iter()
-        .rev()
-        .take_while(|&&b| b == b'`')
-        .count()
+    run + tick_mask16(chunks.remainder()).trailing_ones() as usize
+}
+
+/// How many backticks end just before `at`, sixteen bytes per step.
+fn backtick_run_before(bytes: &[u8], at: usize) -> usize {
+    let before = bytes.get(..at).unwrap_or_default();
+    let mut chunks = before.rchunks_exact(16);
+    let mut run = 0;
+    for chunk in &mut chunks {
+        let ticks = tick_mask16(chunk);
+        if ticks != u16::MAX {
+            return run + ticks.leading_ones() as usize;
+        }
+        run += 16;
+    }
+    let rest = chunks.remainder();
+    // The remainder's bytes, moved to the top of the mask.
+    let ticks = tick_mask16(rest) << (16 - rest.len()).min(15);
+    let counted = if rest.is_empty() {
+        0
+    } else {
+        ticks.leading_ones() as usize
+    };
+    run + counted.min(rest.len())
 }
 
 /// Matches `[ \t]*\r?$` at `at`, returning where the match ends.
@@ -387,7 +392,7 @@ fn open_fence_in_block(bytes: &[u8], start: usize) -> Option<OpenFence> {
     let block = Block::at(bytes, start)?;
     let candidates = match block.after_runs {
         0 => 0,
-        after => after & block.marker_heads(),
+        after => after & block.marker_heads,
     };
     bits_down(candidates)
         .find_map(|bit| open_fence_at(bytes, start + bit))
@@ -517,6 +522,11 @@ mod tests {
         for len in 0..40 {
             let text = format!("{}x``", "`".repeat(len));
             assert_eq!(backtick_run(text.as_bytes(), 0), len);
+            for pad in 0..3 {
+                let text = format!("{}``x{}", "y".repeat(pad), "`".repeat(len));
+                assert_eq!(backtick_run_before(text.as_bytes(), text.len()), len);
+                assert_eq!(backtick_run_before(text.as_bytes(), pad + 2), 2);
+            }
         }
         assert_eq!(longest_backtick_run("a``b````c`"), 4);
         assert_eq!(longest_backtick_run("none"), 0);
