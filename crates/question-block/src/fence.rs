@@ -97,6 +97,13 @@ impl Block {
     /// from the previous block.
     #[inline(always)]
     fn at(text: &[u8], start: usize) -> Option<Self> {
+        Self::scan(text, start).ok()
+    }
+
+    /// [`Block::at`], saying when the block is `Err(true)`: has no backtick
+    /// at all (and none goes on into it), so the search may skip ahead to
+    /// the next one.
+    fn scan(text: &[u8], start: usize) -> Result<Self, bool> {
         let bytes = text
             .get(start..)
             .map_or(&[][..], |rest| rest.get(..BLOCK).unwrap_or(rest));
@@ -106,10 +113,13 @@ impl Block {
         // Inside a long run of backticks (a block of them, the run going on
         // from the one before) no line starts and no run ends.
         if continues && ticks == u64::MAX && bytes.len() == BLOCK {
-            return None;
+            return Err(false);
         }
-        if !continues && (ticks == 0 || !may_start_a_line_with_a_tick(text, start)) {
-            return None;
+        if !continues && ticks == 0 {
+            return Err(true);
+        }
+        if !continues && !may_start_a_line_with_a_tick(text, start) {
+            return Err(false);
         }
         // Bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
         // last byte of U+2028 and U+2029, but also of other characters, so
@@ -135,7 +145,7 @@ impl Block {
         let after_runs = starts.wrapping_add(ticks) & !ticks;
         let leading_end = ticks.trailing_ones() as usize;
         let leading_run_end = (continues && leading_end < BLOCK).then_some(leading_end);
-        (after_runs != 0 || leading_run_end.is_some()).then_some(Block {
+        let block = Block {
             remaining: bytes.len(),
             ticks,
             after_runs,
@@ -143,7 +153,12 @@ impl Block {
             marker_heads,
             blanks,
             breaks,
-        })
+        };
+        if after_runs != 0 || leading_run_end.is_some() {
+            Ok(block)
+        } else {
+            Err(false)
+        }
     }
 
     /// Which of `positions` may be followed, past blanks, by a line
@@ -419,33 +434,58 @@ pub(crate) fn first_close_fence(text: &str, length: usize) -> Option<CloseFence>
     let bytes = text.as_bytes();
     // Up to and including the end, so that a run ending the text at a block
     // boundary is seen as a leading run of the (empty) block after it.
-    for start in (0..=bytes.len()).step_by(BLOCK) {
-        let Some(block) = Block::at(bytes, start) else {
-            continue;
-        };
-        if let Some(end) = block.leading_run_end {
-            let run_start = start + end - backtick_run_before(bytes, start + end);
-            if let Some(fence) = close_fence_at(bytes, run_start, length) {
-                return Some(fence);
+    let mut start = 0;
+    while start <= bytes.len() {
+        match Block::scan(bytes, start) {
+            Ok(block) => {
+                if let Some(fence) = close_fence_in_block(&block, bytes, start, length) {
+                    return Some(fence);
+                }
+                start += BLOCK;
             }
-        }
-        // Runs of 64 or more always end in a later block: the leading-run
-        // case above.
-        let run_starts = block.ticks & !(block.ticks << 1);
-        let exact = match u32::try_from(length) {
-            Ok(shift) if shift < 64 => block.after_runs & (run_starts << shift),
-            _ => 0,
-        };
-        if exact == 0 {
-            continue;
-        }
-        let found = bits_up(block.may_end_lines_after_blanks(exact))
-            .find_map(|bit| close_fence_at(bytes, start + bit - length, length));
-        if found.is_some() {
-            return found;
+            Err(true) => start = next_block_with_a_tick(bytes, start + BLOCK)?,
+            Err(false) => start += BLOCK,
         }
     }
     None
+}
+
+/// After a block without backticks, the block at or after `next` (a
+/// multiple of [`BLOCK`]) that holds the next one, found with memchr's
+/// SIMD search; `None` when there is none, as then no fence line follows.
+fn next_block_with_a_tick(bytes: &[u8], next: usize) -> Option<usize> {
+    if cfg!(target_arch = "wasm32") || next > bytes.len() {
+        return Some(next);
+    }
+    let offset = memchr::memchr(b'`', bytes.get(next..)?)?;
+    Some(next + offset / BLOCK * BLOCK)
+}
+
+/// The closing fence of `length` backticks in `block`, at `start`.
+fn close_fence_in_block(
+    block: &Block,
+    bytes: &[u8],
+    start: usize,
+    length: usize,
+) -> Option<CloseFence> {
+    if let Some(end) = block.leading_run_end {
+        let run_start = start + end - backtick_run_before(bytes, start + end);
+        if let Some(fence) = close_fence_at(bytes, run_start, length) {
+            return Some(fence);
+        }
+    }
+    // Runs of 64 or more always end in a later block: the leading-run case
+    // above.
+    let run_starts = block.ticks & !(block.ticks << 1);
+    let exact = match u32::try_from(length) {
+        Ok(shift) if shift < 64 => block.after_runs & (run_starts << shift),
+        _ => 0,
+    };
+    if exact == 0 {
+        return None;
+    }
+    bits_up(block.may_end_lines_after_blanks(exact))
+        .find_map(|bit| close_fence_at(bytes, start + bit - length, length))
 }
 
 /// The longest run of backticks in `text`.

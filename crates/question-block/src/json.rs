@@ -113,7 +113,7 @@ pub(crate) fn push_js_string(out: &mut String, s: &str) {
 /// `payload` with every escaped lone surrogate inside a string literal
 /// rewritten as `\ufffd`, borrowed unchanged when there is none.
 pub(crate) fn replace_lone_surrogate_escapes(payload: &str) -> Cow<'_, str> {
-    if !payload.contains("\\u") {
+    if memchr::memmem::find(payload.as_bytes(), b"\\u").is_none() {
         return Cow::Borrowed(payload);
     }
     let bytes = payload.as_bytes();

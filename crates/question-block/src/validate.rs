@@ -40,18 +40,26 @@ enum Decoded {
     Untyped,
 }
 
-fn decode(json: &str) -> Decoded {
-    let Ok(FastBlock { version, questions }) = serde_json::from_str::<FastBlock>(json) else {
-        return Decoded::Untyped;
+fn decode<const GIVE_UP: bool>(json: &str) -> Decoded {
+    let decoded = match serde_json::from_str::<FastBlock<GIVE_UP>>(json) {
+        Ok(decoded) => decoded,
+        Err(err) if GIVE_UP && err.to_string().starts_with(GAVE_UP) => {
+            return Decoded::TooManyQuestions;
+        }
+        Err(_) => return Decoded::Untyped,
     };
-    match questions {
+    match decoded.questions {
         FastQuestions::TooMany => Decoded::TooManyQuestions,
-        FastQuestions::Within(questions) if is_one(version) => Decoded::Typed(QuestionBlock::new(
-            questions.into_iter().map(Into::into).collect(),
-        )),
+        FastQuestions::Within(questions) if is_one(decoded.version) => Decoded::Typed(
+            QuestionBlock::new(questions.into_iter().map(Into::into).collect()),
+        ),
         FastQuestions::Within(_) => Decoded::Untyped,
     }
 }
+
+/// The message [`FastQuestions`] stops with when told to give up; no serde
+/// message starts so.
+const GAVE_UP: &str = "gave up past the most questions a block holds";
 
 fn is_one(version: f64) -> bool {
     version == 1.0
@@ -59,7 +67,7 @@ fn is_one(version: f64) -> bool {
 
 /// Reads a block from JSON text, reporting every problem.
 pub(crate) fn block_from_str(json: &str) -> Result<QuestionBlock, FromStrError> {
-    if let Decoded::Typed(block) = decode(json) {
+    if let Decoded::Typed(block) = decode::<false>(json) {
         return validate_block(&block)
             .map(|()| block)
             .map_err(FromStrError::Invalid);
@@ -71,7 +79,20 @@ pub(crate) fn block_from_str(json: &str) -> Result<QuestionBlock, FromStrError> 
 /// [`block_from_str`]'s decision alone, which can stop early: a payload
 /// with too many questions is refused without reading them all.
 pub(crate) fn decide_block(json: &str) -> Option<QuestionBlock> {
-    match decode(json) {
+    // Without escapes, a second `questions` key (which JavaScript lets
+    // replace the first) would be spelled out; with no second spelling,
+    // the 21st question settles it and the rest need not even be JSON.
+    let one_questions_key = memchr::memchr(b'\\', json.as_bytes()).is_none()
+        && memchr::memmem::find_iter(json.as_bytes(), "questions")
+            .take(2)
+            .count()
+            == 1;
+    let decoded = if one_questions_key {
+        decode::<true>(json)
+    } else {
+        decode::<false>(json)
+    };
+    match decoded {
         Decoded::Typed(block) => validate_block(&block).ok().map(|()| block),
         Decoded::TooManyQuestions => None,
         Decoded::Untyped => block_from_str(json).ok(),
@@ -80,22 +101,24 @@ pub(crate) fn decide_block(json: &str) -> Option<QuestionBlock> {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FastBlock {
+struct FastBlock<const GIVE_UP: bool> {
     version: f64,
-    questions: FastQuestions,
+    questions: FastQuestions<GIVE_UP>,
 }
 
-/// The questions array, given up on past [`MAX_QUESTIONS`] items.
-enum FastQuestions {
+/// The questions array, given up on past [`MAX_QUESTIONS`] items: with
+/// `GIVE_UP`, by failing with [`GAVE_UP`] at once; without, once the rest
+/// is checked to be JSON.
+enum FastQuestions<const GIVE_UP: bool> {
     Within(Vec<FastQuestion>),
     TooMany,
 }
 
-impl<'de> Deserialize<'de> for FastQuestions {
+impl<'de, const GIVE_UP: bool> Deserialize<'de> for FastQuestions<GIVE_UP> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Items;
-        impl<'de> Visitor<'de> for Items {
-            type Value = FastQuestions;
+        struct Items<const GIVE_UP: bool>;
+        impl<'de, const GIVE_UP: bool> Visitor<'de> for Items<GIVE_UP> {
+            type Value = FastQuestions<GIVE_UP>;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an array of questions")
@@ -105,6 +128,9 @@ impl<'de> Deserialize<'de> for FastQuestions {
                 let mut questions = Vec::new();
                 while let Some(question) = items.next_element::<FastQuestion>()? {
                     if questions.len() == MAX_QUESTIONS {
+                        if GIVE_UP {
+                            return Err(serde::de::Error::custom(GAVE_UP));
+                        }
                         // The rest must still be JSON (a later duplicate
                         // `questions` key could replace this array), but
                         // need not be questions.
@@ -116,7 +142,7 @@ impl<'de> Deserialize<'de> for FastQuestions {
                 Ok(FastQuestions::Within(questions))
             }
         }
-        deserializer.deserialize_seq(Items)
+        deserializer.deserialize_seq(Items::<GIVE_UP>)
     }
 }
 
