@@ -48,9 +48,7 @@ impl ValidationPath {
     /// assert_eq!(ValidationPath::default().key("questions").index(1).text(), "questions.1");
     /// ```
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        self.push_text(&mut out);
-        out
+        built(|out| self.push_text(out))
     }
 
     fn push_text(&self, out: &mut String) {
@@ -73,6 +71,13 @@ impl fmt::Display for ValidationPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text())
     }
+}
+
+/// The text `push` appends to an empty string.
+fn built(push: impl FnOnce(&mut String)) -> String {
+    let mut out = String::new();
+    push(&mut out);
+    out
 }
 
 /// Appends `n` in decimal, without `core::fmt`.
@@ -235,9 +240,7 @@ impl IssueCode {
     /// assert_eq!(IssueCode::InvalidUuid.text(), "is not a UUID");
     /// ```
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        self.push_text(&mut out);
-        out
+        built(|out| self.push_text(out))
     }
 
     fn push_text(&self, out: &mut String) {
@@ -317,13 +320,17 @@ pub struct ValidationIssue {
     pub code: IssueCode,
 }
 
+impl ValidationIssue {
+    fn push_text(&self, out: &mut String) {
+        self.path.push_text(out);
+        out.push_str(": ");
+        self.code.push_text(out);
+    }
+}
+
 impl fmt::Display for ValidationIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::new();
-        self.path.push_text(&mut out);
-        out.push_str(": ");
-        self.code.push_text(&mut out);
-        f.write_str(&out)
+        f.write_str(&built(|out| self.push_text(out)))
     }
 }
 
@@ -350,9 +357,7 @@ impl InvalidQuestionBlock {
     /// problem per line), built without `core::fmt` (see
     /// [`ValidationPath::text`]).
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        self.push_text(&mut out);
-        out
+        built(|out| self.push_text(out))
     }
 
     fn push_text(&self, out: &mut String) {
@@ -361,9 +366,7 @@ impl InvalidQuestionBlock {
         out.push_str(" problem(s))");
         for issue in &self.issues {
             out.push_str("\n  ");
-            issue.path.push_text(out);
-            out.push_str(": ");
-            issue.code.push_text(out);
+            issue.push_text(out);
         }
     }
 }

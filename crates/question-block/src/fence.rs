@@ -121,14 +121,11 @@ impl Block {
         if !continues && !may_start_a_line_with_a_tick(text, start) {
             return Err(false);
         }
-        // Bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
-        // last byte of U+2028 and U+2029, but also of other characters, so
-        // a line start found here is confirmed by `is_line_start`).
         // The masks either search reads later come from the same pass.
         let [ends, marker_heads, blanks, breaks] = masks(bytes, |v| {
             let lf_or_cr = v.simd_eq(u8x16::splat(b'\n')) | v.simd_eq(u8x16::splat(b'\r'));
             [
-                lf_or_cr | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8)),
+                may_end_a_line(v),
                 v.simd_eq(u8x16::splat(b'i')),
                 v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t')),
                 lf_or_cr | v.simd_eq(u8x16::splat(0xE2)),
@@ -187,6 +184,15 @@ impl Block {
     }
 }
 
+/// The bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
+/// last byte of U+2028 and U+2029, but also of other characters, so a line
+/// start found with this is confirmed by [`is_line_start`]).
+fn may_end_a_line(v: u8x16) -> u8x16 {
+    v.simd_eq(u8x16::splat(b'\n'))
+        | v.simd_eq(u8x16::splat(b'\r'))
+        | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8))
+}
+
 /// Whether a backtick of the block at `start` follows a byte after which a
 /// line may start (see [`Block::at`]): the first and cheapest test, one
 /// mask per sixteen bytes, comparing each byte with the one before it read
@@ -211,10 +217,7 @@ fn may_start_a_line_with_a_tick(text: &[u8], start: usize) -> bool {
             u8x16::from(bytes)
         };
         let (previous, current) = (load(previous), load(current));
-        let ends = previous.simd_eq(u8x16::splat(b'\n'))
-            | previous.simd_eq(u8x16::splat(b'\r'))
-            | (previous & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8));
-        any |= (current.simd_eq(tick) & ends).to_bitmask();
+        any |= (current.simd_eq(tick) & may_end_a_line(previous)).to_bitmask();
     }
     any != 0
 }
