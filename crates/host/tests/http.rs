@@ -371,13 +371,11 @@ async fn oversize_and_malformed_bodies_are_refused() {
             .body(body)
             .send()
     };
-    let huge = send(format!(
-        "{{\"action\":\"propose\",\"message\":\"{}\"}}",
-        "x".repeat(index_host::BODY_LIMIT + 10)
-    ))
-    .await
-    .unwrap();
-    assert_eq!(huge.status().as_u16(), 413);
+    // Over a raw connection, so that the refusal is read before the body
+    // is written: a client still writing when the host refuses and closes
+    // would see a reset instead of the answer.
+    let huge = oversize_status(&host, &url, index_host::BODY_LIMIT + 10).await;
+    assert_eq!(huge, 413);
     let malformed = send("{\"action\": ".to_owned()).await.unwrap();
     assert_eq!(malformed.status().as_u16(), 400);
     let body: serde_json::Value = malformed.json().await.unwrap();
@@ -393,6 +391,29 @@ async fn oversize_and_malformed_bodies_are_refused() {
         .unwrap();
     assert!(state.turns.is_empty(), "nothing was applied");
     host.stop().await;
+}
+
+/// The status line's code for a POST to `url` announcing a body of
+/// `length` bytes, read before any of the body is sent.
+async fn oversize_status(host: &Running, url: &str, length: usize) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = host.base.trim_start_matches("http://");
+    let path = url.trim_start_matches(&host.base);
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n",
+        host.dana
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut response = vec![0; 64];
+    let read = stream.read(&mut response).await.unwrap();
+    let status = String::from_utf8_lossy(&response[..read]).into_owned();
+    status
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {status:?}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
