@@ -7,9 +7,11 @@
 
 use index_interaction::{
     InteractionAcknowledgement, InteractionAnswerSpec, InteractionBinding, InteractionCapabilities,
-    InteractionDataRecord, InteractionField, InteractionRequest, InteractionResolution,
-    InteractionResponse, InteractionResponseCommand, InteractionSubject, check_response,
-    validate_interaction_answer, validate_interaction_answer_value, validate_interaction_response,
+    InteractionDataRecord, InteractionField, InteractionRequest, InteractionRequestBinding,
+    InteractionResolution, InteractionResponse, InteractionResponseCommand, InteractionSubject,
+    SecretHandle, check_response, v0_44, validate_interaction_answer,
+    validate_interaction_answer_value, validate_interaction_response,
+    validate_interaction_response_command,
 };
 use index_question_block::{QuestionBlock, StructuredQuestion};
 use libfuzzer_sys::fuzz_target;
@@ -45,17 +47,23 @@ fuzz_target!(|data: &[u8]| {
         InteractionDataRecord,
         InteractionRequest,
         InteractionResponse,
+        InteractionRequestBinding,
         InteractionBinding,
         InteractionResponseCommand,
         InteractionAcknowledgement,
+        SecretHandle,
+        v0_44::InteractionRequest,
+        v0_44::InteractionBinding,
+        v0_44::InteractionResponseCommand,
+        v0_44::InteractionAcknowledgement,
     );
     // `[spec, data]`: the typed answer validator agrees with the untyped one.
     if let Some([spec, answer]) = value.as_array().map(Vec::as_slice) {
-        if let (Ok(spec), Some(map)) = (
+        if let (Ok(spec), Some(_)) = (
             InteractionAnswerSpec::from_json_value(spec),
             answer.as_object(),
         ) {
-            let untyped = validate_interaction_answer_value(&spec, Some(map));
+            let untyped = validate_interaction_answer_value(&spec, Some(answer));
             if let Ok(record) = InteractionDataRecord::from_json_value(answer) {
                 assert_eq!(
                     validate_interaction_answer(&spec, Some(&record.0)).is_ok(),
@@ -65,12 +73,27 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    // `[request, response]`: the JSON response validator agrees with the
-    // typed check on a well-formed response.
+    // `[request material, response]`: the JSON response validator agrees
+    // with the typed check on a well-formed response (one whose data has
+    // no `__proto__`, which reading drops and the JSON validator refuses),
+    // and a command carrying the response is judged as the response is.
     if let Some([request, response]) = value.as_array().map(Vec::as_slice) {
-        if let Ok(request) = InteractionRequest::from_json_value(request) {
+        if let Ok(request) = InteractionRequest::from_material(request) {
             let from_json = validate_interaction_response(&request, response);
             if let Ok(typed) = InteractionResponse::from_json_value(response) {
+                let command = InteractionResponseCommand::new("op", request.command_binding(), typed.clone());
+                let wire = serde_json::to_value(&command).expect("a command serializes");
+                assert_eq!(
+                    validate_interaction_response_command(&request, &wire).is_ok(),
+                    check_response(&request, &typed).is_ok(),
+                    "a command is judged as its response"
+                );
+            }
+            let proto = response
+                .get("data")
+                .and_then(Value::as_object)
+                .is_some_and(|data| data.contains_key("__proto__"));
+            if let (Ok(typed), false) = (InteractionResponse::from_json_value(response), proto) {
                 assert_eq!(
                     check_response(&request, &typed).is_ok(),
                     from_json.is_ok(),

@@ -15,8 +15,8 @@ pub(crate) const BROWSER_SAFE: &[&str] = &[
 
 /// What a browser-safe crate may depend on directly, besides other
 /// browser-safe crates of this workspace: data formats, and pure computation
-/// (`wide` for portable SIMD, `memchr` for substring search) that needs no
-/// operating system.
+/// (`wide` for portable SIMD, `memchr` for substring search, `sha2` for the
+/// interaction contract's digests) that needs no operating system.
 const BROWSER_SAFE_DIRECT: &[&str] = &[
     "serde",
     "serde_json",
@@ -25,6 +25,7 @@ const BROWSER_SAFE_DIRECT: &[&str] = &[
     "thiserror",
     "wide",
     "memchr",
+    "sha2",
 ];
 
 /// Crates that must never appear in a browser-safe crate's tree: they need

@@ -18,8 +18,8 @@ use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
 
 use index_interaction::{
-    ElicitationResult, InteractionOutcome, InteractionRequest, InteractionValue,
-    elicitation_to_response, interaction_to_elicitation,
+    ElicitationResult, InteractionOutcome, InteractionRequest, InteractionRequestBinding,
+    InteractionValue, elicitation_to_response, interaction_to_elicitation,
 };
 use index_negotiation_store::{ListFilter, NegotiationStore, OpportunityId, StateFilter, UserId};
 use index_question_block::{QuestionBlock, QuestionBlockQuestion, StructuredQuestion};
@@ -56,10 +56,17 @@ impl Elicitors {
 /// The name of the one field the person answers.
 const ANSWER_FIELD: &str = "answer";
 
+/// The provider and environment the host's interaction requests name.
+const PROVIDER: &str = "index";
+const ENVIRONMENT: &str = "index-host";
+
 /// The question as an interaction request: one required select whose
 /// options are the question's (values are their positions), the options'
-/// descriptions in the body so the person reads them.
+/// descriptions in the body so the person reads them. It is bound to the
+/// negotiation (as run and execution) and to its owner (as session): the
+/// only context the answer must come back to.
 fn question_request(
+    owner: &UserId,
     id: &OpportunityId,
     question: &StructuredQuestion,
 ) -> Option<InteractionRequest> {
@@ -73,8 +80,18 @@ fn question_request(
         .enumerate()
         .map(|(i, option)| json!({"value": i.to_string(), "label": option.label}))
         .collect();
+    let interaction_id = format!("park:{id}");
+    let binding = InteractionRequestBinding {
+        run_id: id.to_string(),
+        provider: PROVIDER.to_owned(),
+        environment_id: ENVIRONMENT.to_owned(),
+        session_id: owner.to_string(),
+        execution_id: id.to_string(),
+        interaction_id: interaction_id.clone(),
+    };
     let request = json!({
-        "id": format!("park:{id}"),
+        "id": interaction_id,
+        "binding": binding,
         "kind": "question",
         "title": question.title,
         "body": body,
@@ -83,7 +100,7 @@ fn question_request(
             "multi": question.multi_select, "options": options,
         }]},
     });
-    InteractionRequest::from_json_value(&request).ok()
+    InteractionRequest::from_material(&request).ok()
 }
 
 /// The chosen options' labels, as the answer on record.
@@ -136,7 +153,7 @@ impl<S: NegotiationStore> Offer<S> {
             tracing::info!(user = %self.owner, "parked question not offered by elicitation: no open session of theirs advertised it");
             return Offered::NoClient;
         };
-        let Some(request) = question_request(&self.id, &self.question) else {
+        let Some(request) = question_request(&self.owner, &self.id, &self.question) else {
             return Offered::Unmappable;
         };
         let Ok(elicitation) = interaction_to_elicitation(&request) else {
@@ -221,4 +238,44 @@ fn read_result(result: &ElicitResult) -> Option<ElicitationResult> {
     serde_json::to_value(result)
         .ok()
         .and_then(|value| serde_json::from_value(value).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    // Tests report failure by panicking.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use index_question_block::QuestionOption;
+
+    use super::*;
+
+    #[test]
+    fn a_parked_question_is_a_request_bound_to_its_negotiation_and_owner() {
+        let option = |label: &str| QuestionOption {
+            label: label.to_owned(),
+            description: format!("Go with {label}."),
+        };
+        let question = StructuredQuestion {
+            title: "Venue".to_owned(),
+            prompt: "Where should the pilot run?".to_owned(),
+            options: vec![option("Berlin"), option("Paris")],
+            multi_select: false,
+        };
+        let owner = UserId::new("user-1");
+        let id = OpportunityId::new("opp-1");
+        let request = question_request(&owner, &id, &question).expect("the question maps");
+        assert_eq!(request.id(), "park:opp-1");
+        assert_eq!(request.binding().interaction_id, "park:opp-1");
+        assert_eq!(request.binding().run_id, "opp-1");
+        assert_eq!(request.binding().session_id, "user-1");
+        let accepted = ElicitationResult {
+            action: index_interaction::ElicitationAction::Accept,
+            content: json!({"answer": "1"}).as_object().cloned(),
+        };
+        let response = elicitation_to_response(&request, &accepted).unwrap();
+        assert_eq!(
+            answer_text(&question, response.data.as_ref()).as_deref(),
+            Some("Paris")
+        );
+    }
 }

@@ -4,9 +4,14 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::data::{InteractionData, data_to_json};
+use crate::data::{InteractionData, InteractionOutcome, data_to_json};
 use crate::fields::{InteractionAnswerSpec, InteractionField};
-use crate::js::{is_blank, js_keys, js_number_string, js_string, utf16_len};
+use crate::js::{is_blank, js_keys, js_number_string, js_string, js_to_number, utf16_len};
+use crate::limits::{
+    CONTRACT_MAX_ARRAY_LENGTH, CONTRACT_MAX_IDENTIFIER_LENGTH, CONTRACT_MAX_MAP_ENTRIES,
+    CONTRACT_MAX_STRING_LENGTH, is_identifier,
+};
+use crate::zod::{SchemaIssue, Version};
 
 /// One thing wrong with an answer. [`code`](AnswerProblem::code) is stable
 /// and names the field; the display text is for people.
@@ -45,6 +50,29 @@ pub enum AnswerProblem {
     InvalidGrant(String),
     /// A grant broader than the request's scopes.
     GrantExceedsScopes(String),
+    /// The spec the answer was checked against breaks its schema (0.46
+    /// checks the spec first).
+    Spec(SchemaIssue),
+    /// The data is not an object.
+    DataNotAnObject,
+    /// The data has more than 256 keys.
+    TooManyFields,
+    /// A string value longer than 16384 UTF-16 units.
+    ExceedsStringBound(String),
+    /// A list value of more than 1024 items.
+    TooManyValues(String),
+    /// A list value holding something other than bounded strings.
+    InvalidBoundedValue(String),
+    /// An object value that cannot be a secret handle.
+    InvalidObjectValue(String),
+    /// A secret field holding neither a string nor a one-use handle.
+    NotAStringOrHandle(String),
+    /// A select answer of more than 1024 values.
+    TooManyOptionValues(String),
+    /// A declined or cancelled resolution carrying a secret field.
+    SecretOnUnaccepted(String, InteractionOutcome),
+    /// A declined or cancelled resolution carrying answer fields.
+    AnswerOnUnaccepted(InteractionOutcome),
 }
 
 impl AnswerProblem {
@@ -68,6 +96,17 @@ impl AnswerProblem {
             AnswerProblem::GrantCount => "grant_count".to_owned(),
             AnswerProblem::InvalidGrant(g) => format!("invalid_grant:{g}"),
             AnswerProblem::GrantExceedsScopes(g) => format!("grant_exceeds_scopes:{g}"),
+            AnswerProblem::Spec(issue) => format!("spec:{}:{}", issue.path, issue.code.as_str()),
+            AnswerProblem::DataNotAnObject => "data_not_an_object".to_owned(),
+            AnswerProblem::TooManyFields => "too_many_fields".to_owned(),
+            AnswerProblem::ExceedsStringBound(f) => format!("exceeds_string_bound:{f}"),
+            AnswerProblem::TooManyValues(f) => format!("too_many_values:{f}"),
+            AnswerProblem::InvalidBoundedValue(f) => format!("invalid_bounded_value:{f}"),
+            AnswerProblem::InvalidObjectValue(f) => format!("invalid_object_value:{f}"),
+            AnswerProblem::NotAStringOrHandle(f) => format!("not_a_string_or_handle:{f}"),
+            AnswerProblem::TooManyOptionValues(f) => format!("too_many_option_values:{f}"),
+            AnswerProblem::SecretOnUnaccepted(f, _) => format!("secret_on_unaccepted:{f}"),
+            AnswerProblem::AnswerOnUnaccepted(_) => "answer_on_unaccepted".to_owned(),
         }
     }
 }
@@ -106,12 +145,49 @@ impl fmt::Display for AnswerProblem {
                 f,
                 "the grant \"{grant}\" is broader than the request allows"
             ),
+            AnswerProblem::Spec(issue) => write!(f, "the answer spec is invalid: {issue}"),
+            AnswerProblem::DataNotAnObject => f.write_str("the answer data is not an object"),
+            AnswerProblem::TooManyFields => write!(
+                f,
+                "the answer has more than {CONTRACT_MAX_MAP_ENTRIES} fields"
+            ),
+            AnswerProblem::ExceedsStringBound(name) => write!(
+                f,
+                "\"{name}\" is longer than {CONTRACT_MAX_STRING_LENGTH} characters"
+            ),
+            AnswerProblem::TooManyValues(name) | AnswerProblem::TooManyOptionValues(name) => {
+                write!(
+                    f,
+                    "\"{name}\" holds more than {CONTRACT_MAX_ARRAY_LENGTH} values"
+                )
+            }
+            AnswerProblem::InvalidBoundedValue(name) => {
+                write!(f, "\"{name}\" holds something other than short text")
+            }
+            AnswerProblem::InvalidObjectValue(name) => {
+                write!(f, "\"{name}\" holds an object that is not a secret handle")
+            }
+            AnswerProblem::NotAStringOrHandle(name) => {
+                write!(f, "\"{name}\" needs text or a one-use secret handle")
+            }
+            AnswerProblem::SecretOnUnaccepted(name, outcome) => write!(
+                f,
+                "\"{name}\" is secret and may not ride a {} resolution",
+                outcome.as_str()
+            ),
+            AnswerProblem::AnswerOnUnaccepted(outcome) => write!(
+                f,
+                "a {} resolution carries no answer fields",
+                outcome.as_str()
+            ),
         }
     }
 }
 
-/// Checks an accepted answer's data against `spec`: unknown keys first (in
-/// key order), then each field in spec order. Every problem is returned.
+/// Checks an accepted answer's data against `spec`, as 0.46 does: the
+/// spec first (a spec read through [`crate::v0_44`] may break 0.46's
+/// bounds), then each key's bounds and whether a field has it (in key
+/// order), then each field in spec order. Every problem is returned.
 ///
 /// ```
 /// use index_interaction::*;
@@ -127,22 +203,22 @@ pub fn validate_interaction_answer(
     spec: &InteractionAnswerSpec,
     data: Option<&InteractionData>,
 ) -> Result<(), Vec<AnswerProblem>> {
-    let json = data.map(data_to_json);
-    let problems = answer_problems(spec, json.as_ref());
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems)
-    }
+    let json = data.map(|data| Value::Object(data_to_json(data)));
+    let spec = serde_json::to_value(spec).unwrap_or(Value::Null);
+    into_result(validate_interaction_answer_json(&spec, json.as_ref()))
 }
 
 /// [`validate_interaction_answer`] on untyped JSON data, as an answer
 /// arrives before it is known to be well formed.
 pub fn validate_interaction_answer_value(
     spec: &InteractionAnswerSpec,
-    data: Option<&Map<String, Value>>,
+    data: Option<&Value>,
 ) -> Result<(), Vec<AnswerProblem>> {
-    let problems = answer_problems(spec, data);
+    let spec = serde_json::to_value(spec).unwrap_or(Value::Null);
+    into_result(validate_interaction_answer_json(&spec, data))
+}
+
+pub(crate) fn into_result<P>(problems: Vec<P>) -> Result<(), Vec<P>> {
     if problems.is_empty() {
         Ok(())
     } else {
@@ -150,12 +226,50 @@ pub fn validate_interaction_answer_value(
     }
 }
 
+/// [`validate_interaction_answer`] with the spec and the data as plain
+/// JSON, as 0.46 takes them: a spec that breaks its schema is reported as
+/// [`AnswerProblem::Spec`] problems, data that is not an object as
+/// [`AnswerProblem::DataNotAnObject`]. The problems are returned, none
+/// when the answer is valid.
+///
+/// ```
+/// use index_interaction::validate_interaction_answer_json;
+/// let spec = serde_json::json!({"fields": [{"name": "n", "type": "number", "max": 3, "label": "N"}]});
+/// let problems = validate_interaction_answer_json(&spec, Some(&serde_json::json!({"n": 5})));
+/// assert_eq!(problems[0].code(), "above_max:n");
+/// let unnamed = serde_json::json!({"fields": [{"type": "number", "label": "N"}]});
+/// assert_eq!(validate_interaction_answer_json(&unnamed, None)[0].code(), "spec:fields.0.name:invalid_type");
+/// ```
+pub fn validate_interaction_answer_json(spec: &Value, data: Option<&Value>) -> Vec<AnswerProblem> {
+    let spec = match InteractionAnswerSpec::from_json_value(spec) {
+        Ok(spec) => spec,
+        Err(invalid) => {
+            return invalid
+                .issues
+                .into_iter()
+                .map(AnswerProblem::Spec)
+                .collect();
+        }
+    };
+    answer_problems(&spec, data)
+}
+
+/// A valid spec's problems with `data`, as 0.46 finds them.
 pub(crate) fn answer_problems(
     spec: &InteractionAnswerSpec,
-    data: Option<&Map<String, Value>>,
+    data: Option<&Value>,
 ) -> Vec<AnswerProblem> {
+    let empty = Map::new();
+    let data = match data {
+        None => &empty,
+        Some(Value::Object(data)) => data,
+        Some(_) => return vec![AnswerProblem::DataNotAnObject],
+    };
+    if data.len() > CONTRACT_MAX_MAP_ENTRIES {
+        return vec![AnswerProblem::TooManyFields];
+    }
     let rules: Vec<FieldRules<'_>> = spec.fields.iter().map(FieldRules::from).collect();
-    problems(&rules, data)
+    problems(&rules, Some(data), Version::V0_46)
 }
 
 /// What answer checking reads of one field: the reference's own view of
@@ -169,8 +283,12 @@ pub(crate) struct FieldRules<'a> {
 
 /// The type-specific part of a field's rules.
 enum Check {
-    /// Text or secret: a string, at most this many UTF-16 units.
-    Text { max_length: Option<u64> },
+    /// Text or secret: a string, at most this many UTF-16 units; for a
+    /// secret from 0.46 on, a one-use handle instead.
+    Text {
+        max_length: Option<u64>,
+        secret: bool,
+    },
     /// A finite number within the bounds.
     Number { min: Option<f64>, max: Option<f64> },
     /// `true` or `false`.
@@ -192,9 +310,11 @@ impl<'a> From<&'a InteractionField> for FieldRules<'a> {
         let check = match field {
             InteractionField::Text(text) => Check::Text {
                 max_length: text.max_length,
+                secret: false,
             },
             InteractionField::Secret(secret) => Check::Text {
                 max_length: secret.max_length,
+                secret: true,
             },
             InteractionField::Number(number) => Check::Number {
                 min: number.min,
@@ -225,18 +345,6 @@ impl<'a> From<&'a InteractionField> for FieldRules<'a> {
 #[error("the answer spec cannot be read: {0}")]
 pub struct UnreadableSpec(pub &'static str);
 
-/// JavaScript's `Number(value)` for the JSON a spec's bounds may hold;
-/// strings, lists and objects are `NaN` here (the reference would parse a
-/// numeric string, see STABILITY.md).
-fn js_to_number(value: &Value) -> f64 {
-    match value {
-        Value::Null => 0.0,
-        Value::Bool(b) => f64::from(u8::from(*b)),
-        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-        Value::String(_) | Value::Array(_) | Value::Object(_) => f64::NAN,
-    }
-}
-
 impl<'a> FieldRules<'a> {
     /// A field of a spec given as plain JSON, read as the 0.44 reference
     /// reads it: `required` and `multi` for truthiness, `allowCustom` only
@@ -261,7 +369,8 @@ impl<'a> FieldRules<'a> {
         };
         let bound = |key: &str| field.get(key).map(js_to_number).filter(|n| !n.is_nan());
         let check = match field.get("type").and_then(Value::as_str) {
-            Some("text" | "secret") => Check::Text {
+            Some(kind @ ("text" | "secret")) => Check::Text {
+                secret: kind == "secret",
                 // `length > m` is `length > floor(m)`; below zero, every
                 // present (so non-empty) string is too long, as with 0.
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -307,54 +416,39 @@ pub(crate) fn rules_from_json(spec: &Value) -> Result<Vec<FieldRules<'_>>, Unrea
         .collect()
 }
 
-/// [`validate_interaction_answer`] with the spec as plain JSON, as the 0.44
-/// reference takes it: any object with a `fields` list is checked against,
-/// without first requiring it to be a valid spec (a field of unknown type
-/// is checked for presence only). The problems are returned, none when the
-/// answer is valid.
-///
-/// # Errors
-///
-/// [`UnreadableSpec`] where the reference would throw: `fields` not a
-/// list, a field not an object or without a string name, a select without
-/// a list of options or with a `null` one.
-///
-/// ```
-/// use index_interaction::validate_interaction_answer_json;
-/// let spec = serde_json::json!({"fields": [{"name": "n", "type": "number", "max": 3, "label": ""}]});
-/// let data = serde_json::json!({"n": 5});
-/// let problems = validate_interaction_answer_json(&spec, data.as_object()).unwrap();
-/// assert_eq!(problems[0].code(), "above_max:n");
-/// assert!(validate_interaction_answer_json(&serde_json::json!({}), None).is_err());
-/// ```
-pub fn validate_interaction_answer_json(
-    spec: &Value,
-    data: Option<&Map<String, Value>>,
-) -> Result<Vec<AnswerProblem>, UnreadableSpec> {
-    Ok(problems(&rules_from_json(spec)?, data))
-}
-
+/// The problems of `data` against `rules`: per key (0.46's bounds, then
+/// whether a field has it), then per field.
 pub(crate) fn problems(
     rules: &[FieldRules<'_>],
     data: Option<&Map<String, Value>>,
+    version: Version,
 ) -> Vec<AnswerProblem> {
     let empty = Map::new();
     let data = data.unwrap_or(&empty);
-    let mut problems: Vec<AnswerProblem> = js_keys(data)
-        .into_iter()
-        .filter(|key| !rules.iter().any(|field| field.name == key.as_str()))
-        .map(|key| AnswerProblem::UnknownField(key.clone()))
-        .collect();
-    // What `data[name]` reads for a name the data does not own but every
-    // object inherits (`constructor`, `toString`, …): a function, or for
-    // `__proto__` an object. Either fails every field type's check, as an
-    // empty object does.
+    let current = version == Version::V0_46;
+    let mut problems = Vec::new();
+    for key in js_keys(data) {
+        if current {
+            if utf16_len(key) > CONTRACT_MAX_IDENTIFIER_LENGTH {
+                problems.push(AnswerProblem::UnknownField(key.clone()));
+                continue;
+            }
+            problems.extend(bound_problems(key, data.get(key.as_str())));
+        }
+        if !rules.iter().any(|field| field.name == key.as_str()) {
+            problems.push(AnswerProblem::UnknownField(key.clone()));
+        }
+    }
+    // What `data[name]` reads, in 0.44, for a name the data does not own
+    // but every object inherits (`constructor`, `toString`, …): a
+    // function, or for `__proto__` an object. Either fails every field
+    // type's check, as an empty object does. 0.46 reads own keys only.
     let inherited = Value::Object(Map::new());
     for field in rules {
         let name = field.name.to_owned();
         let present = data
             .get(field.name)
-            .or_else(|| is_object_prototype_member(field.name).then_some(&inherited))
+            .or_else(|| (!current && is_object_prototype_member(field.name)).then_some(&inherited))
             .filter(|v| !v.is_null() && v.as_str() != Some(""));
         let Some(value) = present else {
             if field.required {
@@ -363,7 +457,9 @@ pub(crate) fn problems(
             continue;
         };
         match &field.check {
-            Check::Text { max_length } => check_text(&mut problems, name, value, *max_length),
+            Check::Text { max_length, secret } => {
+                check_text(&mut problems, name, value, *max_length, *secret && current);
+            }
             Check::Number { min, max } => match value.as_f64().filter(|n| n.is_finite()) {
                 None => problems.push(AnswerProblem::NotAFiniteNumber(name)),
                 Some(n) => {
@@ -389,6 +485,10 @@ pub(crate) fn problems(
                     problems.push(AnswerProblem::NotAnArray(name));
                     continue;
                 };
+                if current && choices.len() > CONTRACT_MAX_ARRAY_LENGTH {
+                    problems.push(AnswerProblem::TooManyOptionValues(name));
+                    continue;
+                }
                 if !multi && choices.len() > 1 {
                     problems.push(AnswerProblem::SingleValueOnly(name.clone()));
                 }
@@ -439,13 +539,59 @@ fn is_object_prototype_member(name: &str) -> bool {
     OBJECT_PROTOTYPE_MEMBERS.contains(&name)
 }
 
+/// 0.46's bounds on one value of the data, whatever field it answers.
+fn bound_problems(key: &str, value: Option<&Value>) -> Vec<AnswerProblem> {
+    let name = || key.to_owned();
+    let mut problems = Vec::new();
+    match value {
+        Some(Value::String(s)) if utf16_len(s) > CONTRACT_MAX_STRING_LENGTH => {
+            problems.push(AnswerProblem::ExceedsStringBound(name()));
+        }
+        Some(Value::Array(items)) => {
+            if items.len() > CONTRACT_MAX_ARRAY_LENGTH {
+                problems.push(AnswerProblem::TooManyValues(name()));
+            }
+            let unbounded = |item: &Value| {
+                item.as_str()
+                    .is_none_or(|s| utf16_len(s) > CONTRACT_MAX_STRING_LENGTH)
+            };
+            if items.iter().any(unbounded) {
+                problems.push(AnswerProblem::InvalidBoundedValue(name()));
+            }
+        }
+        Some(Value::Object(map)) if map.len() > 3 => {
+            problems.push(AnswerProblem::InvalidObjectValue(name()));
+        }
+        _ => {}
+    }
+    problems
+}
+
+/// Whether `value` is a one-use secret handle, as 0.46 checks one in an
+/// answer.
+fn is_secret_handle(value: &Value) -> bool {
+    let Some(map) = value.as_object() else {
+        return false;
+    };
+    map.len() == 3
+        && map.get("kind").and_then(Value::as_str) == Some("secret_handle")
+        && map.get("oneUse") == Some(&Value::Bool(true))
+        && map
+            .get("handleId")
+            .and_then(Value::as_str)
+            .is_some_and(is_identifier)
+}
+
 fn check_text(
     problems: &mut Vec<AnswerProblem>,
     name: String,
     value: &Value,
     max_length: Option<u64>,
+    handle_allowed: bool,
 ) {
     match value.as_str() {
+        None if handle_allowed && is_secret_handle(value) => {}
+        None if handle_allowed => problems.push(AnswerProblem::NotAStringOrHandle(name)),
         None => problems.push(AnswerProblem::NotAString(name)),
         Some(text) => {
             if let Some(max) = max_length.filter(|max| utf16_len(text) as u64 > *max) {

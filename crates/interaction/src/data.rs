@@ -6,6 +6,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::js::js_keys;
+use crate::limits::{CONTRACT_MAX_MAP_ENTRIES, is_bounded_json, is_field_name};
 use crate::number::{WireEnum, serialize_js_number, wire_enum};
 use crate::zod::{At, IssueCode, Walk};
 
@@ -20,7 +21,34 @@ pub enum InteractionValue {
     Boolean(bool),
     /// A select answer: the chosen option values.
     Choices(Vec<String>),
+    /// A secret answer held elsewhere, named by a one-use handle, so the
+    /// secret itself never rides the response (0.46).
+    SecretHandle(SecretHandle),
 }
+
+/// A one-use handle for a secret answer: `{"kind": "secret_handle",
+/// "handleId": …, "oneUse": true}` on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SecretHandle {
+    /// The handle; an identifier.
+    pub handle_id: String,
+}
+
+impl SecretHandle {
+    /// The handle as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({"kind": SECRET_HANDLE_KIND, "handleId": self.handle_id, "oneUse": true})
+    }
+}
+
+impl Serialize for SecretHandle {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+/// The `kind` of a secret handle.
+const SECRET_HANDLE_KIND: &str = "secret_handle";
 
 impl Serialize for InteractionValue {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -29,6 +57,7 @@ impl Serialize for InteractionValue {
             InteractionValue::Number(n) => serialize_js_number(*n, serializer),
             InteractionValue::Boolean(b) => serializer.serialize_bool(*b),
             InteractionValue::Choices(choices) => choices.serialize(serializer),
+            InteractionValue::SecretHandle(handle) => handle.serialize(serializer),
         }
     }
 }
@@ -45,6 +74,7 @@ impl InteractionValue {
             InteractionValue::Choices(choices) => {
                 Value::Array(choices.iter().cloned().map(Value::String).collect())
             }
+            InteractionValue::SecretHandle(handle) => handle.to_json(),
         }
     }
 }
@@ -59,7 +89,7 @@ pub(crate) fn data_to_json(data: &InteractionData) -> Map<String, Value> {
 
 wire_enum! {
     /// How a person answered.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum InteractionOutcome {
         /// They answered.
         Accepted = "accepted",
@@ -120,42 +150,132 @@ pub(crate) fn parse_data(
     value: Option<&Value>,
 ) -> Option<InteractionData> {
     let object = w.object(at, value)?;
+    let mark = w.mark();
     let mut data = Some(InteractionData::new());
     for key in js_keys(object) {
-        let parsed = match object.get(key.as_str()) {
-            Some(Value::String(s)) => Some(InteractionValue::Text(s.clone())),
-            Some(Value::Number(n)) => n
-                .as_f64()
-                .filter(|n| n.is_finite())
-                .map(InteractionValue::Number),
-            Some(Value::Bool(b)) => Some(InteractionValue::Boolean(*b)),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| item.as_str().map(str::to_owned))
-                .collect::<Option<Vec<_>>>()
-                .map(InteractionValue::Choices),
-            _ => None,
+        // `__proto__` is never a key of the parsed record: 0.46's record
+        // skips it, and 0.44's assigned it, which sets (or, for a
+        // primitive, ignores) the prototype instead of adding a key.
+        if w.current() && key == "__proto__" {
+            continue;
+        }
+        let key_at = at.key(key);
+        let value = object.get(key.as_str());
+        let parsed = if w.current() {
+            if is_field_name(key) {
+                parse_value(w, &key_at, value)
+            } else {
+                w.issue(&key_at, IssueCode::InvalidKey, "not a valid field name");
+                None
+            }
+        } else {
+            parse_value_0_44(w, &key_at, value)
         };
         match (parsed, data.as_mut()) {
-            // The reference's record assigns `result[key] = value`, and for
-            // `__proto__` that sets (or, for a primitive, ignores) the
-            // prototype instead of adding a key: the key is dropped.
             (Some(_), Some(_)) if key == "__proto__" => {}
             (Some(v), Some(map)) => {
                 map.insert(key.clone(), v);
             }
             (Some(_), None) => {}
-            (None, _) => {
-                w.issue(
-                    &at.key(key),
-                    IssueCode::InvalidUnion,
-                    "should be a string, a number, a boolean or a list of strings",
-                );
-                data = None;
-            }
+            (None, _) => data = None,
         }
     }
+    w.refine(mark, &data, |w, data| {
+        if w.current() && data.len() > CONTRACT_MAX_MAP_ENTRIES {
+            w.issue(at, IssueCode::Custom, "answer data has too many fields");
+        }
+    });
     data
+}
+
+/// One 0.44 data value: a string, a finite number, a boolean or a list of
+/// strings.
+fn parse_value_0_44(w: &mut Walk, at: &At<'_>, value: Option<&Value>) -> Option<InteractionValue> {
+    let parsed = match value {
+        Some(Value::String(s)) => Some(InteractionValue::Text(s.clone())),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .filter(|n| n.is_finite())
+            .map(InteractionValue::Number),
+        Some(Value::Bool(b)) => Some(InteractionValue::Boolean(*b)),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .map(InteractionValue::Choices),
+        _ => None,
+    };
+    if parsed.is_none() {
+        not_a_value(w, at);
+    }
+    parsed
+}
+
+fn not_a_value(w: &mut Walk, at: &At<'_>) {
+    w.issue(
+        at,
+        IssueCode::InvalidUnion,
+        "should be a string, a number, a boolean, a list of strings or a secret handle",
+    );
+}
+
+/// One 0.46 data value, read as zod reads its union: the one option the
+/// value's type can match reports its own bounds; a value no option can
+/// match is an `invalid_union`.
+fn parse_value(w: &mut Walk, at: &At<'_>, value: Option<&Value>) -> Option<InteractionValue> {
+    match value {
+        Some(Value::String(_)) => w
+            .string(at, value, 0)
+            .map(|s| InteractionValue::Text(s.to_owned())),
+        Some(Value::Number(n)) => n.as_f64().map(InteractionValue::Number),
+        Some(Value::Bool(b)) => Some(InteractionValue::Boolean(*b)),
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => w
+            .list(at, value, 0, |w, item_at, item| {
+                w.string(item_at, Some(item), 0).map(str::to_owned)
+            })
+            .map(InteractionValue::Choices),
+        Some(Value::Object(_)) => {
+            let mut handle = Walk::new(w.version());
+            let parsed = parse_secret_handle(&mut handle, at, value);
+            if handle.aborted() {
+                not_a_value(w, at);
+                None
+            } else {
+                w.absorb(handle);
+                parsed.map(InteractionValue::SecretHandle)
+            }
+        }
+        _ => {
+            not_a_value(w, at);
+            None
+        }
+    }
+}
+
+/// A secret handle, as its strict schema reads one.
+pub(crate) fn parse_secret_handle(
+    w: &mut Walk,
+    at: &At<'_>,
+    value: Option<&Value>,
+) -> Option<SecretHandle> {
+    let object = w.object(at, value)?;
+    let kind_at = at.key("kind");
+    let kind = object.get("kind").and_then(Value::as_str);
+    if kind != Some(SECRET_HANDLE_KIND) {
+        w.issue(
+            &kind_at,
+            IssueCode::InvalidValue,
+            "should be \"secret_handle\"",
+        );
+    }
+    let handle_id = w.identifier(&at.key("handleId"), object.get("handleId"));
+    if object.get("oneUse") != Some(&Value::Bool(true)) {
+        w.issue(&at.key("oneUse"), IssueCode::InvalidValue, "should be true");
+    }
+    w.strict(at, object, &["kind", "handleId", "oneUse"]);
+    let handle_id = handle_id?.to_owned();
+    (kind == Some(SECRET_HANDLE_KIND) && object.get("oneUse") == Some(&Value::Bool(true)))
+        .then_some(SecretHandle { handle_id })
 }
 
 /// The `outcome` tag of a resolution or response.
@@ -205,8 +325,20 @@ pub(crate) fn parse_subject(
     };
     match tag {
         "tool" => {
-            let tool_name = text(w, "toolName");
+            let tool_name = if w.current() {
+                w.identifier(&at.key("toolName"), object.get("toolName"))
+                    .map(str::to_owned)
+            } else {
+                text(w, "toolName")
+            };
             let input = object.get("input").cloned();
+            if w.current() && input.as_ref().is_some_and(|input| !is_bounded_json(input)) {
+                w.issue(
+                    &at.key("input"),
+                    IssueCode::Custom,
+                    "the input exceeds the contract's bounds",
+                );
+            }
             w.strict(at, object, &["type", "toolName", "input"]);
             Some(InteractionSubject::Tool {
                 tool_name: tool_name?,

@@ -20,11 +20,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::data::InteractionOutcome;
-use crate::envelope::{InteractionRequest, InteractionResponse};
+use crate::envelope::{InteractionRequest, InteractionRequestBinding, InteractionResponse};
 use crate::fields::{InteractionAnswerSpec, InteractionField};
 use crate::number::serialize_js_number;
 use crate::permissions::InteractionKind;
 use crate::response_validation::{ResponseProblem, check_response, read_response};
+use crate::zod::Version;
 use crate::{InteractionValue, InvalidInteraction};
 
 /// The params of an MCP `elicitation/create` request in form mode.
@@ -135,9 +136,11 @@ impl From<InvalidInteraction> for Unmappable {
 ///
 /// ```
 /// use index_interaction::{InteractionRequest, interaction_to_elicitation};
-/// let request = InteractionRequest::from_json_value(&serde_json::json!({
+/// let request = InteractionRequest::from_material(&serde_json::json!({
 ///     "id": "q-1", "kind": "question", "title": "Lunch?",
-///     "answerSpec": {"fields": [{"name": "go", "label": "Go", "type": "boolean", "required": true}]}
+///     "answerSpec": {"fields": [{"name": "go", "label": "Go", "type": "boolean", "required": true}]},
+///     "binding": {"runId": "r", "provider": "p", "environmentId": "e",
+///                 "sessionId": "s", "executionId": "x", "interactionId": "q-1"},
 /// })).unwrap();
 /// let elicitation = interaction_to_elicitation(&request).unwrap();
 /// assert_eq!(elicitation.message, "Lunch?");
@@ -146,7 +149,7 @@ impl From<InvalidInteraction> for Unmappable {
 pub fn interaction_to_elicitation(
     request: &InteractionRequest,
 ) -> Result<ElicitationRequest, Unmappable> {
-    let kind = request.kind.as_str();
+    let kind = request.kind();
     if ![
         InteractionKind::QUESTION,
         InteractionKind::PERMISSION,
@@ -154,11 +157,11 @@ pub fn interaction_to_elicitation(
     ]
     .contains(&kind)
     {
-        return Err(Unmappable::VendorKind(request.kind.clone()));
+        return Err(Unmappable::VendorKind(request.kind().to_owned()));
     }
     let mut properties = Map::new();
     let mut required = Vec::new();
-    for field in &request.answer_spec.fields {
+    for field in &request.answer_spec().fields {
         properties.insert(field.name().to_owned(), property_of(field)?);
         if field.is_required() {
             required.push(Value::String(field.name().to_owned()));
@@ -170,9 +173,9 @@ pub fn interaction_to_elicitation(
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
-    let message = match &request.body {
-        Some(body) if !body.trim().is_empty() => format!("{}\n\n{body}", request.title),
-        _ => request.title.clone(),
+    let message = match request.body() {
+        Some(body) if !body.trim().is_empty() => format!("{}\n\n{body}", request.title()),
+        _ => request.title().to_owned(),
     };
     Ok(ElicitationRequest {
         message,
@@ -269,9 +272,11 @@ fn property_of(field: &InteractionField) -> Result<Value, Unmappable> {
 ///
 /// ```
 /// use index_interaction::*;
-/// let request = InteractionRequest::from_json_value(&serde_json::json!({
+/// let request = InteractionRequest::from_material(&serde_json::json!({
 ///     "id": "q-1", "kind": "question", "title": "Lunch?",
-///     "answerSpec": {"fields": [{"name": "go", "label": "Go", "type": "boolean", "required": true}]}
+///     "answerSpec": {"fields": [{"name": "go", "label": "Go", "type": "boolean", "required": true}]},
+///     "binding": {"runId": "r", "provider": "p", "environmentId": "e",
+///                 "sessionId": "s", "executionId": "x", "interactionId": "q-1"},
 /// })).unwrap();
 /// let yes = ElicitationResult { action: ElicitationAction::Accept, content: serde_json::json!({"go": true}).as_object().cloned() };
 /// assert_eq!(elicitation_to_response(&request, &yes).unwrap().outcome, InteractionOutcome::Accepted);
@@ -283,7 +288,7 @@ pub fn elicitation_to_response(
     result: &ElicitationResult,
 ) -> Result<InteractionResponse, Vec<ResponseProblem>> {
     let mut response = Map::new();
-    response.insert("id".into(), json!(request.id));
+    response.insert("id".into(), json!(request.id()));
     let outcome = match result.action {
         ElicitationAction::Accept => InteractionOutcome::Accepted,
         ElicitationAction::Decline => InteractionOutcome::Declined,
@@ -293,10 +298,10 @@ pub fn elicitation_to_response(
     if let (ElicitationAction::Accept, Some(content)) = (result.action, &result.content) {
         response.insert(
             "data".into(),
-            Value::Object(content_as_data(&request.answer_spec, content)),
+            Value::Object(content_as_data(request.answer_spec(), content)),
         );
     }
-    let response = read_response(&Value::Object(response))?;
+    let response = read_response(&Value::Object(response), Version::V0_46)?;
     check_response(request, &response)?;
     Ok(response)
 }
@@ -362,9 +367,10 @@ pub fn response_to_elicitation_result(
     ElicitationResult { action, content }
 }
 
-/// An MCP elicitation as an interaction request with id `id` and kind
-/// `question`, so a host that speaks this contract can show asks from any
-/// MCP server. The title is the message; the fields come in property-name
+/// An MCP elicitation as an interaction request of kind `question`, bound
+/// by `binding` (whose interaction id becomes the request's id) and sealed
+/// with its digest, so a host that speaks this contract can show asks
+/// from any MCP server. The title is the message; the fields come in property-name
 /// order (a JSON object's order is not kept); each property's
 /// `description`, which a field has no place for, is kept in the body as
 /// `label: description` lines.
@@ -384,11 +390,16 @@ pub fn response_to_elicitation_result(
 ///         "size": {"type": "string", "enum": ["s", "m", "l"], "default": "m"}
 ///     }, "required": ["size"]}
 /// })).unwrap();
-/// let request = elicitation_to_interaction("ask-1", &elicitation).unwrap();
-/// assert_eq!(request.answer_spec.fields[0].field_type(), InteractionFieldType::Select);
+/// let binding = InteractionRequestBinding {
+///     run_id: "run-1".into(), provider: "mcp".into(), environment_id: "env-1".into(),
+///     session_id: "s-1".into(), execution_id: "x-1".into(), interaction_id: "ask-1".into(),
+/// };
+/// let request = elicitation_to_interaction(&binding, &elicitation).unwrap();
+/// assert_eq!(request.answer_spec().fields[0].field_type(), InteractionFieldType::Select);
+/// assert_eq!(request.id(), "ask-1");
 /// ```
 pub fn elicitation_to_interaction(
-    id: &str,
+    binding: &InteractionRequestBinding,
     elicitation: &ElicitationRequest,
 ) -> Result<InteractionRequest, Unmappable> {
     let schema = &elicitation.requested_schema;
@@ -424,16 +435,15 @@ pub fn elicitation_to_interaction(
         fields.push(Value::Object(field));
     }
     let mut request = Map::new();
-    request.insert("id".into(), json!(id));
+    request.insert("id".into(), json!(binding.interaction_id));
     request.insert("kind".into(), json!(InteractionKind::QUESTION));
     request.insert("title".into(), json!(elicitation.message));
     request.insert("answerSpec".into(), json!({ "fields": fields }));
     if !notes.is_empty() {
         request.insert("body".into(), json!(notes.join("\n")));
     }
-    Ok(InteractionRequest::from_json_value(&Value::Object(
-        request,
-    ))?)
+    request.insert("binding".into(), json!(binding));
+    Ok(InteractionRequest::from_material(&Value::Object(request))?)
 }
 
 fn unmappable(property: &str, what: &str) -> Unmappable {

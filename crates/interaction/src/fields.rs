@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::js::{is_blank, utf16_len};
+use crate::limits::CONTRACT_MAX_STRING_LENGTH;
 use crate::number::{WireEnum, literal_tags, serialize_optional_js_number, wire_enum};
 use crate::zod::{At, IssueCode, Walk};
 
@@ -317,7 +318,7 @@ pub(crate) fn parse_field(
     let tag = w.tag(at, object, "type", InteractionFieldType::NAMES)?;
     let mark = w.mark();
     let name = w
-        .string(&at.key("name"), object.get("name"), 1)
+        .field_name(&at.key("name"), object.get("name"))
         .map(str::to_owned);
     let label = w
         .string(&at.key("label"), object.get("label"), 1)
@@ -335,7 +336,7 @@ pub(crate) fn parse_field(
             let multiline = optional_bool(w, at, object, "multiline");
             let placeholder = optional_string(w, at, object, "placeholder", 0);
             let max_length = w.optional(object, "maxLength", |w, v| {
-                w.positive_int(&at.key("maxLength"), v)
+                w.positive_int(&at.key("maxLength"), v, max_length_bound(w))
             });
             let default = optional_string(w, at, object, "default", 0);
             w.strict(
@@ -396,7 +397,7 @@ pub(crate) fn parse_field(
             let multi = optional_bool(w, at, object, "multi");
             let allow_custom = optional_bool(w, at, object, "allowCustom");
             let default = w.optional(object, "default", |w, v| {
-                parse_strings(w, &at.key("default"), v, 1)
+                parse_identifiers(w, &at.key("default"), v, 0)
             });
             w.strict(
                 at,
@@ -424,7 +425,7 @@ pub(crate) fn parse_field(
         _ => {
             let placeholder = optional_string(w, at, object, "placeholder", 0);
             let max_length = w.optional(object, "maxLength", |w, v| {
-                w.positive_int(&at.key("maxLength"), v)
+                w.positive_int(&at.key("maxLength"), v, max_length_bound(w))
             });
             w.strict(
                 at,
@@ -452,12 +453,17 @@ pub(crate) fn parse_field(
     field
 }
 
+/// The largest `maxLength` a text or secret field may set: 16384 from 0.46
+/// on.
+fn max_length_bound(w: &Walk) -> Option<u64> {
+    w.current().then_some(CONTRACT_MAX_STRING_LENGTH as u64)
+}
+
 fn parse_options(w: &mut Walk, at: &At<'_>, value: Option<&Value>) -> Option<Vec<SelectOption>> {
-    let items = w.array(at, value, 1)?;
-    w.each(at, items, |w, item_at, item| {
+    w.list(at, value, 1, |w, item_at, item| {
         let object = w.object(item_at, Some(item))?;
         let value = w
-            .string(&item_at.key("value"), object.get("value"), 1)
+            .identifier(&item_at.key("value"), object.get("value"))
             .map(str::to_owned);
         let label = w
             .string(&item_at.key("label"), object.get("label"), 1)
@@ -472,16 +478,15 @@ fn parse_options(w: &mut Walk, at: &At<'_>, value: Option<&Value>) -> Option<Vec
     })
 }
 
-/// An array of strings, each at least `min` long.
-pub(crate) fn parse_strings(
+/// An array of identifiers.
+fn parse_identifiers(
     w: &mut Walk,
     at: &At<'_>,
     value: Option<&Value>,
     min: usize,
 ) -> Option<Vec<String>> {
-    let items = w.array(at, value, 0)?;
-    w.each(at, items, |w, item_at, item| {
-        w.string(item_at, Some(item), min).map(str::to_owned)
+    w.list(at, value, min, |w, item_at, item| {
+        w.identifier(item_at, Some(item)).map(str::to_owned)
     })
 }
 
@@ -586,13 +591,9 @@ pub(crate) fn parse_answer_spec(
     let object = w.object(at, value)?;
     let mark = w.mark();
     let fields_at = at.key("fields");
-    let fields = w
-        .array(&fields_at, object.get("fields"), 0)
-        .and_then(|items| {
-            w.each(&fields_at, items, |w, item_at, item| {
-                parse_field(w, item_at, Some(item))
-            })
-        });
+    let fields = w.list(&fields_at, object.get("fields"), 0, |w, item_at, item| {
+        parse_field(w, item_at, Some(item))
+    });
     w.strict(at, object, &["fields"]);
     let spec = fields.map(|fields| InteractionAnswerSpec { fields });
     w.refine(mark, &spec, |w, spec| {
@@ -609,8 +610,9 @@ fn parse_enum_list<T: WireEnum>(
     at: &At<'_>,
     value: Option<&Value>,
 ) -> Option<Vec<T>> {
-    let items = w.array(at, value, 1)?;
-    w.each(at, items, |w, item_at, item| w.one_of(item_at, Some(item)))
+    w.list(at, value, 1, |w, item_at, item| {
+        w.one_of(item_at, Some(item))
+    })
 }
 
 pub(crate) fn parse_scopes(
@@ -629,13 +631,7 @@ pub(crate) fn parse_capabilities(
     let object = w.object(at, value)?;
     let mark = w.mark();
     let kinds_at = at.key("kinds");
-    let kinds = w
-        .array(&kinds_at, object.get("kinds"), 1)
-        .and_then(|items| {
-            w.each(&kinds_at, items, |w, item_at, item| {
-                w.string(item_at, Some(item), 1).map(str::to_owned)
-            })
-        });
+    let kinds = parse_identifiers(w, &kinds_at, object.get("kinds"), 1);
     let types = parse_enum_list(
         w,
         &at.key("answerFieldTypes"),

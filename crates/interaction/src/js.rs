@@ -27,6 +27,11 @@ fn is_js_whitespace(c: char) -> bool {
     )
 }
 
+/// JavaScript's `s.trim()`.
+pub(crate) fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_whitespace)
+}
+
 /// Whether `s.trim()` is empty in JavaScript.
 pub(crate) fn is_blank(s: &str) -> bool {
     s.chars().all(is_js_whitespace)
@@ -135,4 +140,57 @@ pub(crate) fn js_keys(map: &Map<String, Value>) -> Vec<&String> {
 /// Whether `n` is a safe integer (zod 4's `.int()`).
 pub(crate) fn is_safe_integer(n: f64) -> bool {
     n.is_finite() && n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER
+}
+
+/// What JavaScript reads as `value.length`, as a number: a string's
+/// UTF-16 length, an array's item count, an object's own `length` member
+/// as `Number()` converts it; `None` where it is `undefined`.
+pub(crate) fn js_length(value: Option<&Value>) -> Option<f64> {
+    match value? {
+        Value::String(s) => Some(utf16_len(s) as f64),
+        Value::Array(items) => Some(items.len() as f64),
+        Value::Object(map) => map.get("length").map(js_to_number),
+        Value::Null | Value::Bool(_) | Value::Number(_) => None,
+    }
+}
+
+/// JavaScript's `Number(value)` for JSON.
+pub(crate) fn js_to_number(value: &Value) -> f64 {
+    match value {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) => string_to_number(s),
+        // `Number([])` is 0 and `Number([x])` is `Number(String(x))`.
+        Value::Array(items) => match items.as_slice() {
+            [] => 0.0,
+            [item] if !item.is_array() && !item.is_object() => string_to_number(&js_string(item)),
+            _ => f64::NAN,
+        },
+        Value::Object(_) => f64::NAN,
+    }
+}
+
+/// JavaScript's `Number(s)` for a string: trimmed, empty is 0, decimal
+/// and `Infinity` forms; anything else `NaN`.
+fn string_to_number(s: &str) -> f64 {
+    let s = js_trim(s);
+    if s.is_empty() {
+        return 0.0;
+    }
+    let unsigned = s.trim_start_matches(['+', '-']);
+    if unsigned == "Infinity" {
+        return if s.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+    }
+    let decimal = unsigned
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    match s.parse::<f64>() {
+        Ok(n) if decimal && s.len() - unsigned.len() <= 1 => n,
+        _ => f64::NAN,
+    }
 }

@@ -3,26 +3,38 @@
 //! plan) and gets a validated answer back.
 //!
 //! An agent sends an [`InteractionRequest`] whose [`InteractionAnswerSpec`]
-//! says what a valid answer looks like; a person (or an unattended policy)
-//! returns an [`InteractionResponse`] with the same id.
+//! says what a valid answer looks like, bound (by its
+//! [`InteractionRequestBinding`]) to the run, provider, environment,
+//! session and execution that asked, and sealed by a digest of its
+//! content; a person (or an unattended policy) returns an
+//! [`InteractionResponse`] with the same id.
 //! [`validate_interaction_response`] checks it against the exact request,
-//! permission rules included.
+//! permission rules included; a response delivered later as an
+//! [`InteractionResponseCommand`] is checked against the request it is
+//! bound to by [`validate_interaction_response_command`].
+//!
+//! This is the contract of `@tangle-network/agent-interface` 0.46.0. Data
+//! written under 0.44.0, which had no bindings or digests, is read through
+//! [`v0_44`].
 //!
 //! Every type reads from JSON the way the reference's zod 4 schemas do:
 //! unknown keys rejected where the reference is strict, numbers read as
-//! JavaScript reads them (`3.0` is the integer 3), and every problem
-//! reported with its path. Deserializing validates, so a value that exists
-//! is valid.
+//! JavaScript reads them (`3.0` is the integer 3), strings, lists and
+//! tool inputs within the contract's bounds, and every problem reported
+//! with its path. Deserializing validates, so a value that exists is
+//! valid.
 //!
 //! ```
 //! use index_interaction::*;
 //!
-//! let request = InteractionRequest::from_json_value(&serde_json::json!({
+//! let request = InteractionRequest::from_material(&serde_json::json!({
 //!     "id": "q-1",
 //!     "kind": "question",
 //!     "title": "Which region should the pilot run in?",
 //!     "answerSpec": {"fields": [{"name": "region", "label": "Region", "type": "select", "required": true,
 //!         "options": [{"value": "eu", "label": "Europe"}, {"value": "us", "label": "United States"}]}]},
+//!     "binding": {"runId": "run-1", "provider": "local", "environmentId": "env-1",
+//!                 "sessionId": "s-1", "executionId": "x-1", "interactionId": "q-1"},
 //! }))?;
 //! let answer = serde_json::json!({"id": "q-1", "outcome": "accepted", "data": {"region": ["eu"]}});
 //! assert!(validate_interaction_response(&request, &answer).is_ok());
@@ -33,14 +45,17 @@
 
 mod answer_validation;
 mod data;
+mod digest;
 mod elicitation;
 mod envelope;
 mod fields;
 mod js;
+mod limits;
 mod mcp;
 mod number;
 mod permissions;
 mod response_validation;
+pub mod v0_44;
 mod zod;
 
 pub use answer_validation::{
@@ -49,8 +64,9 @@ pub use answer_validation::{
 };
 pub use data::{
     InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject,
-    InteractionValue,
+    InteractionValue, SecretHandle,
 };
+pub use digest::{Sha256Digest, canonical_json};
 pub use elicitation::{
     ElicitationAction, ElicitationRequest, ElicitationResult, Unmappable,
     elicitation_to_interaction, elicitation_to_response, interaction_to_elicitation,
@@ -58,7 +74,8 @@ pub use elicitation::{
 };
 pub use envelope::{
     InteractionAcknowledgement, InteractionAcknowledgementStatus, InteractionBinding,
-    InteractionRequest, InteractionResponse, InteractionResponseCommand, OnTimeout,
+    InteractionRequest, InteractionRequestBinding, InteractionResponse, InteractionResponseCommand,
+    OnTimeout, interaction_request_digest, interaction_response_command_digest,
 };
 pub use fields::{
     BooleanField, BooleanType, FieldBase, InteractionAnswerSpec, InteractionCapabilities,
@@ -66,6 +83,10 @@ pub use fields::{
     SecretField, SecretType, SelectField, SelectOption, SelectType, TextField, TextType,
 };
 pub use js::{MAX_SAFE_INTEGER, js_number_string};
+pub use limits::{
+    CONTRACT_MAX_ARRAY_LENGTH, CONTRACT_MAX_IDENTIFIER_LENGTH, CONTRACT_MAX_JSON_DEPTH,
+    CONTRACT_MAX_JSON_NODES, CONTRACT_MAX_MAP_ENTRIES, CONTRACT_MAX_STRING_LENGTH, is_bounded_json,
+};
 pub use mcp::{
     BackendArtifact, BackendListOptions, BackendListResult, LocalMcpConfig, LocalTransport,
     McpCommand, McpConfig, McpConnection, McpServerStatus, McpStatusResponse, McpTransport,
@@ -76,7 +97,8 @@ pub use permissions::{
     permission_answer_spec,
 };
 pub use response_validation::{
-    ResponseProblem, check_response, validate_interaction_response,
+    ResponseProblem, check_response, interaction_response_is_valid, validate_interaction_response,
+    validate_interaction_response_command, validate_interaction_response_command_json,
     validate_interaction_response_json,
 };
 pub use zod::{InvalidInteraction, IssueCode, IssuePath, PathSegment, SchemaIssue};
@@ -84,12 +106,36 @@ pub use zod::{InvalidInteraction, IssueCode, IssuePath, PathSegment, SchemaIssue
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::zod::{At, Walk};
+use crate::zod::{At, Version, Walk};
+
+mod sealed {
+    /// How a contract type is read, in either version.
+    pub trait Read: Sized {
+        /// Reads one from `value` under 0.46's rules when `current`, else
+        /// under 0.44's.
+        fn read(
+            value: &serde_json::Value,
+            current: bool,
+        ) -> Result<Self, crate::InvalidInteraction>;
+    }
+}
+
+/// A type both 0.44 and 0.46 define the same way, which
+/// [`v0_44::from_json_value`] can read under 0.44's rules.
+pub trait Contract: sealed::Read {}
+
+fn version(current: bool) -> Version {
+    if current {
+        Version::V0_46
+    } else {
+        Version::V0_44
+    }
+}
 
 /// Gives a type `from_json_value` and a validating `Deserialize`, both
-/// through its schema walk.
+/// through its schema walk, under `$current` (0.46) or 0.44's rules.
 macro_rules! schema_type {
-    ($($ty:ty => $parse:path),* $(,)?) => {$(
+    ($($ty:ty => $parse:path, $current:expr),* $(,)?) => {$(
         impl $ty {
             /// Reads and validates one from JSON, reporting every problem
             /// in the reference's order.
@@ -98,7 +144,13 @@ macro_rules! schema_type {
             ///
             /// [`InvalidInteraction`] with each problem's path and kind.
             pub fn from_json_value(value: &Value) -> Result<Self, InvalidInteraction> {
-                let mut walk = Walk::default();
+                <Self as sealed::Read>::read(value, $current)
+            }
+        }
+
+        impl sealed::Read for $ty {
+            fn read(value: &Value, current: bool) -> Result<Self, InvalidInteraction> {
+                let mut walk = Walk::new(version(current));
                 let parsed = $parse(&mut walk, &At::Root, Some(value));
                 walk.finish(parsed)
             }
@@ -111,6 +163,11 @@ macro_rules! schema_type {
             }
         }
     )*};
+}
+
+/// Marks the types both versions share.
+macro_rules! shared {
+    ($($ty:ty),* $(,)?) => {$( impl Contract for $ty {} )*};
 }
 
 /// The reference's data record, on its own.
@@ -127,15 +184,31 @@ fn parse_data_record(
 }
 
 schema_type! {
-    InteractionField => fields::parse_field,
-    InteractionAnswerSpec => fields::parse_answer_spec,
-    InteractionCapabilities => fields::parse_capabilities,
-    InteractionSubject => data::parse_subject,
-    InteractionResolution => data::parse_resolution,
-    InteractionDataRecord => parse_data_record,
-    InteractionRequest => envelope::parse_request,
-    InteractionResponse => envelope::parse_response,
-    InteractionBinding => envelope::parse_binding,
-    InteractionResponseCommand => envelope::parse_response_command,
-    InteractionAcknowledgement => envelope::parse_acknowledgement,
+    InteractionField => fields::parse_field, true,
+    InteractionAnswerSpec => fields::parse_answer_spec, true,
+    InteractionCapabilities => fields::parse_capabilities, true,
+    InteractionSubject => data::parse_subject, true,
+    InteractionResolution => data::parse_resolution, true,
+    InteractionDataRecord => parse_data_record, true,
+    InteractionResponse => envelope::parse_response, true,
+    SecretHandle => data::parse_secret_handle, true,
+    InteractionRequest => envelope::parse_request, true,
+    InteractionRequestBinding => envelope::parse_request_binding, true,
+    InteractionBinding => envelope::parse_binding, true,
+    InteractionResponseCommand => envelope::parse_response_command, true,
+    InteractionAcknowledgement => envelope::parse_acknowledgement, true,
+    v0_44::InteractionRequest => v0_44::parse_request, false,
+    v0_44::InteractionBinding => v0_44::parse_binding, false,
+    v0_44::InteractionResponseCommand => v0_44::parse_response_command, false,
+    v0_44::InteractionAcknowledgement => v0_44::parse_acknowledgement, false,
+}
+
+shared! {
+    InteractionField,
+    InteractionAnswerSpec,
+    InteractionCapabilities,
+    InteractionSubject,
+    InteractionResolution,
+    InteractionDataRecord,
+    InteractionResponse,
 }

@@ -1,39 +1,58 @@
 //! Checking a response against the exact request it answers, permission
-//! rules included.
+//! rules included, and a response command against the request it is bound
+//! to.
 
 use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::answer_validation::{AnswerProblem, answer_problems};
+use crate::answer_validation::{AnswerProblem, FieldRules, answer_problems, into_result, problems};
 use crate::data::{InteractionOutcome, data_to_json};
-use crate::envelope::{InteractionRequest, InteractionResponse, parse_response};
-use crate::fields::InteractionResponseScope;
-use crate::js::js_string;
+use crate::envelope::{
+    InteractionRequest, InteractionResponse, InteractionResponseCommand, parse_response,
+};
+use crate::fields::{InteractionAnswerSpec, InteractionField, InteractionResponseScope};
+use crate::js::{js_keys, js_string};
+use crate::limits::is_reserved_name;
 use crate::permissions::{InteractionKind, PERMISSION_GRANT_FIELD, PermissionGrant};
-use crate::zod::{At, SchemaIssue, Walk};
+use crate::zod::{At, SchemaIssue, Version, Walk};
 
 /// Why a response does not resolve its request.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ResponseProblem {
+    /// The request given as JSON is not a valid request.
+    Request(SchemaIssue),
+    /// The command given as JSON is not a valid response command.
+    Command(SchemaIssue),
     /// The response is not a well-formed response.
     Schema(SchemaIssue),
     /// It answers another interaction.
     IdMismatch,
+    /// Its outcome is not one the request allows.
+    OutcomeNotAllowed,
+    /// The command is bound to another request, or to an older version of
+    /// this one.
+    StaleBinding,
     /// Its answer breaks the request's spec or permission rules.
     Answer(AnswerProblem),
 }
 
 impl ResponseProblem {
-    /// A stable code: `schema:<path>:<zod code>`, `response_id_mismatch`,
-    /// or the answer problem's code.
+    /// A stable code: `request:<path>:<zod code>`, `command:…`,
+    /// `schema:…`, `response_id_mismatch`, `response_outcome_not_allowed`,
+    /// `stale_binding`, or the answer problem's code.
     pub fn code(&self) -> String {
+        let schema = |kind: &str, issue: &SchemaIssue| {
+            format!("{kind}:{}:{}", issue.path, issue.code.as_str())
+        };
         match self {
-            ResponseProblem::Schema(issue) => {
-                format!("schema:{}:{}", issue.path, issue.code.as_str())
-            }
+            ResponseProblem::Request(issue) => schema("request", issue),
+            ResponseProblem::Command(issue) => schema("command", issue),
+            ResponseProblem::Schema(issue) => schema("schema", issue),
             ResponseProblem::IdMismatch => "response_id_mismatch".to_owned(),
+            ResponseProblem::OutcomeNotAllowed => "response_outcome_not_allowed".to_owned(),
+            ResponseProblem::StaleBinding => "stale_binding".to_owned(),
             ResponseProblem::Answer(problem) => problem.code(),
         }
     }
@@ -42,24 +61,43 @@ impl ResponseProblem {
 impl fmt::Display for ResponseProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ResponseProblem::Request(issue) => write!(f, "the request is invalid: {issue}"),
+            ResponseProblem::Command(issue) => write!(f, "the command is invalid: {issue}"),
             ResponseProblem::Schema(issue) => write!(f, "{issue}"),
             ResponseProblem::IdMismatch => {
                 f.write_str("the response answers a different interaction")
+            }
+            ResponseProblem::OutcomeNotAllowed => {
+                f.write_str("the request does not allow the response's outcome")
+            }
+            ResponseProblem::StaleBinding => {
+                f.write_str("the command is bound to another request or an older version of it")
             }
             ResponseProblem::Answer(problem) => write!(f, "{problem}"),
         }
     }
 }
 
+/// What resolving a request reads of it: its kind, spec and scopes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResolutionRequest<'a> {
+    pub(crate) kind: &'a str,
+    pub(crate) answer_spec: &'a InteractionAnswerSpec,
+    pub(crate) response_scopes: Option<&'a [InteractionResponseScope]>,
+}
+
 /// Validates `response` (untyped, as it arrives) against the outstanding
-/// `request`: its shape first, then its id, then (when accepted) its answer
-/// and, for permissions, its grant.
+/// `request`: reserved data keys first, then its shape, its id, whether
+/// the request allows its outcome, and its answer (for permissions, its
+/// grant). Returns the response read.
 ///
 /// ```
 /// use index_interaction::*;
-/// let request = InteractionRequest::from_json_value(&serde_json::json!({
+/// let request = InteractionRequest::from_material(&serde_json::json!({
 ///     "id": "p-1", "kind": "permission", "title": "Run the migration?",
 ///     "answerSpec": serde_json::to_value(permission_answer_spec(None, true)).unwrap(),
+///     "binding": {"runId": "r", "provider": "p", "environmentId": "e",
+///                 "sessionId": "s", "executionId": "x", "interactionId": "p-1"},
 /// })).unwrap();
 /// let ok = serde_json::json!({"id": "p-1", "outcome": "accepted", "data": {"grant": ["allow_once"]}});
 /// assert!(validate_interaction_response(&request, &ok).is_ok());
@@ -70,13 +108,98 @@ impl fmt::Display for ResponseProblem {
 pub fn validate_interaction_response(
     request: &InteractionRequest,
     response: &Value,
-) -> Result<(), Vec<ResponseProblem>> {
-    check_response(request, &read_response(response)?)
+) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+    let reserved = reserved_key_problems(response);
+    if !reserved.is_empty() {
+        return Err(reserved);
+    }
+    let response = read_response(response, Version::V0_46)?;
+    check_response(request, &response)?;
+    Ok(response)
 }
 
-/// A response read by its schema; its schema problems, as response problems.
-pub(crate) fn read_response(response: &Value) -> Result<InteractionResponse, Vec<ResponseProblem>> {
-    let mut walk = Walk::default();
+/// [`validate_interaction_response`] for a caller that needs only the
+/// verdict.
+pub fn interaction_response_is_valid(
+    request: &InteractionRequest,
+    response: &Value,
+) -> Result<(), Vec<ResponseProblem>> {
+    validate_interaction_response(request, response).map(drop)
+}
+
+/// [`validate_interaction_response`] with the request as plain JSON: the
+/// request is read first, and its problems are returned as
+/// [`ResponseProblem::Request`].
+pub fn validate_interaction_response_json(
+    request: &Value,
+    response: &Value,
+) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+    validate_interaction_response(&read_request(request)?, response)
+}
+
+/// Validates a response command (untyped) against the request it must be
+/// bound to: the command's own shape and digest, then its binding (the
+/// same run, provider, environment, session, execution, interaction and
+/// request digest), then its response as [`validate_interaction_response`]
+/// does. Returns the response.
+pub fn validate_interaction_response_command(
+    request: &InteractionRequest,
+    command: &Value,
+) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+    let command = InteractionResponseCommand::from_json_value(command).map_err(|invalid| {
+        invalid
+            .issues
+            .into_iter()
+            .map(ResponseProblem::Command)
+            .collect::<Vec<_>>()
+    })?;
+    if command.binding != request.command_binding() {
+        return Err(vec![ResponseProblem::StaleBinding]);
+    }
+    let response = serde_json::to_value(&command.response).unwrap_or(Value::Null);
+    validate_interaction_response(request, &response)
+}
+
+/// [`validate_interaction_response_command`] with the request as plain
+/// JSON, read first.
+pub fn validate_interaction_response_command_json(
+    request: &Value,
+    command: &Value,
+) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+    validate_interaction_response_command(&read_request(request)?, command)
+}
+
+fn read_request(request: &Value) -> Result<InteractionRequest, Vec<ResponseProblem>> {
+    InteractionRequest::from_json_value(request).map_err(|invalid| {
+        invalid
+            .issues
+            .into_iter()
+            .map(ResponseProblem::Request)
+            .collect()
+    })
+}
+
+/// A reserved name among the response's data keys, each an unknown field:
+/// checked before the response is read, as reading would drop
+/// `__proto__` silently.
+fn reserved_key_problems(response: &Value) -> Vec<ResponseProblem> {
+    let Some(data) = response.get("data").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    js_keys(data)
+        .into_iter()
+        .filter(|key| is_reserved_name(key))
+        .map(|key| ResponseProblem::Answer(AnswerProblem::UnknownField(key.clone())))
+        .collect()
+}
+
+/// A response read by `version`'s schema; its schema problems, as response
+/// problems.
+pub(crate) fn read_response(
+    response: &Value,
+    version: Version,
+) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+    let mut walk = Walk::new(version);
     let parsed = parse_response(&mut walk, &At::Root, Some(response));
     walk.finish(parsed).map_err(|invalid| {
         invalid
@@ -92,47 +215,74 @@ pub fn check_response(
     request: &InteractionRequest,
     response: &InteractionResponse,
 ) -> Result<(), Vec<ResponseProblem>> {
-    if request.id != response.id {
+    if request.id() != response.id {
         return Err(vec![ResponseProblem::IdMismatch]);
     }
+    if request
+        .allowed_outcomes()
+        .is_some_and(|allowed| !allowed.contains(&response.outcome))
+    {
+        return Err(vec![ResponseProblem::OutcomeNotAllowed]);
+    }
     let data = response.data.as_ref().map(data_to_json);
-    let problems: Vec<ResponseProblem> =
-        resolution_problems(request, response.outcome, data.as_ref())
+    into_result(
+        resolution_problems(&request.asked(), response.outcome, data.as_ref())
             .into_iter()
             .map(ResponseProblem::Answer)
-            .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems)
-    }
+            .collect(),
+    )
 }
 
-/// What is wrong with resolving `request` with `outcome` and `data`: nothing
-/// unless accepted; then the answer's problems and, for a permission, its
-/// grant's.
+/// What is wrong with resolving `request` with `outcome` and `data`, as
+/// 0.46 sees it: a declined or cancelled resolution carries no answer
+/// (and no secret); an accepted one's answer is checked and, for a
+/// permission, its grant.
 pub(crate) fn resolution_problems(
-    request: &InteractionRequest,
+    request: &ResolutionRequest<'_>,
     outcome: InteractionOutcome,
     data: Option<&Map<String, Value>>,
 ) -> Vec<AnswerProblem> {
     if outcome != InteractionOutcome::Accepted {
-        return Vec::new();
+        let empty = Map::new();
+        let keys = js_keys(data.unwrap_or(&empty));
+        let mut problems: Vec<AnswerProblem> = keys
+            .iter()
+            .filter(|key| {
+                matches!(
+                    request.answer_spec.field(key),
+                    Some(InteractionField::Secret(_))
+                )
+            })
+            .map(|key| AnswerProblem::SecretOnUnaccepted((*key).clone(), outcome))
+            .collect();
+        if !keys.is_empty() {
+            problems.push(AnswerProblem::AnswerOnUnaccepted(outcome));
+        }
+        return problems;
     }
-    let mut problems = answer_problems(&request.answer_spec, data);
-    if request.kind == InteractionKind::PERMISSION {
-        let permitted = request
-            .response_scopes
-            .as_deref()
-            .unwrap_or(&[InteractionResponseScope::Interaction]);
-        problems.extend(grant_problems(data, permitted));
-    }
+    let json = data.cloned().map(Value::Object);
+    let mut problems = answer_problems(request.answer_spec, json.as_ref());
+    problems.extend(permission_problems(request, data));
     problems
+}
+
+/// A permission answer's grant problems (none for other kinds).
+pub(crate) fn permission_problems(
+    request: &ResolutionRequest<'_>,
+    data: Option<&Map<String, Value>>,
+) -> Option<AnswerProblem> {
+    if request.kind != InteractionKind::PERMISSION {
+        return None;
+    }
+    let permitted = request
+        .response_scopes
+        .unwrap_or(&[InteractionResponseScope::Interaction]);
+    grant_problems(data, permitted)
 }
 
 /// A permission answer's grant problems: exactly one grant, a known one,
 /// within the request's scopes.
-fn grant_problems(
+pub(crate) fn grant_problems(
     data: Option<&Map<String, Value>>,
     permitted: &[InteractionResponseScope],
 ) -> Option<AnswerProblem> {
@@ -151,57 +301,23 @@ fn grant_problems(
         .then(|| AnswerProblem::GrantExceedsScopes(parsed.as_str().to_owned()))
 }
 
-/// [`validate_interaction_response`] with the request as plain JSON, as the
-/// 0.44 reference takes it: the response is read by its schema, and the
-/// request only where the reference reads it (`id`, `kind`, `answerSpec`
-/// as [`validate_interaction_answer_json`](crate::validate_interaction_answer_json)
-/// reads a spec, `responseScopes`), without first requiring it to be a
-/// valid request. The problems are returned, none when the response is
-/// valid.
-///
-/// # Errors
-///
-/// [`UnreadableSpec`](crate::UnreadableSpec) where the reference would throw on an accepted
-/// response: an `answerSpec` it cannot read, or `responseScopes` that is
-/// neither absent, `null` nor a list.
-///
-/// ```
-/// use index_interaction::validate_interaction_response_json;
-/// let request = serde_json::json!({"id": "q", "answerSpec": {"fields": [{"name": "ok", "type": "boolean", "required": true}]}});
-/// let response = serde_json::json!({"id": "q", "outcome": "accepted", "data": {}});
-/// let problems = validate_interaction_response_json(&request, &response).unwrap();
-/// assert_eq!(problems[0].code(), "missing_required:ok");
-/// ```
-pub fn validate_interaction_response_json(
-    request: &Value,
-    response: &Value,
-) -> Result<Vec<ResponseProblem>, crate::UnreadableSpec> {
-    let response = match read_response(response) {
-        Err(problems) => return Ok(problems),
-        Ok(response) => response,
-    };
-    if request.get("id").and_then(Value::as_str) != Some(response.id.as_str()) {
-        return Ok(vec![ResponseProblem::IdMismatch]);
+/// 0.44's resolution: nothing to check unless accepted; then the answer,
+/// read through the prototype chain, and for a permission its grant.
+pub(crate) fn resolution_problems_0_44(
+    request: &ResolutionRequest<'_>,
+    outcome: InteractionOutcome,
+    data: Option<&Map<String, Value>>,
+) -> Vec<AnswerProblem> {
+    if outcome != InteractionOutcome::Accepted {
+        return Vec::new();
     }
-    if response.outcome != InteractionOutcome::Accepted {
-        return Ok(Vec::new());
-    }
-    let data = response.data.as_ref().map(data_to_json);
-    let spec = request.get("answerSpec").unwrap_or(&Value::Null);
-    let mut problems = crate::answer_validation::problems(
-        &crate::answer_validation::rules_from_json(spec)?,
-        data.as_ref(),
-    );
-    if request.get("kind").and_then(Value::as_str) == Some(InteractionKind::PERMISSION) {
-        let scopes: Vec<InteractionResponseScope> = match request.get("responseScopes") {
-            None | Some(Value::Null) => vec![InteractionResponseScope::Interaction],
-            Some(Value::Array(scopes)) => scopes
-                .iter()
-                .filter_map(|scope| scope.as_str().and_then(InteractionResponseScope::from_name))
-                .collect(),
-            Some(_) => return Err(crate::UnreadableSpec("responseScopes is not a list")),
-        };
-        problems.extend(grant_problems(data.as_ref(), &scopes));
-    }
-    Ok(problems.into_iter().map(ResponseProblem::Answer).collect())
+    let rules: Vec<FieldRules<'_>> = request
+        .answer_spec
+        .fields
+        .iter()
+        .map(FieldRules::from)
+        .collect();
+    let mut problems = problems(&rules, data, Version::V0_44);
+    problems.extend(permission_problems(request, data));
+    problems
 }

@@ -7,11 +7,17 @@
 //! enum value, or an unknown key. Lengths, sizes and other refinements do
 //! not abort. [`Walk`] keeps that bookkeeping in one place.
 
+use std::cmp::Ordering;
 use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::js::{is_safe_integer, js_keys, utf16_len};
+use crate::digest::Sha256Digest;
+use crate::js::{is_safe_integer, js_keys, js_length, js_trim};
+use crate::limits::{
+    CONTRACT_MAX_ARRAY_LENGTH, CONTRACT_MAX_IDENTIFIER_LENGTH, CONTRACT_MAX_STRING_LENGTH,
+    is_reserved_name,
+};
 use crate::number::WireEnum;
 
 /// One step of a path: an object key or an array index.
@@ -58,6 +64,11 @@ pub enum IssueCode {
     TooBig,
     /// A strict object has keys it does not define.
     UnrecognizedKeys,
+    /// A record key that its key schema refuses (0.46: a reserved or
+    /// unbounded field name).
+    InvalidKey,
+    /// A string that does not match its pattern (a digest).
+    InvalidFormat,
     /// A rule across fields.
     Custom,
 }
@@ -72,6 +83,8 @@ impl IssueCode {
             IssueCode::TooSmall => "too_small",
             IssueCode::TooBig => "too_big",
             IssueCode::UnrecognizedKeys => "unrecognized_keys",
+            IssueCode::InvalidKey => "invalid_key",
+            IssueCode::InvalidFormat => "invalid_format",
             IssueCode::Custom => "custom",
         }
     }
@@ -83,6 +96,7 @@ impl IssueCode {
                 | IssueCode::InvalidUnion
                 | IssueCode::InvalidValue
                 | IssueCode::UnrecognizedKeys
+                | IssueCode::InvalidKey
         )
     }
 }
@@ -164,18 +178,72 @@ fn type_name(value: Option<&Value>) -> &'static str {
     }
 }
 
+/// Which release of the contract a walk reads. The two differ in bounds,
+/// reserved names, secret handles and the envelope; the shared schemas
+/// ask [`Walk::current`] where they do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Version {
+    /// 0.44.0, read through [`crate::v0_44`].
+    V0_44,
+    /// 0.46.0, the contract.
+    #[default]
+    V0_46,
+}
+
 /// The problems found so far, and how many of them abort refinements.
 #[derive(Debug, Default)]
 pub(crate) struct Walk {
     issues: Vec<SchemaIssue>,
     aborts: usize,
+    version: Version,
 }
 
 /// A point in the walk, to ask later whether a refinement may run.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Mark(usize);
+pub(crate) struct Mark {
+    aborts: usize,
+    issues: usize,
+}
 
 impl Walk {
+    /// A walk that reads `version` of the contract.
+    pub(crate) fn new(version: Version) -> Self {
+        Walk {
+            version,
+            ..Walk::default()
+        }
+    }
+
+    /// The version the walk reads.
+    pub(crate) fn version(&self) -> Version {
+        self.version
+    }
+
+    /// Whether anything reported so far aborts refinements.
+    pub(crate) fn aborted(&self) -> bool {
+        self.aborts > 0
+    }
+
+    /// Takes over what `other` (a trial walk of one union option) found.
+    pub(crate) fn absorb(&mut self, other: Walk) {
+        self.aborts += other.aborts;
+        self.issues.extend(other.issues);
+    }
+
+    /// Whether the walk reads 0.46, with its bounds.
+    pub(crate) fn current(&self) -> bool {
+        self.version == Version::V0_46
+    }
+
+    /// The most items an array may hold: 1024 from 0.46 on.
+    pub(crate) fn max_items(&self) -> usize {
+        if self.current() {
+            CONTRACT_MAX_ARRAY_LENGTH
+        } else {
+            usize::MAX
+        }
+    }
+
     pub(crate) fn issue(&mut self, at: &At<'_>, code: IssueCode, message: impl Into<String>) {
         if code.aborts() {
             self.aborts += 1;
@@ -188,12 +256,20 @@ impl Walk {
     }
 
     pub(crate) fn mark(&self) -> Mark {
-        Mark(self.aborts)
+        Mark {
+            aborts: self.aborts,
+            issues: self.issues.len(),
+        }
     }
 
     /// Whether refinements of the node marked at `mark` may run.
     pub(crate) fn clean_since(&self, mark: Mark) -> bool {
-        self.aborts == mark.0
+        self.aborts == mark.aborts
+    }
+
+    /// Whether nothing at all was reported since `mark`.
+    pub(crate) fn spotless_since(&self, mark: Mark) -> bool {
+        self.issues.len() == mark.issues
     }
 
     /// Runs a node's cross-field rules on `value`, if it parsed and nothing
@@ -215,6 +291,13 @@ impl Walk {
             _ => Err(InvalidInteraction {
                 issues: self.issues,
             }),
+        }
+    }
+
+    /// The problems found, for a caller that found one of its own.
+    pub(crate) fn fail(self) -> InvalidInteraction {
+        InvalidInteraction {
+            issues: self.issues,
         }
     }
 
@@ -255,25 +338,123 @@ impl Walk {
         }
     }
 
-    /// A required string of at least `min` UTF-16 units.
+    /// A required string of at least `min` UTF-16 units (and, from 0.46 on,
+    /// at most 16384).
     pub(crate) fn string<'v>(
         &mut self,
         at: &At<'_>,
         value: Option<&'v Value>,
         min: usize,
     ) -> Option<&'v str> {
+        self.string_within(at, value, min, None)
+    }
+
+    /// [`string`](Walk::string), also at most `max` units when given.
+    ///
+    /// zod 4 runs length checks on anything with a `length`, after the
+    /// type check fails too: a list where text belongs is also too short
+    /// when empty. So does this, with [`js_length`].
+    fn string_within<'v>(
+        &mut self,
+        at: &At<'_>,
+        value: Option<&'v Value>,
+        min: usize,
+        max: Option<usize>,
+    ) -> Option<&'v str> {
+        let text = value.and_then(Value::as_str);
+        if text.is_none() {
+            self.wrong_type(at, "a string", value);
+        }
+        if let Some(length) = js_length(value) {
+            let bound = self.current().then_some(CONTRACT_MAX_STRING_LENGTH);
+            self.check_at_most(at, length, bound, "character");
+            self.check_at_least(at, length, min, "character");
+            self.check_at_most(at, length, max, "character");
+        }
+        text
+    }
+
+    /// A length check `.min(min)`, where `min` is 0 for none.
+    fn check_at_least(&mut self, at: &At<'_>, length: f64, min: usize, unit: &str) {
+        // Written as JavaScript compares: NaN is never long enough.
+        let long_enough = length
+            .partial_cmp(&(min as f64))
+            .is_some_and(Ordering::is_ge);
+        if min > 0 && !long_enough {
+            self.issue(
+                at,
+                IssueCode::TooSmall,
+                format!("needs at least {min} {unit}(s)"),
+            );
+        }
+    }
+
+    /// A length check `.max(max)`, if any.
+    fn check_at_most(&mut self, at: &At<'_>, length: f64, max: Option<usize>, unit: &str) {
+        let too_long = |max: &usize| {
+            !length
+                .partial_cmp(&(*max as f64))
+                .is_some_and(Ordering::is_le)
+        };
+        if let Some(max) = max.filter(too_long) {
+            self.issue(
+                at,
+                IssueCode::TooBig,
+                format!("may have at most {max} {unit}(s)"),
+            );
+        }
+    }
+
+    /// An identifier: from 0.46 on, a bounded string of 1 to 512 UTF-16
+    /// units without outer whitespace; in 0.44, any non-empty string.
+    pub(crate) fn identifier<'v>(
+        &mut self,
+        at: &At<'_>,
+        value: Option<&'v Value>,
+    ) -> Option<&'v str> {
+        let max = self.current().then_some(CONTRACT_MAX_IDENTIFIER_LENGTH);
+        let s = self.string_within(at, value, 1, max)?;
+        if self.current() && js_trim(s) != s {
+            self.issue(
+                at,
+                IssueCode::Custom,
+                "an identifier may not start or end with whitespace",
+            );
+        }
+        Some(s)
+    }
+
+    /// A field name: an identifier that, from 0.46 on, is not one of the
+    /// names JavaScript objects reserve.
+    pub(crate) fn field_name<'v>(
+        &mut self,
+        at: &At<'_>,
+        value: Option<&'v Value>,
+    ) -> Option<&'v str> {
+        let s = self.identifier(at, value)?;
+        if self.current() && is_reserved_name(s) {
+            self.issue(at, IssueCode::Custom, "this field name is reserved");
+        }
+        Some(s)
+    }
+
+    /// A `sha256:` digest in lower-case hex.
+    pub(crate) fn digest(&mut self, at: &At<'_>, value: Option<&Value>) -> Option<Sha256Digest> {
         let Some(s) = value.and_then(Value::as_str) else {
             self.wrong_type(at, "a string", value);
             return None;
         };
-        if utf16_len(s) < min {
+        // A malformed digest is kept, so the rules across members still
+        // run (zod's format check does not abort them); the walk has
+        // reported it, so the value never leaves.
+        Some(Sha256Digest::parse(s).unwrap_or_else(|| {
             self.issue(
                 at,
-                IssueCode::TooSmall,
-                format!("needs at least {min} character(s)"),
+                IssueCode::InvalidFormat,
+                "should be \"sha256:\" and 64 lower-case hex digits",
             );
-        }
-        Some(s)
+            Sha256Digest::reported(s)
+        }))
     }
 
     pub(crate) fn boolean(&mut self, at: &At<'_>, value: Option<&Value>) -> Option<bool> {
@@ -293,8 +474,14 @@ impl Walk {
         n
     }
 
-    /// zod 4's `.int().positive()`: a safe integer above zero.
-    pub(crate) fn positive_int(&mut self, at: &At<'_>, value: Option<&Value>) -> Option<u64> {
+    /// zod 4's `.int().positive()`, and `.max(max)` when given: a safe
+    /// integer above zero.
+    pub(crate) fn positive_int(
+        &mut self,
+        at: &At<'_>,
+        value: Option<&Value>,
+        max: Option<u64>,
+    ) -> Option<u64> {
         let Some(n) = value
             .and_then(Value::as_f64)
             .filter(|n| n.is_finite() && n.fract() == 0.0)
@@ -309,44 +496,56 @@ impl Walk {
             self.issue(at, IssueCode::TooSmall, "must be greater than 0");
         }
         // Out-of-range values were reported; the cast saturates harmlessly.
-        Some(n as u64)
-    }
-
-    pub(crate) fn array<'v>(
-        &mut self,
-        at: &At<'_>,
-        value: Option<&'v Value>,
-        min: usize,
-    ) -> Option<&'v Vec<Value>> {
-        let Some(items) = value.and_then(Value::as_array) else {
-            self.wrong_type(at, "an array", value);
-            return None;
-        };
-        if items.len() < min {
-            self.issue(
-                at,
-                IssueCode::TooSmall,
-                format!("needs at least {min} item(s)"),
-            );
+        let whole = n as u64;
+        if let Some(max) = max.filter(|max| n > *max as f64) {
+            self.issue(at, IssueCode::TooBig, format!("must be at most {max}"));
         }
-        Some(items)
+        Some(whole)
     }
 
-    /// Parses every item of `items` with `parse`; `None` if any failed (each
-    /// failure reported, in order).
-    pub(crate) fn each<T>(
+    /// An array of at least `min` items (and at most [`max_items`]), each
+    /// read by `parse`; `None` if any item failed. Items are reported
+    /// before the length, as zod 4 runs length checks after the items.
+    ///
+    /// [`max_items`]: Walk::max_items
+    pub(crate) fn list<T>(
         &mut self,
         at: &At<'_>,
-        items: &[Value],
+        value: Option<&Value>,
+        min: usize,
+        parse: impl FnMut(&mut Self, &At<'_>, &Value) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        let max = self.max_items();
+        self.list_within(at, value, min, max, parse)
+    }
+
+    /// [`list`](Walk::list) with its own upper bound.
+    pub(crate) fn list_within<T>(
+        &mut self,
+        at: &At<'_>,
+        value: Option<&Value>,
+        min: usize,
+        max: usize,
         mut parse: impl FnMut(&mut Self, &At<'_>, &Value) -> Option<T>,
     ) -> Option<Vec<T>> {
-        let mut parsed = Some(Vec::with_capacity(items.len()));
+        let Some(items) = value.and_then(Value::as_array) else {
+            self.wrong_type(at, "an array", value);
+            if let Some(length) = js_length(value) {
+                self.check_at_least(at, length, min, "item");
+                self.check_at_most(at, length, Some(max).filter(|m| *m < usize::MAX), "item");
+            }
+            return None;
+        };
+        let mut parsed = Some(Vec::with_capacity(items.len().min(max)));
         for (i, item) in items.iter().enumerate() {
             match (parse(self, &at.index(i), item), parsed.as_mut()) {
                 (Some(value), Some(list)) => list.push(value),
                 _ => parsed = None,
             }
         }
+        let length = items.len() as f64;
+        self.check_at_least(at, length, min, "item");
+        self.check_at_most(at, length, Some(max).filter(|m| *m < usize::MAX), "item");
         parsed
     }
 

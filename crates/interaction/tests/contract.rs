@@ -14,6 +14,26 @@ use index_interaction::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+/// Each problem's code, if any.
+fn codes<T>(result: Result<T, Vec<ResponseProblem>>) -> Option<Vec<String>> {
+    result
+        .err()
+        .map(|problems| problems.iter().map(ResponseProblem::code).collect())
+}
+
+/// A binding for a request with `id`.
+fn binding(id: &str) -> Value {
+    json!({"runId": "run-1", "provider": "local", "environmentId": "env-1",
+           "sessionId": "s-1", "executionId": "x-1", "interactionId": id})
+}
+
+/// `material` (a request without binding or digest) bound and sealed.
+fn seal(mut material: Value) -> InteractionRequest {
+    let id = material["id"].as_str().unwrap().to_owned();
+    material["binding"] = binding(&id);
+    InteractionRequest::from_material(&material).unwrap()
+}
+
 fn fixture_dir(kind: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/interaction")
@@ -92,13 +112,12 @@ fn invalid_examples_are_rejected_for_their_rule() {
 
 #[test]
 fn numbers_are_written_as_javascript_writes_them() {
-    let request = InteractionRequest::from_json_value(&json!({
+    let request = seal(json!({
         "id": "q", "kind": "question", "title": "T", "timeoutMs": 1.0,
         "answerSpec": {"fields": [{"name": "n", "label": "N", "type": "number", "min": 0.0, "max": 2.5, "default": -0.0}]},
         "default": {"outcome": "accepted", "data": {"n": 2.0}}
-    }))
-    .unwrap();
-    assert_eq!(request.timeout_ms, Some(1));
+    }));
+    assert_eq!(request.timeout_ms(), Some(1));
     let written = serde_json::to_string(&request).unwrap();
     assert!(written.contains(r#""timeoutMs":1"#), "{written}");
     assert!(
@@ -106,6 +125,12 @@ fn numbers_are_written_as_javascript_writes_them() {
         "{written}"
     );
     assert!(written.contains(r#""data":{"n":2}"#), "{written}");
+    // Whole numbers past the safe range are written in full, as
+    // JavaScript writes them below 10^21.
+    let big = serde_json::to_string(&InteractionValue::Number(9_007_199_254_740_992.0)).unwrap();
+    assert_eq!(big, "9007199254740992");
+    let huge = serde_json::to_string(&InteractionValue::Number(1e19)).unwrap();
+    assert_eq!(huge, "10000000000000000000");
 }
 
 #[test]
@@ -118,19 +143,20 @@ fn representative_messages() {
     )
     .unwrap();
     insta::assert_json_snapshot!("request", request);
-    let permission = InteractionRequest::from_json_value(&json!({
+    let permission = seal(json!({
         "id": "p-1", "kind": InteractionKind::PERMISSION, "title": "Deploy to production?",
         "subject": {"type": "tool", "toolName": "deploy", "input": {"env": "prod"}},
         "responseScopes": ["interaction", "session"],
         "answerSpec": serde_json::to_value(permission_answer_spec(Some(&[InteractionResponseScope::Interaction, InteractionResponseScope::Session]), true)).unwrap(),
-    }))
-    .unwrap();
+    }));
     insta::assert_json_snapshot!("permission_request", permission);
     let response = InteractionResponse::from_json_value(&json!({"id": "p-1", "outcome": "accepted", "data": {"grant": ["allow_session"], "feedback": "Fine for today."}})).unwrap();
     insta::assert_json_snapshot!("response", response);
     assert!(check_response(&permission, &response).is_ok());
+    let command = InteractionResponseCommand::new("op-1", permission.command_binding(), response);
+    insta::assert_json_snapshot!("response_command", command);
     let ack = InteractionAcknowledgement::from_json_value(&json!({
-        "operationId": "op-1", "binding": {"runId": "r", "environmentId": "e", "sessionId": "s", "interactionId": "p-1"},
+        "operationId": "op-1", "binding": permission.command_binding(), "commandDigest": command.command_digest,
         "status": "already_resolved_different", "message": "Another answer arrived first."
     }))
     .unwrap();
@@ -156,20 +182,13 @@ fn permission_rules() {
         if let Some(scopes) = scopes {
             value["responseScopes"] = json!(scopes);
         }
-        InteractionRequest::from_json_value(&value).unwrap()
+        seal(value)
     };
     let answer = |r: &InteractionRequest, grant: Value| {
-        validate_interaction_response(
+        codes(validate_interaction_response(
             r,
             &json!({"id": "p", "outcome": "accepted", "data": {"grant": grant}}),
-        )
-        .err()
-        .map(|problems| {
-            problems
-                .iter()
-                .map(ResponseProblem::code)
-                .collect::<Vec<_>>()
-        })
+        ))
     };
     let default = request(None);
     assert_eq!(answer(&default, json!(["allow_once"])), None);
@@ -197,13 +216,21 @@ fn permission_rules() {
             "grant_exceeds_scopes:allow_once".to_owned()
         ])
     );
-    let declined = validate_interaction_response(
-        &default,
-        &json!({"id": "p", "outcome": "declined", "data": {"grant": ["whatever"]}}),
+    let declined = |data: Value| {
+        codes(validate_interaction_response(
+            &default,
+            &json!({"id": "p", "outcome": "declined", "data": data}),
+        ))
+    };
+    assert_eq!(
+        declined(json!({})),
+        None,
+        "a declined response may carry empty data"
     );
-    assert!(
-        declined.is_ok(),
-        "data on a declined response is not validated"
+    assert_eq!(
+        declined(json!({"grant": ["whatever"]})),
+        Some(vec!["answer_on_unaccepted".to_owned()]),
+        "a declined response carries no answer, valid or not"
     );
 }
 
@@ -302,28 +329,44 @@ proptest! {
             InteractionResponseCommand,
             InteractionAcknowledgement,
             InteractionRequest,
-            InteractionResponse
+            InteractionResponse,
+            InteractionDataRecord,
+            InteractionSubject
         );
-        if let Ok(request) = InteractionRequest::from_json_value(&value) {
+        // A request read from material round-trips too, digest included.
+        let mut material = value.clone();
+        if let Some(object) = material.as_object_mut() {
+            object.insert("binding".into(), binding(object.get("id").and_then(Value::as_str).unwrap_or("id")));
+        }
+        if let Ok(request) = InteractionRequest::from_material(&material) {
+            let written = serde_json::to_value(&request).unwrap();
+            prop_assert_eq!(InteractionRequest::from_json_value(&written).ok(), Some(request.clone()));
             let _ = validate_interaction_response(&request, &other);
-            let _ = validate_interaction_answer_value(&request.answer_spec, other.as_object());
+            let _ = validate_interaction_answer_value(request.answer_spec(), Some(&other));
         }
         let spec = permission_answer_spec(None, true);
-        let _ = validate_interaction_answer_value(&spec, value.as_object());
-        let _ = validate_interaction_answer_json(&value, other.as_object());
+        let _ = validate_interaction_answer_value(&spec, Some(&value));
+        let _ = validate_interaction_answer_json(&value, Some(&other));
         let _ = validate_interaction_response_json(&value, &other);
+        let _ = validate_interaction_response_command_json(&value, &other);
+        let _ = v0_44::validate_interaction_answer_json(&value, other.as_object());
+        let _ = v0_44::validate_interaction_response_json(&value, &other);
         if let Ok(elicitation) = serde_json::from_value::<ElicitationRequest>(value.clone()) {
-            let _ = elicitation_to_interaction("id", &elicitation);
+            let binding = InteractionRequestBinding {
+                run_id: "r".into(), provider: "p".into(), environment_id: "e".into(),
+                session_id: "s".into(), execution_id: "x".into(), interaction_id: "id".into(),
+            };
+            let _ = elicitation_to_interaction(&binding, &elicitation);
         }
     }
 
     #[test]
     fn a_permission_spec_accepts_exactly_the_grants_its_scopes_permit(scopes in scope_sets(), feedback in any::<bool>()) {
         let spec = permission_answer_spec(Some(&scopes), feedback);
-        let request = InteractionRequest {
-            id: "p".into(), kind: InteractionKind::PERMISSION.into(), title: "T".into(), body: None, subject: None,
-            answer_spec: spec, response_scopes: Some(scopes.clone()), default: None, timeout_ms: None, on_timeout: None,
-        };
+        let request = seal(json!({
+            "id": "p", "kind": InteractionKind::PERMISSION, "title": "T",
+            "answerSpec": serde_json::to_value(spec).unwrap(), "responseScopes": scopes,
+        }));
         for grant in PermissionGrant::ALL {
             let response = json!({"id": "p", "outcome": "accepted", "data": {"grant": [grant.as_str()]}});
             let accepted = validate_interaction_response(&request, &response).is_ok();
@@ -331,4 +374,90 @@ proptest! {
             prop_assert_eq!(accepted, permitted, "{:?} with {:?}", grant, scopes);
         }
     }
+}
+
+#[test]
+fn a_request_the_reference_cannot_check_is_refused_with_every_issue() {
+    // The reference throws on these instead of answering; the crate
+    // returns the issues, and leaves the digest unchecked.
+    let unsealed = |over: Value| {
+        let mut value = json!({"id": "q", "kind": "question", "title": "T",
+            "answerSpec": {"fields": []}, "binding": binding("q"),
+            "requestDigest": format!("sha256:{}", "0".repeat(64))});
+        for (key, member) in over.as_object().unwrap() {
+            value[key] = member.clone();
+        }
+        let issues = InteractionRequest::from_json_value(&value)
+            .unwrap_err()
+            .issues;
+        issues
+            .iter()
+            .map(|i| format!("{} {}", i.path, i.code.as_str()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(unsealed(json!({"title": ""})), ["title too_small"]);
+    assert_eq!(unsealed(json!({"kind": " question"})), ["kind custom"]);
+    assert_eq!(
+        unsealed(json!({"timeoutMs": 9_007_199_254_740_992_u64})),
+        ["timeoutMs too_big", "timeoutMs too_big"]
+    );
+    assert_eq!(
+        unsealed(json!({"allowedOutcomes": []})),
+        ["allowedOutcomes too_small"]
+    );
+    // A request whose content is sound is checked against its digest.
+    assert_eq!(unsealed(json!({})), ["requestDigest custom"]);
+}
+
+#[test]
+fn a_request_changed_after_sealing_is_refused_and_a_command_for_it_is_stale() {
+    let request = seal(json!({"id": "q", "kind": "question", "title": "Lunch?",
+        "answerSpec": {"fields": [{"name": "go", "label": "Go", "type": "boolean"}]}}));
+    let mut changed = serde_json::to_value(&request).unwrap();
+    changed["title"] = json!("Dinner?");
+    let issues = InteractionRequest::from_json_value(&changed)
+        .unwrap_err()
+        .issues;
+    assert_eq!(issues[0].path.to_string(), "requestDigest");
+
+    let reread = InteractionRequest::from_material(&{
+        let mut material = changed.clone();
+        material.as_object_mut().unwrap().remove("requestDigest");
+        material
+    })
+    .unwrap();
+    assert_ne!(reread.request_digest(), request.request_digest());
+    let response = InteractionResponse::from_json_value(
+        &json!({"id": "q", "outcome": "accepted", "data": {"go": true}}),
+    )
+    .unwrap();
+    let command = InteractionResponseCommand::new("op", request.command_binding(), response);
+    let wire = serde_json::to_value(&command).unwrap();
+    assert!(validate_interaction_response_command(&request, &wire).is_ok());
+    let command_codes = |request: &InteractionRequest, command: &Value| {
+        codes(validate_interaction_response_command(request, command)).unwrap()
+    };
+    assert_eq!(command_codes(&reread, &wire), ["stale_binding"]);
+    let mut tampered = wire.clone();
+    tampered["response"]["data"]["go"] = json!(false);
+    assert_eq!(
+        command_codes(&request, &tampered),
+        ["command:commandDigest:custom"]
+    );
+}
+
+#[test]
+fn values_read_under_0_44_upgrade_only_within_0_46_rules() {
+    let spec = json!({"fields": [{"name": "ok", "label": "OK", "type": "boolean"}]});
+    let read = v0_44::from_json_value::<InteractionAnswerSpec>(&spec).unwrap();
+    assert_eq!(v0_44::upgrade(&read).unwrap(), read);
+    let reserved = json!({"fields": [{"name": "constructor", "label": "C", "type": "boolean"}]});
+    let read = v0_44::from_json_value::<InteractionAnswerSpec>(&reserved).unwrap();
+    let issues = v0_44::upgrade(&read).unwrap_err().issues;
+    assert_eq!(issues[0].path.to_string(), "fields.0.name");
+    // 0.44 requests have no binding or digest: they are their own type.
+    let old = v0_44::InteractionRequest::from_json_value(&json!({
+        "id": "q", "kind": "question", "title": "T", "answerSpec": spec}))
+    .unwrap();
+    assert!(InteractionRequest::from_json_value(&serde_json::to_value(&old).unwrap()).is_err());
 }

@@ -15,25 +15,48 @@ use index_interaction::*;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-fn request(fields: Value) -> InteractionRequest {
-    InteractionRequest::from_json_value(&json!({
-        "id": "ask-1", "kind": "question", "title": "Before the retry",
+fn binding(id: &str) -> InteractionRequestBinding {
+    InteractionRequestBinding {
+        run_id: "run-1".into(),
+        provider: "mcp".into(),
+        environment_id: "env-1".into(),
+        session_id: "s-1".into(),
+        execution_id: "x-1".into(),
+        interaction_id: id.into(),
+    }
+}
+
+fn request_of_kind(kind: &str, fields: Value) -> InteractionRequest {
+    InteractionRequest::from_material(&json!({
+        "id": "ask-1", "kind": kind, "title": "Before the retry",
         "body": "Two things only you can answer.",
-        "answerSpec": {"fields": fields}
+        "answerSpec": {"fields": fields},
+        "binding": binding("ask-1"),
     }))
     .unwrap()
 }
 
+fn request(fields: Value) -> InteractionRequest {
+    request_of_kind("question", fields)
+}
+
+fn every_kind_of(kind: &str) -> InteractionRequest {
+    request_of_kind(
+        kind,
+        json!([
+            {"name": "note", "label": "A note", "type": "text", "maxLength": 200, "default": "none", "multiline": true},
+            {"name": "budget", "label": "Budget", "type": "number", "min": 0, "max": 50000, "default": 20000, "required": true},
+            {"name": "remote", "label": "Remote?", "type": "boolean", "default": false},
+            {"name": "city", "label": "City", "type": "select", "required": true, "default": ["berlin"],
+             "options": [{"value": "berlin", "label": "Berlin"}, {"value": "paris", "label": "Paris", "description": "The office"}]},
+            {"name": "days", "label": "Days", "type": "select", "multi": true, "required": true,
+             "options": [{"value": "mon", "label": "Monday"}, {"value": "fri", "label": "Friday"}]}
+        ]),
+    )
+}
+
 fn every_kind() -> InteractionRequest {
-    request(json!([
-        {"name": "note", "label": "A note", "type": "text", "maxLength": 200, "default": "none", "multiline": true},
-        {"name": "budget", "label": "Budget", "type": "number", "min": 0, "max": 50000, "default": 20000, "required": true},
-        {"name": "remote", "label": "Remote?", "type": "boolean", "default": false},
-        {"name": "city", "label": "City", "type": "select", "required": true, "default": ["berlin"],
-         "options": [{"value": "berlin", "label": "Berlin"}, {"value": "paris", "label": "Paris", "description": "The office"}]},
-        {"name": "days", "label": "Days", "type": "select", "multi": true, "required": true,
-         "options": [{"value": "mon", "label": "Monday"}, {"value": "fri", "label": "Friday"}]}
-    ]))
+    every_kind_of("question")
 }
 
 #[test]
@@ -56,8 +79,7 @@ fn what_mcp_cannot_ask_is_refused() {
         interaction_to_elicitation(&custom),
         Err(Unmappable::AllowCustom("c".into()))
     );
-    let mut vendor = every_kind();
-    vendor.kind = "acme.deploy".into();
+    let vendor = every_kind_of("acme.deploy");
     assert_eq!(
         interaction_to_elicitation(&vendor),
         Err(Unmappable::VendorKind("acme.deploy".into()))
@@ -77,7 +99,7 @@ fn decline_and_cancel_carry_no_data() {
         let response = elicitation_to_response(&every_kind(), &result).unwrap();
         assert_eq!((response.outcome, &response.data), (outcome, &None));
         assert_eq!(
-            response_to_elicitation_result(&every_kind().answer_spec, &response).action,
+            response_to_elicitation_result(every_kind().answer_spec(), &response).action,
             action
         );
     }
@@ -93,7 +115,7 @@ fn an_accepted_answer_maps_both_ways() {
     let response = elicitation_to_response(&every_kind(), &result).unwrap();
     insta::assert_json_snapshot!(response);
     assert_eq!(
-        response_to_elicitation_result(&every_kind().answer_spec, &response),
+        response_to_elicitation_result(every_kind().answer_spec(), &response),
         result,
         "the response goes back as the content it came from"
     );
@@ -112,7 +134,7 @@ fn asks_from_any_mcp_server_read_as_requests() {
         }, "required": ["name", "tier"]}
     }))
     .unwrap();
-    let request = elicitation_to_interaction("mcp-7", &elicitation).unwrap();
+    let request = elicitation_to_interaction(&binding("mcp-7"), &elicitation).unwrap();
     insta::assert_json_snapshot!(request);
     for (property, schema) in [
         ("n", json!({"type": "integer"})),
@@ -131,7 +153,7 @@ fn asks_from_any_mcp_server_read_as_requests() {
         };
         assert!(
             matches!(
-                elicitation_to_interaction("id", &elicitation),
+                elicitation_to_interaction(&binding("id"), &elicitation),
                 Err(Unmappable::Property { property: p, .. }) if p == property
             ),
             "{schema}"
@@ -145,7 +167,7 @@ fn asks_from_any_mcp_server_read_as_requests() {
             .unwrap(),
     };
     assert!(matches!(
-        elicitation_to_interaction("id", &blank),
+        elicitation_to_interaction(&binding("id"), &blank),
         Err(Unmappable::Invalid(_))
     ));
 }
@@ -227,8 +249,8 @@ proptest! {
         }
         let request = request(Value::Array(spec));
         let elicitation = interaction_to_elicitation(&request).unwrap();
-        let back = elicitation_to_interaction(&request.id, &elicitation).unwrap();
-        prop_assert_eq!(&back.answer_spec, &request.answer_spec, "the spec survives the round trip");
+        let back = elicitation_to_interaction(request.binding(), &elicitation).unwrap();
+        prop_assert_eq!(back.answer_spec(), request.answer_spec(), "the spec survives the round trip");
 
         let accept = |content: &Map<String, Value>| ElicitationResult {
             action: ElicitationAction::Accept,
@@ -245,13 +267,13 @@ proptest! {
         let through_mcp = elicitation_to_response(&request, &accept(&invalid)).unwrap_err();
         let mut direct = invalid.clone();
         for (name, value) in direct.iter_mut() {
-            if let (Some(InteractionField::Select(_)), Value::String(one)) = (request.answer_spec.field(name), &*value) {
+            if let (Some(InteractionField::Select(_)), Value::String(one)) = (request.answer_spec().field(name), &*value) {
                 *value = json!([one]);
             }
         }
         let direct = validate_interaction_response(
             &request,
-            &json!({"id": request.id, "outcome": "accepted", "data": direct}),
+            &json!({"id": request.id(), "outcome": "accepted", "data": direct}),
         )
         .unwrap_err();
         let codes = |problems: &[ResponseProblem]| problems.iter().map(ResponseProblem::code).collect::<Vec<_>>();

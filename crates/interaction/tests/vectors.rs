@@ -1,9 +1,11 @@
-//! Every vector in `fixtures/interaction/vectors.jsonl`, whose expected
-//! results were recorded by running the reference (zod 4.4.3): schema
-//! problems (path and code, in order) or the normalised output; answer and
-//! response problems, in order, with typed specs and requests and with
-//! plain JSON ones (`answer_json`, `response_json`; `throws` where the
-//! reference throws, which the crate answers with `UnreadableSpec`).
+//! Every vector in `fixtures/interaction/v0_46/vectors.jsonl`, whose
+//! expected results were recorded by running the 0.46.0 reference (zod
+//! 4.4.3, `@noble/hashes` 1.8.0): schema problems (path and code, in order)
+//! or the normalised output; answer, response and command problems as
+//! codes, in order; request and command digests and canonical JSON, to the
+//! byte. Where the reference throws instead of answering (`throws`), the
+//! expected problems are those it reports with the digest left unchecked:
+//! the crate refuses with them (see STABILITY.md).
 
 // Tests report failure by panicking.
 #![allow(
@@ -16,24 +18,13 @@
 use index_interaction::*;
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("../../../fixtures/interaction/vectors.jsonl");
+mod support;
 
-fn issues(err: InvalidInteraction) -> Value {
-    Value::Array(
-        err.issues
-            .iter()
-            .map(|i| serde_json::json!([i.path.to_string(), i.code.as_str()]))
-            .collect(),
-    )
-}
+const VECTORS: &str = include_str!("../../../fixtures/interaction/v0_46/vectors.jsonl");
 
 /// Parses `input` as `schema`; the issues, or the output as JSON.
 fn schema(schema: &str, input: &Value) -> Result<Value, Value> {
-    fn run<T: serde::Serialize>(parsed: Result<T, InvalidInteraction>) -> Result<Value, Value> {
-        parsed
-            .map(|value| serde_json::to_value(value).unwrap())
-            .map_err(issues)
-    }
+    use support::recorded as run;
     match schema {
         "field" => run(InteractionField::from_json_value(input)),
         "answerSpec" => run(InteractionAnswerSpec::from_json_value(input)),
@@ -43,11 +34,33 @@ fn schema(schema: &str, input: &Value) -> Result<Value, Value> {
         "data" => run(InteractionDataRecord::from_json_value(input)),
         "request" => run(InteractionRequest::from_json_value(input)),
         "response" => run(InteractionResponse::from_json_value(input)),
+        "requestBinding" => run(InteractionRequestBinding::from_json_value(input)),
         "binding" => run(InteractionBinding::from_json_value(input)),
         "responseCommand" => run(InteractionResponseCommand::from_json_value(input)),
         "acknowledgement" => run(InteractionAcknowledgement::from_json_value(input)),
+        "secretHandle" => run(SecretHandle::from_json_value(input)),
         other => panic!("unknown schema {other}"),
     }
+}
+
+fn codes<P>(
+    problems: Result<InteractionResponse, Vec<P>>,
+    code: impl Fn(&P) -> String,
+) -> Vec<String> {
+    problems
+        .err()
+        .unwrap_or_default()
+        .iter()
+        .map(code)
+        .collect()
+}
+
+fn want_codes(vector: &Value) -> Vec<String> {
+    serde_json::from_value(vector["problems"].clone()).unwrap()
+}
+
+fn differs<T: PartialEq + std::fmt::Debug>(name: &str, want: T, got: T) -> Option<String> {
+    (got != want).then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
 }
 
 fn check(vector: &Value) -> Option<String> {
@@ -59,51 +72,72 @@ fn check(vector: &Value) -> Option<String> {
                 Some(output) => Ok(output.clone()),
                 None => Err(vector["issues"].clone()),
             };
-            (got != want).then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
+            differs(name, want, got)
         }
         "answer" => {
-            let spec = InteractionAnswerSpec::from_json_value(&vector["spec"]).unwrap();
-            let data = vector.get("data").and_then(Value::as_object);
-            let got: Vec<String> = validate_interaction_answer_value(&spec, data)
-                .err()
-                .unwrap_or_default()
-                .iter()
-                .map(AnswerProblem::code)
-                .collect();
-            let want: Vec<String> = serde_json::from_value(vector["problems"].clone()).unwrap();
-            (got != want).then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
+            let got: Vec<String> =
+                validate_interaction_answer_json(&vector["spec"], vector.get("data"))
+                    .iter()
+                    .map(AnswerProblem::code)
+                    .collect();
+            differs(name, want_codes(vector), got)
         }
         "response" => {
-            let request = InteractionRequest::from_json_value(&vector["request"]).unwrap();
-            let got: Vec<String> = validate_interaction_response(&request, &vector["response"])
-                .err()
-                .unwrap_or_default()
-                .iter()
-                .map(ResponseProblem::code)
-                .collect();
-            let want: Vec<String> = serde_json::from_value(vector["problems"].clone()).unwrap();
-            (got != want).then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
+            let got = validate_interaction_response_json(&vector["request"], &vector["response"]);
+            let output = got.as_ref().ok().map(|r| serde_json::to_value(r).unwrap());
+            let got = codes(got, ResponseProblem::code);
+            differs(
+                name,
+                (want_codes(vector), vector.get("output").cloned()),
+                (got, output),
+            )
         }
-        "answer_json" | "response_json" => {
-            let got = if vector["kind"] == "answer_json" {
-                validate_interaction_answer_json(
-                    &vector["spec"],
-                    vector.get("data").and_then(Value::as_object),
-                )
-                .map(|problems| problems.iter().map(AnswerProblem::code).collect::<Vec<_>>())
-            } else {
-                validate_interaction_response_json(&vector["request"], &vector["response"])
-                    .map(|problems| problems.iter().map(ResponseProblem::code).collect())
-            };
-            // Where the reference throws, the crate refuses the spec.
-            let want = match vector.get("throws") {
-                Some(_) => None,
-                None => {
-                    Some(serde_json::from_value::<Vec<String>>(vector["problems"].clone()).unwrap())
+        "command" => {
+            let got = codes(
+                validate_interaction_response_command_json(&vector["request"], &vector["command"]),
+                ResponseProblem::code,
+            );
+            differs(name, want_codes(vector), got)
+        }
+        "digest" => {
+            let got = interaction_request_digest(&vector["material"]);
+            match vector.get("digest") {
+                None => got
+                    .is_ok()
+                    .then(|| format!("{name}: the reference refuses, got {got:?}")),
+                Some(want) => {
+                    let got = got.map(|d| d.to_string()).map_err(|e| e.to_string());
+                    let sealed = InteractionRequest::from_material(&vector["material"])
+                        .map(|r| canonical_json(&serde_json::to_value(r).unwrap()))
+                        .map_err(|e| e.to_string());
+                    differs(
+                        name,
+                        (
+                            Ok(want.as_str().unwrap().to_owned()),
+                            Ok(vector["canonical"].as_str().unwrap().to_owned()),
+                        ),
+                        (got, sealed),
+                    )
                 }
-            };
-            (got.as_ref().ok() != want.as_ref())
-                .then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
+            }
+        }
+        "command_digest" => {
+            let binding = InteractionBinding::from_json_value(&vector["binding"]).unwrap();
+            let response = InteractionResponse::from_json_value(&vector["response"]).unwrap();
+            let got = interaction_response_command_digest(&binding, &response).to_string();
+            differs(name, vector["digest"].as_str().unwrap().to_owned(), got)
+        }
+        "canonical" => {
+            let text = canonical_json(&vector["value"]);
+            let digest = Sha256Digest::of_json(&vector["value"]).to_string();
+            differs(
+                name,
+                (
+                    vector["canonical"].as_str().unwrap(),
+                    vector["digest"].as_str().unwrap(),
+                ),
+                (text.as_str(), digest.as_str()),
+            )
         }
         other => Some(format!("{name}: unknown kind {other}")),
     }
@@ -111,18 +145,25 @@ fn check(vector: &Value) -> Option<String> {
 
 #[test]
 fn every_vector_matches_the_reference() {
-    let vectors: Vec<Value> = VECTORS
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert!(vectors.len() >= 530, "{}", vectors.len());
-    let failures: Vec<String> = vectors.iter().filter_map(check).collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} differ:\n{}",
-        failures.len(),
-        vectors.len(),
-        failures.join("\n")
-    );
+    support::assert_all_match(&support::vectors(VECTORS, 1000), check);
+}
+
+#[test]
+fn the_vectors_cover_every_kind_and_the_reference_defect() {
+    let vectors = support::vectors(VECTORS, 1000);
+    for kind in [
+        "schema",
+        "answer",
+        "response",
+        "command",
+        "digest",
+        "command_digest",
+        "canonical",
+    ] {
+        assert!(
+            vectors.iter().any(|v| v["kind"] == kind),
+            "no {kind} vector"
+        );
+    }
+    assert!(vectors.iter().filter(|v| v.get("throws").is_some()).count() >= 12);
 }
