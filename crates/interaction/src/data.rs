@@ -28,6 +28,14 @@ pub enum InteractionValue {
 
 /// A one-use handle for a secret answer: `{"kind": "secret_handle",
 /// "handleId": …, "oneUse": true}` on the wire.
+///
+/// ```
+/// use index_interaction::SecretHandle;
+/// let wire = serde_json::json!({"kind": "secret_handle", "handleId": "vault-7", "oneUse": true});
+/// let handle = SecretHandle::from_json_value(&wire).unwrap();
+/// assert_eq!(handle.handle_id, "vault-7");
+/// assert_eq!(handle.to_json(), wire);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SecretHandle {
     /// The handle; an identifier.

@@ -236,6 +236,23 @@ impl InteractionRequest {
 ///
 /// [`InvalidInteraction`] when the material breaks its schema, or its
 /// default embeds an answer to a secret field.
+///
+/// ```
+/// use index_interaction::interaction_request_digest;
+/// let material = serde_json::json!({
+///     "id": "q", "kind": "question", "title": "T", "answerSpec": {"fields": []},
+///     "binding": {"runId": "r", "provider": "p", "environmentId": "e",
+///                 "sessionId": "s", "executionId": "x", "interactionId": "q"},
+/// });
+/// let digest = interaction_request_digest(&material)?;
+/// // Key order and number spelling do not change the digest.
+/// let respelled: serde_json::Value = serde_json::from_str(
+///     r#"{"title": "T", "answerSpec": {"fields": []}, "kind": "question", "id": "q",
+///         "binding": {"interactionId": "q", "executionId": "x", "sessionId": "s",
+///                     "environmentId": "e", "provider": "p", "runId": "r"}}"#).unwrap();
+/// assert_eq!(interaction_request_digest(&respelled)?, digest);
+/// # Ok::<(), index_interaction::InvalidInteraction>(())
+/// ```
 pub fn interaction_request_digest(material: &Value) -> Result<Sha256Digest, InvalidInteraction> {
     let mut walk = Walk::default();
     let at = At::Root;
@@ -361,6 +378,7 @@ impl InteractionResponseCommand {
 }
 
 /// The digest a response command carries: of `{binding, response}`.
+/// [`InteractionResponseCommand::new`] computes it.
 pub fn interaction_response_command_digest(
     binding: &InteractionBinding,
     response: &InteractionResponse,

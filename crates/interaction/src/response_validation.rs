@@ -130,6 +130,14 @@ pub fn interaction_response_is_valid(
 /// [`validate_interaction_response`] with the request as plain JSON: the
 /// request is read first, and its problems are returned as
 /// [`ResponseProblem::Request`].
+///
+/// ```
+/// use index_interaction::validate_interaction_response_json;
+/// let unsealed = serde_json::json!({"id": "q", "kind": "question", "title": "T", "answerSpec": {"fields": []}});
+/// let response = serde_json::json!({"id": "q", "outcome": "declined"});
+/// let problems = validate_interaction_response_json(&unsealed, &response).unwrap_err();
+/// assert_eq!(problems[0].code(), "request:binding:invalid_type");
+/// ```
 pub fn validate_interaction_response_json(
     request: &Value,
     response: &Value,
