@@ -4,6 +4,9 @@
 //!
 //! Run with `cargo run -p index-interaction --example permission_round_trip`.
 
+// An example program: printing is its output.
+#![allow(clippy::print_stdout)]
+
 use index_interaction::{
     InteractionRequest, InteractionResponseCommand, InteractionResponseScope,
     permission_answer_spec, validate_interaction_response, validate_interaction_response_command,
