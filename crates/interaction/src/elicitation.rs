@@ -150,14 +150,8 @@ pub fn interaction_to_elicitation(
     request: &InteractionRequest,
 ) -> Result<ElicitationRequest, Unmappable> {
     let kind = request.kind();
-    if ![
-        InteractionKind::QUESTION,
-        InteractionKind::PERMISSION,
-        InteractionKind::PLAN,
-    ]
-    .contains(&kind)
-    {
-        return Err(Unmappable::VendorKind(request.kind().to_owned()));
+    if !kind.is_well_known() {
+        return Err(Unmappable::VendorKind(kind.as_str().to_owned()));
     }
     let mut properties = Map::new();
     let mut required = Vec::new();
@@ -436,7 +430,7 @@ pub fn elicitation_to_interaction(
     }
     let mut request = Map::new();
     request.insert("id".into(), json!(binding.interaction_id));
-    request.insert("kind".into(), json!(InteractionKind::QUESTION));
+    request.insert("kind".into(), json!(InteractionKind::Question));
     request.insert("title".into(), json!(elicitation.message));
     request.insert("answerSpec".into(), json!({ "fields": fields }));
     if !notes.is_empty() {

@@ -18,6 +18,7 @@ use crate::fields::{
 };
 use crate::js::{MAX_SAFE_INTEGER, js_keys};
 use crate::number::{WireEnum, wire_enum};
+use crate::permissions::InteractionKind;
 use crate::response_validation::{
     ResolutionRequest, resolution_problems, resolution_problems_0_44,
 };
@@ -64,7 +65,7 @@ pub(crate) struct RequestMaterial {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Members {
     pub(crate) id: String,
-    pub(crate) kind: String,
+    pub(crate) kind: InteractionKind,
     pub(crate) title: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) body: Option<String>,
@@ -154,9 +155,9 @@ impl InteractionRequest {
         &self.material.members.id
     }
 
-    /// An open label: `question`, `permission`, `plan`, or a namespaced
-    /// vendor kind.
-    pub fn kind(&self) -> &str {
+    /// What it asks for: `question`, `permission`, `plan`, or another
+    /// (namespaced, vendor) kind.
+    pub fn kind(&self) -> &InteractionKind {
         &self.material.members.kind
     }
 
@@ -446,7 +447,7 @@ pub(crate) fn parse_members(
         .map(str::to_owned);
     let kind = w
         .identifier(&at.key("kind"), object.get("kind"))
-        .map(str::to_owned);
+        .map(InteractionKind::new);
     let title = w
         .string(&at.key("title"), object.get("title"), 1)
         .map(str::to_owned);

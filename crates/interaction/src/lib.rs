@@ -93,7 +93,7 @@ pub use mcp::{
     RemoteMcpConfig, RemoteTransport,
 };
 pub use permissions::{
-    InteractionKind, PERMISSION_FEEDBACK_FIELD, PERMISSION_GRANT_FIELD, PermissionGrant,
+    InteractionKind, OtherKind, PERMISSION_FEEDBACK_FIELD, PERMISSION_GRANT_FIELD, PermissionGrant,
     permission_answer_spec,
 };
 pub use response_validation::{

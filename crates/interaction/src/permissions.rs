@@ -6,17 +6,87 @@ use crate::fields::{
 };
 use crate::number::wire_enum;
 
-/// The kinds every renderer knows. Kinds are open labels: an unknown kind
-/// still renders from its answer spec.
-pub struct InteractionKind;
+/// What a request asks for: one of the kinds every renderer knows, or
+/// another label (a namespaced vendor kind, say), which still renders from
+/// its answer spec. Every string round-trips: reading `"question"` gives
+/// [`Question`](InteractionKind::Question), anything else
+/// [`Other`](InteractionKind::Other), and [`as_str`](InteractionKind::as_str)
+/// gives the string back.
+///
+/// ```
+/// use index_interaction::InteractionKind;
+/// assert_eq!(InteractionKind::new("permission"), InteractionKind::Permission);
+/// let vendor = InteractionKind::new("acme.deploy/review");
+/// assert!(matches!(vendor, InteractionKind::Other(_)));
+/// assert_eq!(vendor.as_str(), "acme.deploy/review");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum InteractionKind {
+    /// The agent asks the person to answer or choose.
+    Question,
+    /// The agent asks to run a tool or command; the answer is a grant.
+    Permission,
+    /// The agent shares a plan for review.
+    Plan,
+    /// Any other kind.
+    Other(OtherKind),
+}
+
+/// A kind that is not one of the well-known ones; made only by
+/// [`InteractionKind::new`], so it never spells a well-known kind.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OtherKind(String);
+
+impl OtherKind {
+    /// The kind as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
 
 impl InteractionKind {
-    /// The agent asks the person to answer or choose.
-    pub const QUESTION: &'static str = "question";
-    /// The agent asks to run a tool or command; the answer is a grant.
-    pub const PERMISSION: &'static str = "permission";
-    /// The agent shares a plan for review.
-    pub const PLAN: &'static str = "plan";
+    const WELL_KNOWN: [InteractionKind; 3] = [
+        InteractionKind::Question,
+        InteractionKind::Permission,
+        InteractionKind::Plan,
+    ];
+
+    /// The kind named `kind`.
+    pub fn new(kind: impl Into<String>) -> Self {
+        let kind = kind.into();
+        Self::WELL_KNOWN
+            .into_iter()
+            .find(|known| known.as_str() == kind)
+            .unwrap_or(InteractionKind::Other(OtherKind(kind)))
+    }
+
+    /// The kind on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            InteractionKind::Question => "question",
+            InteractionKind::Permission => "permission",
+            InteractionKind::Plan => "plan",
+            InteractionKind::Other(other) => other.as_str(),
+        }
+    }
+
+    /// Whether every renderer knows it.
+    pub fn is_well_known(&self) -> bool {
+        !matches!(self, InteractionKind::Other(_))
+    }
+}
+
+impl std::fmt::Display for InteractionKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for InteractionKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// The field carrying a permission answer's grant.

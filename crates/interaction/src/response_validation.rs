@@ -81,7 +81,7 @@ impl fmt::Display for ResponseProblem {
 /// What resolving a request reads of it: its kind, spec and scopes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ResolutionRequest<'a> {
-    pub(crate) kind: &'a str,
+    pub(crate) kind: &'a InteractionKind,
     pub(crate) answer_spec: &'a InteractionAnswerSpec,
     pub(crate) response_scopes: Option<&'a [InteractionResponseScope]>,
 }
@@ -279,7 +279,7 @@ pub(crate) fn permission_problems(
     request: &ResolutionRequest<'_>,
     data: Option<&Map<String, Value>>,
 ) -> Option<AnswerProblem> {
-    if request.kind != InteractionKind::PERMISSION {
+    if *request.kind != InteractionKind::Permission {
         return None;
     }
     let permitted = request

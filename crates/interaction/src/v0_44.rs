@@ -65,9 +65,9 @@ pub struct InteractionRequest {
     /// Ties the answer to this ask: no two requests in a session share it,
     /// and the person's response repeats it.
     pub id: String,
-    /// An open label: `question`, `permission`, `plan`, or a namespaced
-    /// vendor kind.
-    pub kind: String,
+    /// What it asks for: `question`, `permission`, `plan`, or another
+    /// (namespaced, vendor) kind.
+    pub kind: InteractionKind,
     /// A short prompt.
     pub title: String,
     /// Longer context, as Markdown.
@@ -414,7 +414,7 @@ pub fn validate_interaction_response_json(
     let data = response.data.as_ref().map(data_to_json);
     let spec = request.get("answerSpec").unwrap_or(&Value::Null);
     let mut found = problems(&rules_from_json(spec)?, data.as_ref(), Version::V0_44);
-    if request.get("kind").and_then(Value::as_str) == Some(InteractionKind::PERMISSION) {
+    if request.get("kind").and_then(Value::as_str) == Some(InteractionKind::Permission.as_str()) {
         let scopes: Vec<InteractionResponseScope> = match request.get("responseScopes") {
             None | Some(Value::Null) => vec![InteractionResponseScope::Interaction],
             Some(Value::Array(scopes)) => scopes

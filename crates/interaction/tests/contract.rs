@@ -144,7 +144,7 @@ fn representative_messages() {
     .unwrap();
     insta::assert_json_snapshot!("request", request);
     let permission = seal(json!({
-        "id": "p-1", "kind": InteractionKind::PERMISSION, "title": "Deploy to production?",
+        "id": "p-1", "kind": InteractionKind::Permission, "title": "Deploy to production?",
         "subject": {"type": "tool", "toolName": "deploy", "input": {"env": "prod"}},
         "responseScopes": ["interaction", "session"],
         "answerSpec": serde_json::to_value(permission_answer_spec(Some(&[InteractionResponseScope::Interaction, InteractionResponseScope::Session]), true)).unwrap(),
@@ -361,10 +361,20 @@ proptest! {
     }
 
     #[test]
+    fn every_kind_round_trips_and_only_unknown_ones_are_other(kind in "[a-z./ -]{0,12}|question|permission|plan") {
+        let read = InteractionKind::new(kind.as_str());
+        prop_assert_eq!(read.as_str(), kind.as_str());
+        prop_assert_eq!(serde_json::to_value(&read).unwrap(), json!(kind));
+        let well_known = ["question", "permission", "plan"].contains(&kind.as_str());
+        prop_assert_eq!(read.is_well_known(), well_known);
+        prop_assert_eq!(InteractionKind::new(read.as_str()), read);
+    }
+
+    #[test]
     fn a_permission_spec_accepts_exactly_the_grants_its_scopes_permit(scopes in scope_sets(), feedback in any::<bool>()) {
         let spec = permission_answer_spec(Some(&scopes), feedback);
         let request = seal(json!({
-            "id": "p", "kind": InteractionKind::PERMISSION, "title": "T",
+            "id": "p", "kind": InteractionKind::Permission, "title": "T",
             "answerSpec": serde_json::to_value(spec).unwrap(), "responseScopes": scopes,
         }));
         for grant in PermissionGrant::ALL {
