@@ -19,9 +19,7 @@ use crate::fields::{
 use crate::js::{MAX_SAFE_INTEGER, js_keys};
 use crate::number::{WireEnum, wire_enum};
 use crate::permissions::InteractionKind;
-use crate::response_validation::{
-    ResolutionRequest, resolution_problems, resolution_problems_0_44,
-};
+use crate::resolution::{ResolutionRequest, resolution_problems, resolution_problems_0_44};
 use crate::zod::{At, InvalidInteraction, IssueCode, Mark, Walk};
 
 wire_enum! {

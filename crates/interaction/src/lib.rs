@@ -54,6 +54,7 @@ mod limits;
 mod mcp;
 mod number;
 mod permissions;
+mod resolution;
 mod response_validation;
 pub mod v0_44;
 mod zod;

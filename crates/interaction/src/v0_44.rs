@@ -25,9 +25,8 @@ use crate::envelope::{
 };
 use crate::fields::{InteractionAnswerSpec, InteractionResponseScope};
 use crate::permissions::InteractionKind;
-use crate::response_validation::{
-    ResolutionRequest, ResponseProblem, grant_problems, read_response, resolution_problems_0_44,
-};
+use crate::resolution::{ResolutionRequest, grant_problems, resolution_problems_0_44};
+use crate::response_validation::{ResponseProblem, read_response};
 use crate::zod::{At, InvalidInteraction, IssueCode, Version, Walk};
 
 /// Reads one of the types 0.44 and 0.46 share as 0.44 wrote it.
