@@ -1,10 +1,9 @@
 //! The block's types, in the reference's JSON shape and field order.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::InvalidQuestionBlock;
-use crate::view::JsonView;
-use crate::{QUESTION_BLOCK_VERSION, validate, walk};
+use crate::limits::QUESTION_BLOCK_VERSION;
 
 /// The block's `version` field, which can only be the literal `1`.
 ///
@@ -18,19 +17,6 @@ pub struct QuestionBlockVersion;
 impl Serialize for QuestionBlockVersion {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_u8(QUESTION_BLOCK_VERSION)
-    }
-}
-
-impl<'de> Deserialize<'de> for QuestionBlockVersion {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        if walk::is_version_literal(&&value) {
-            Ok(QuestionBlockVersion)
-        } else {
-            Err(serde::de::Error::custom(format_args!(
-                "question block version must be {QUESTION_BLOCK_VERSION}, got {value}"
-            )))
-        }
     }
 }
 
@@ -71,27 +57,6 @@ impl QuestionBlockQuestion {
             opportunity_id: opportunity_id.into(),
             also_unblocks: None,
         }
-    }
-
-    /// Reads one question from parsed JSON, as the reference's
-    /// `QuestionBlockQuestionSchema` does on its own: unknown keys
-    /// rejected, every problem reported with its path from the question.
-    /// A ref repeated inside the one question is not a problem here; only
-    /// a whole block forbids repeats.
-    ///
-    /// ```
-    /// use index_question_block::QuestionBlockQuestion;
-    /// let value = serde_json::json!({"prompt": "Remote?", "opportunityId": "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4"});
-    /// assert_eq!(QuestionBlockQuestion::from_json_value(&value).unwrap().prompt, "Remote?");
-    /// let err = QuestionBlockQuestion::from_json_value(&serde_json::json!({"prompt": ""})).unwrap_err();
-    /// assert_eq!(err.issues()[0].path.to_string(), "prompt");
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`InvalidQuestionBlock`] with every problem, in the reference's order.
-    pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
-        walk::question_from_root(&value)
     }
 
     /// The same question, also unparking `refs` when answered.
@@ -154,53 +119,6 @@ impl QuestionBlock {
             version: QuestionBlockVersion,
             questions,
         }
-    }
-
-    /// Checks every rule of the contract, reporting every problem found.
-    ///
-    /// ```
-    /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
-    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new("", "not-a-uuid")]);
-    /// let err = block.validate().unwrap_err();
-    /// assert_eq!(err.issues().len(), 2);
-    /// assert_eq!(err.issues()[1].path.to_string(), "questions.0.opportunityId");
-    /// ```
-    pub fn validate(&self) -> Result<(), InvalidQuestionBlock> {
-        validate::validate_block(self)
-    }
-
-    /// Reads a block from parsed JSON, as the reference's schema does:
-    /// unknown keys are rejected at both levels, and every problem is
-    /// reported with its path.
-    ///
-    /// ```
-    /// use index_question_block::QuestionBlock;
-    /// let value = serde_json::json!({"version": 1.0, "questions": [
-    ///     {"prompt": "Remote?", "opportunityId": "9D2E7A41-C3B8-4F05-A6E9-1B7D0C5F82E4"}
-    /// ]});
-    /// let block = QuestionBlock::from_json_value(&value)?;
-    /// assert_eq!(block.questions[0].opportunity_id, "9D2E7A41-C3B8-4F05-A6E9-1B7D0C5F82E4");
-    /// # Ok::<(), index_question_block::InvalidQuestionBlock>(())
-    /// ```
-    pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
-        walk::block_from_view(&value)
-    }
-
-    /// [`QuestionBlock::from_json_value`] on any parsed form of JSON, such
-    /// as the value a browser's `JSON.parse` made.
-    ///
-    /// ```
-    /// use index_question_block::QuestionBlock;
-    /// let value = serde_json::json!({"version": 1, "questions": []});
-    /// let err = QuestionBlock::from_json(&&value).unwrap_err();
-    /// assert_eq!(err.issues()[0].code.rule(), "too-few-items");
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`InvalidQuestionBlock`] with every problem, in the reference's order.
-    pub fn from_json<V: JsonView>(value: &V) -> Result<Self, InvalidQuestionBlock> {
-        walk::block_from_view(value)
     }
 
     /// The block as the reference's `JSON.stringify(block, null, 2)` writes

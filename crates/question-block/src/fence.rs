@@ -22,7 +22,7 @@
 
 use wide::u8x16;
 
-use crate::QUESTION_BLOCK_MARKER;
+use crate::limits::QUESTION_BLOCK_MARKER;
 
 /// The last line that opens a marker fence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,6 +41,7 @@ mod fence;
 pub mod fixture;
 pub mod js;
 mod json;
+mod limits;
 mod message;
 mod rules;
 mod structured;
@@ -77,19 +78,7 @@ pub fn is_negotiation_ref(s: &str) -> bool {
 pub use structured::{InvalidStructuredQuestion, QuestionOption, StructuredQuestion};
 pub use view::JsonView;
 
-/// The info string after the opening backticks that marks a fence as a question block.
-pub const QUESTION_BLOCK_MARKER: &str = "index-questions";
-
-/// The only block version this crate reads or writes. Parsers fail closed on
-/// any other version, so a future shape change cannot be half-understood.
-pub const QUESTION_BLOCK_VERSION: u8 = 1;
-
-/// The most questions one block may carry.
-pub const MAX_QUESTIONS: usize = 20;
-
-/// The most further negotiations one question may also unpark.
-pub const MAX_ALSO_UNBLOCKS: usize = 8;
-
-/// The longest question prompt, in UTF-16 code units (JavaScript's
-/// `String.length`, which is how the reference counts).
-pub const MAX_PROMPT_LENGTH: usize = 2000;
+pub use limits::{
+    MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS, QUESTION_BLOCK_MARKER,
+    QUESTION_BLOCK_VERSION,
+};

@@ -4,7 +4,7 @@
 
 use crate::error::{IssueCode, JsonType, ValidationIssue, ValidationPath};
 use crate::js::utf16_len;
-use crate::{MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS};
+use crate::limits::{MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS};
 
 /// A position in the block, built on the stack as the walk descends and
 /// turned into a [`ValidationPath`] only when a problem is reported, so a

@@ -9,9 +9,9 @@ use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::MAX_QUESTIONS;
 use crate::block::{QuestionBlock, QuestionBlockQuestion};
 use crate::error::InvalidQuestionBlock;
+use crate::limits::MAX_QUESTIONS;
 use crate::rules::{
     At, Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt,
     check_question_count, check_ref,
@@ -199,4 +199,19 @@ pub(crate) fn validate_block(block: &QuestionBlock) -> Result<(), InvalidQuestio
         &mut issues,
     );
     finish(issues, ())
+}
+
+impl QuestionBlock {
+    /// Checks every rule of the contract, reporting every problem found.
+    ///
+    /// ```
+    /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
+    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new("", "not-a-uuid")]);
+    /// let err = block.validate().unwrap_err();
+    /// assert_eq!(err.issues().len(), 2);
+    /// assert_eq!(err.issues()[1].path.to_string(), "questions.0.opportunityId");
+    /// ```
+    pub fn validate(&self) -> Result<(), InvalidQuestionBlock> {
+        validate_block(self)
+    }
 }

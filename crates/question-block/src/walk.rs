@@ -8,9 +8,11 @@
 
 use std::borrow::Cow;
 
-use crate::MAX_QUESTIONS;
-use crate::block::{QuestionBlock, QuestionBlockQuestion};
+use serde::{Deserialize, Deserializer};
+
+use crate::block::{QuestionBlock, QuestionBlockQuestion, QuestionBlockVersion};
 use crate::error::{InvalidQuestionBlock, IssueCode, JsonType};
+use crate::limits::{MAX_QUESTIONS, QUESTION_BLOCK_VERSION};
 use crate::rules::{
     At, Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt,
     check_question_count, check_ref,
@@ -204,5 +206,77 @@ fn check_unknown_keys<V: JsonView>(at: &At<'_>, object: &V, known: &[&str], issu
         .collect();
     if !keys.is_empty() {
         issues.push(at, IssueCode::UnrecognizedKeys { keys });
+    }
+}
+
+impl<'de> Deserialize<'de> for QuestionBlockVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        if is_version_literal(&&value) {
+            Ok(QuestionBlockVersion)
+        } else {
+            Err(serde::de::Error::custom(format_args!(
+                "question block version must be {QUESTION_BLOCK_VERSION}, got {value}"
+            )))
+        }
+    }
+}
+
+impl QuestionBlockQuestion {
+    /// Reads one question from parsed JSON, as the reference's
+    /// `QuestionBlockQuestionSchema` does on its own: unknown keys
+    /// rejected, every problem reported with its path from the question.
+    /// A ref repeated inside the one question is not a problem here; only
+    /// a whole block forbids repeats.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlockQuestion;
+    /// let value = serde_json::json!({"prompt": "Remote?", "opportunityId": "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4"});
+    /// assert_eq!(QuestionBlockQuestion::from_json_value(&value).unwrap().prompt, "Remote?");
+    /// let err = QuestionBlockQuestion::from_json_value(&serde_json::json!({"prompt": ""})).unwrap_err();
+    /// assert_eq!(err.issues()[0].path.to_string(), "prompt");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidQuestionBlock`] with every problem, in the reference's order.
+    pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
+        question_from_root(&value)
+    }
+}
+
+impl QuestionBlock {
+    /// Reads a block from parsed JSON, as the reference's schema does:
+    /// unknown keys are rejected at both levels, and every problem is
+    /// reported with its path.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlock;
+    /// let value = serde_json::json!({"version": 1.0, "questions": [
+    ///     {"prompt": "Remote?", "opportunityId": "9D2E7A41-C3B8-4F05-A6E9-1B7D0C5F82E4"}
+    /// ]});
+    /// let block = QuestionBlock::from_json_value(&value)?;
+    /// assert_eq!(block.questions[0].opportunity_id, "9D2E7A41-C3B8-4F05-A6E9-1B7D0C5F82E4");
+    /// # Ok::<(), index_question_block::InvalidQuestionBlock>(())
+    /// ```
+    pub fn from_json_value(value: &serde_json::Value) -> Result<Self, InvalidQuestionBlock> {
+        block_from_view(&value)
+    }
+
+    /// [`QuestionBlock::from_json_value`] on any parsed form of JSON, such
+    /// as the value a browser's `JSON.parse` made.
+    ///
+    /// ```
+    /// use index_question_block::QuestionBlock;
+    /// let value = serde_json::json!({"version": 1, "questions": []});
+    /// let err = QuestionBlock::from_json(&&value).unwrap_err();
+    /// assert_eq!(err.issues()[0].code.rule(), "too-few-items");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidQuestionBlock`] with every problem, in the reference's order.
+    pub fn from_json<V: JsonView>(value: &V) -> Result<Self, InvalidQuestionBlock> {
+        block_from_view(value)
     }
 }
