@@ -30,6 +30,7 @@
 //!
 //! This crate is browser-safe: no I/O, no clock, no randomness.
 
+mod apply;
 mod ask;
 mod decision;
 mod guidance;

@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::decision::{ResumePermitted, TurnPermitted};
-use crate::turn::{HasAction, NegotiationAction, NegotiationTurn};
+use crate::turn::{HasAction, NegotiationAction};
 
 /// How a negotiation ended, if it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -107,40 +106,6 @@ impl NegotiationState {
     /// Whether `user_id` holds one of the two seats.
     pub fn is_seat(&self, user_id: &str) -> bool {
         user_id == self.initiator_user_id || user_id == self.responder_user_id
-    }
-
-    /// Applies a permitted turn: appends it for `user_id`, hands the turn on
-    /// as decided, and records a settlement. Hosts that keep the state in
-    /// memory call this inside their lock; hosts with tables write the same
-    /// changes as rows.
-    ///
-    /// ```
-    /// use index_negotiation::*;
-    /// let mut state = NegotiationState::opened("alice", "bob");
-    /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Coffee Tuesday?");
-    /// if let Decision::Permitted(permitted) = decide_negotiation_turn(Some(&state), "alice", &turn) {
-    ///     state.apply_turn("alice", &turn, &permitted);
-    /// }
-    /// assert_eq!(state.turns.len(), 1);
-    /// assert_eq!(state.awaiting_user_id.as_deref(), Some("bob"));
-    /// ```
-    pub fn apply_turn(&mut self, user_id: &str, turn: &NegotiationTurn, permitted: &TurnPermitted) {
-        self.turns.push(SeatTurn {
-            seat_user_id: user_id.to_owned(),
-            action: turn.action,
-            message: turn.message.clone(),
-        });
-        self.awaiting_user_id
-            .clone_from(&permitted.awaiting_user_id);
-        if let Some(outcome) = permitted.outcome {
-            self.outcome = Some(outcome);
-            self.settled = true;
-        }
-    }
-
-    /// Applies a permitted resume: the resuming seat holds the turn.
-    pub fn apply_resume(&mut self, permitted: &ResumePermitted) {
-        self.awaiting_user_id = Some(permitted.awaiting_user_id.clone());
     }
 
     /// The seat across from `user_id` (the initiator for anyone else).

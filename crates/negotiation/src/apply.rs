@@ -1,0 +1,44 @@
+//! How a permitted decision changes a negotiation: the one definition,
+//! which hosts that keep the state in memory call and hosts with tables
+//! write as rows. Beside the state and the decisions, so that neither
+//! depends on the other.
+
+use crate::decision::{ResumePermitted, TurnPermitted};
+use crate::state::{NegotiationState, SeatTurn};
+use crate::turn::NegotiationTurn;
+
+impl NegotiationState {
+    /// Applies a permitted turn: appends it for `user_id`, hands the turn on
+    /// as decided, and records a settlement. Hosts that keep the state in
+    /// memory call this inside their lock; hosts with tables write the same
+    /// changes as rows.
+    ///
+    /// ```
+    /// use index_negotiation::*;
+    /// let mut state = NegotiationState::opened("alice", "bob");
+    /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Coffee Tuesday?");
+    /// if let Decision::Permitted(permitted) = decide_negotiation_turn(Some(&state), "alice", &turn) {
+    ///     state.apply_turn("alice", &turn, &permitted);
+    /// }
+    /// assert_eq!(state.turns.len(), 1);
+    /// assert_eq!(state.awaiting_user_id.as_deref(), Some("bob"));
+    /// ```
+    pub fn apply_turn(&mut self, user_id: &str, turn: &NegotiationTurn, permitted: &TurnPermitted) {
+        self.turns.push(SeatTurn {
+            seat_user_id: user_id.to_owned(),
+            action: turn.action,
+            message: turn.message.clone(),
+        });
+        self.awaiting_user_id
+            .clone_from(&permitted.awaiting_user_id);
+        if let Some(outcome) = permitted.outcome {
+            self.outcome = Some(outcome);
+            self.settled = true;
+        }
+    }
+
+    /// Applies a permitted resume: the resuming seat holds the turn.
+    pub fn apply_resume(&mut self, permitted: &ResumePermitted) {
+        self.awaiting_user_id = Some(permitted.awaiting_user_id.clone());
+    }
+}
