@@ -127,4 +127,96 @@ mod tests {
         }
         assert!(found.is_empty(), "{found:?}");
     }
+
+    /// The top-level module a source file belongs to, within its crate's
+    /// `src/` (`None` for the crate root and for files outside `src/`).
+    fn module_of(path: &Path) -> Option<(PathBuf, String)> {
+        let parts: Vec<&str> = path.iter().filter_map(|p| p.to_str()).collect();
+        let src = parts.iter().rposition(|p| *p == "src")?;
+        let krate: PathBuf = parts.get(..src)?.iter().collect();
+        let first = *parts.get(src + 1)?;
+        let module = first.strip_suffix(".rs").unwrap_or(first);
+        (!matches!(module, "lib" | "main")).then(|| (krate, module.to_owned()))
+    }
+
+    /// The modules of its own crate a file names as `crate::module`.
+    fn crate_paths(text: &str) -> std::collections::BTreeSet<String> {
+        let mut found = std::collections::BTreeSet::new();
+        for (i, _) in text.match_indices("crate::") {
+            let preceded_by_ident = text
+                .get(..i)
+                .and_then(|before| before.chars().next_back())
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+            if preceded_by_ident {
+                continue;
+            }
+            let rest = text.get(i + "crate::".len()..).unwrap_or_default();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if let Some(open) = rest.strip_prefix('{') {
+                // `crate::{a, b::c}`: every first segment inside the braces.
+                let inside = open.split('}').next().unwrap_or_default();
+                for item in inside.split(',') {
+                    let head: String = item
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    found.insert(head);
+                }
+            } else {
+                found.insert(name);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn no_two_modules_of_a_crate_depend_on_each_other() {
+        use std::collections::{BTreeMap, BTreeSet};
+        // Per crate: module -> the modules it names.
+        let mut graphs: BTreeMap<PathBuf, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+        for (path, text) in sources() {
+            let Some((krate, module)) = module_of(&path) else {
+                continue;
+            };
+            // Tests inside a module may reach anywhere, and comments name
+            // what they explain.
+            let code: String = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let code = code.as_str();
+            let entry = graphs
+                .entry(krate)
+                .or_default()
+                .entry(module.clone())
+                .or_default();
+            entry.extend(crate_paths(code).into_iter().filter(|m| *m != module));
+        }
+        let mut circles = Vec::new();
+        for (krate, graph) in &graphs {
+            for (module, uses) in graph {
+                for other in uses {
+                    let back = graph
+                        .get(other)
+                        .is_some_and(|theirs| theirs.contains(module));
+                    if back && module < other {
+                        circles.push(format!("{}: {module} <-> {other}", krate.display()));
+                    }
+                }
+            }
+        }
+        assert!(
+            circles.is_empty(),
+            "modules that depend on each other (give what they share a module of its own):\n{}",
+            circles.join("\n")
+        );
+    }
 }

@@ -215,7 +215,7 @@ pub(crate) enum NegotiationCommand {
         #[arg(long, value_name = "FILE")]
         message: Option<PathBuf>,
         /// An answer, `N=TEXT` for question N (from 1); repeat for more.
-        #[arg(long = "answer", value_name = "N=TEXT", required = true, value_parser = crate::questions::parse_answer)]
+        #[arg(long = "answer", value_name = "N=TEXT", required = true, value_parser = parse_answer)]
         answers: Vec<(usize, String)>,
     },
     /// Close a negotiation from outside the rules: nobody may act or
@@ -461,4 +461,22 @@ pub(crate) enum StoreCommand {
         #[arg(long, value_name = "PATH")]
         db: Option<String>,
     },
+}
+
+/// One `--answer N=TEXT`, N counting questions from 1.
+pub(crate) fn parse_answer(text: &str) -> Result<(usize, String), String> {
+    let (number, answer) = text
+        .split_once('=')
+        .ok_or("an answer is N=TEXT, N the question's number")?;
+    let number: usize = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("{number:?} is not a question number"))?;
+    if number == 0 {
+        return Err("questions are numbered from 1".to_owned());
+    }
+    if answer.trim().is_empty() {
+        return Err(format!("the answer to question {number} is empty"));
+    }
+    Ok((number - 1, answer.trim().to_owned()))
 }

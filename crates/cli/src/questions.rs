@@ -142,24 +142,6 @@ pub(crate) fn render(file: Option<&Path>, out: Out) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One `--answer N=TEXT`, N counting questions from 1.
-pub(crate) fn parse_answer(text: &str) -> Result<(usize, String), String> {
-    let (number, answer) = text
-        .split_once('=')
-        .ok_or("an answer is N=TEXT, N the question's number")?;
-    let number: usize = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("{number:?} is not a question number"))?;
-    if number == 0 {
-        return Err("questions are numbered from 1".to_owned());
-    }
-    if answer.trim().is_empty() {
-        return Err(format!("the answer to question {number} is empty"));
-    }
-    Ok((number - 1, answer.trim().to_owned()))
-}
-
 /// `negotiation answer`: deliver the answers and say what each did.
 pub(crate) async fn answer(
     session: &Session,

@@ -120,21 +120,6 @@ impl QuestionBlock {
             questions,
         }
     }
-
-    /// The block as the reference's `JSON.stringify(block, null, 2)` writes
-    /// it: the exact payload of a question message's fenced section.
-    ///
-    /// This does not validate; [`serialize_question_message`](crate::serialize_question_message)
-    /// does.
-    ///
-    /// ```
-    /// use index_question_block::{QuestionBlock, QuestionBlockQuestion};
-    /// let block = QuestionBlock::new(vec![QuestionBlockQuestion::new("Q?", "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4")]);
-    /// assert!(block.to_pretty_json().starts_with("{\n  \"version\": 1,\n  \"questions\": [\n"));
-    /// ```
-    pub fn to_pretty_json(&self) -> String {
-        crate::json::pretty_block(self)
-    }
 }
 
 impl TryFrom<serde_json::Value> for QuestionBlock {
