@@ -465,7 +465,7 @@ pub(crate) fn parse_members(
                 &at.key("allowedOutcomes"),
                 v,
                 1,
-                InteractionOutcome::NAMES.len(),
+                Some(InteractionOutcome::NAMES.len()),
                 |w, item_at, item| w.one_of(item_at, Some(item)),
             )
         })
@@ -508,7 +508,7 @@ fn parse_material(
     let members = parse_members(w, at, object);
     let binding = parse_request_binding(w, &at.key("binding"), object.get("binding"));
     if !sealed {
-        w.strict(at, object, &MATERIAL_KEYS);
+        w.strict(at, object, &request_keys(false));
     }
     Some(RequestMaterial {
         members: members?,
@@ -516,7 +516,8 @@ fn parse_material(
     })
 }
 
-const MATERIAL_KEYS: [&str; 12] = [
+/// The keys of the members both versions share.
+pub(crate) const MEMBER_KEYS: [&str; 10] = [
     "id",
     "kind",
     "title",
@@ -524,12 +525,20 @@ const MATERIAL_KEYS: [&str; 12] = [
     "subject",
     "answerSpec",
     "responseScopes",
-    "allowedOutcomes",
     "default",
     "timeoutMs",
     "onTimeout",
-    "binding",
 ];
+
+/// A 0.46 request's keys, with `requestDigest` when `sealed`.
+fn request_keys(sealed: bool) -> Vec<&'static str> {
+    let mut keys = MEMBER_KEYS.to_vec();
+    keys.extend(["allowedOutcomes", "binding"]);
+    if sealed {
+        keys.push("requestDigest");
+    }
+    keys
+}
 
 pub(crate) fn parse_request(
     w: &mut Walk,
@@ -544,9 +553,7 @@ pub(crate) fn parse_request(
     // checked only when it has none (see STABILITY.md).
     let digestible = w.spotless_since(mark);
     let digest = w.digest(&at.key("requestDigest"), object.get("requestDigest"));
-    let mut keys = MATERIAL_KEYS.to_vec();
-    keys.push("requestDigest");
-    w.strict(at, object, &keys);
+    w.strict(at, object, &request_keys(true));
     let request = material
         .zip(digest)
         .map(|(material, request_digest)| InteractionRequest {

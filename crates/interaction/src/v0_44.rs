@@ -20,8 +20,8 @@ use crate::data::{
     InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject, data_to_json,
 };
 use crate::envelope::{
-    InteractionAcknowledgementStatus, InteractionResponse, OnTimeout, parse_members, parse_report,
-    parse_response, refine_members,
+    InteractionAcknowledgementStatus, InteractionResponse, MEMBER_KEYS, OnTimeout, parse_members,
+    parse_report, parse_response, refine_members,
 };
 use crate::fields::{InteractionAnswerSpec, InteractionResponseScope};
 use crate::permissions::InteractionKind;
@@ -144,22 +144,7 @@ pub(crate) fn parse_request(
     let object = w.object(at, value)?;
     let mark = w.mark();
     let members = parse_members(w, at, object);
-    w.strict(
-        at,
-        object,
-        &[
-            "id",
-            "kind",
-            "title",
-            "body",
-            "subject",
-            "answerSpec",
-            "responseScopes",
-            "default",
-            "timeoutMs",
-            "onTimeout",
-        ],
-    );
+    w.strict(at, object, &MEMBER_KEYS);
     w.refine(mark, &members, |w, members| {
         refine_members(w, at, members);
     });

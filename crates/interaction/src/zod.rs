@@ -235,13 +235,9 @@ impl Walk {
         self.version == Version::V0_46
     }
 
-    /// The most items an array may hold: 1024 from 0.46 on.
-    pub(crate) fn max_items(&self) -> usize {
-        if self.current() {
-            CONTRACT_MAX_ARRAY_LENGTH
-        } else {
-            usize::MAX
-        }
+    /// The most items an array may hold: 1024 from 0.46 on, no bound before.
+    pub(crate) fn max_items(&self) -> Option<usize> {
+        self.current().then_some(CONTRACT_MAX_ARRAY_LENGTH)
     }
 
     pub(crate) fn issue(&mut self, at: &At<'_>, code: IssueCode, message: impl Into<String>) {
@@ -525,27 +521,30 @@ impl Walk {
         at: &At<'_>,
         value: Option<&Value>,
         min: usize,
-        max: usize,
+        max: Option<usize>,
         mut parse: impl FnMut(&mut Self, &At<'_>, &Value) -> Option<T>,
     ) -> Option<Vec<T>> {
-        let Some(items) = value.and_then(Value::as_array) else {
-            self.wrong_type(at, "an array", value);
-            if let Some(length) = js_length(value) {
-                self.check_at_least(at, length, min, "item");
-                self.check_at_most(at, length, Some(max).filter(|m| *m < usize::MAX), "item");
+        let parsed = match value.and_then(Value::as_array) {
+            None => {
+                self.wrong_type(at, "an array", value);
+                None
             }
-            return None;
+            Some(items) => {
+                let mut parsed = Some(Vec::with_capacity(items.len()));
+                for (i, item) in items.iter().enumerate() {
+                    match (parse(self, &at.index(i), item), parsed.as_mut()) {
+                        (Some(value), Some(list)) => list.push(value),
+                        _ => parsed = None,
+                    }
+                }
+                parsed
+            }
         };
-        let mut parsed = Some(Vec::with_capacity(items.len().min(max)));
-        for (i, item) in items.iter().enumerate() {
-            match (parse(self, &at.index(i), item), parsed.as_mut()) {
-                (Some(value), Some(list)) => list.push(value),
-                _ => parsed = None,
-            }
+        // After the items, and on anything else with a length too.
+        if let Some(length) = js_length(value) {
+            self.check_at_least(at, length, min, "item");
+            self.check_at_most(at, length, max, "item");
         }
-        let length = items.len() as f64;
-        self.check_at_least(at, length, min, "item");
-        self.check_at_most(at, length, Some(max).filter(|m| *m < usize::MAX), "item");
         parsed
     }
 
