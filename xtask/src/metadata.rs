@@ -8,6 +8,7 @@ use serde_json::Value;
 
 /// Crates that must build for `wasm32-unknown-unknown` with no OS underneath.
 pub(crate) const BROWSER_SAFE: &[&str] = &[
+    "index-js",
     "index-question-block",
     "index-negotiation",
     "index-interaction",
@@ -16,7 +17,8 @@ pub(crate) const BROWSER_SAFE: &[&str] = &[
 /// What a browser-safe crate may depend on directly, besides other
 /// browser-safe crates of this workspace: data formats, and pure computation
 /// (`wide` for portable SIMD, `memchr` for substring search, `sha2` for the
-/// interaction contract's digests) that needs no operating system.
+/// interaction contract's digests, `ryu-js` for JavaScript's number
+/// formatting) that needs no operating system.
 const BROWSER_SAFE_DIRECT: &[&str] = &[
     "serde",
     "serde_json",
@@ -26,6 +28,7 @@ const BROWSER_SAFE_DIRECT: &[&str] = &[
     "wide",
     "memchr",
     "sha2",
+    "ryu-js",
 ];
 
 /// Crates that must never appear in a browser-safe crate's tree: they need
@@ -46,9 +49,10 @@ const BROWSER_FORBIDDEN: &[&str] = &[
 /// build dependencies). A crate missing here fails the check, so adding one
 /// forces a decision about where it sits.
 const ARROWS: &[(&str, &[&str])] = &[
-    ("index-question-block", &[]),
-    ("index-interaction", &[]),
-    ("index-negotiation", &["index-question-block"]),
+    ("index-js", &[]),
+    ("index-question-block", &["index-js"]),
+    ("index-interaction", &["index-js"]),
+    ("index-negotiation", &["index-js", "index-question-block"]),
     ("index-negotiation-store", &["index-negotiation"]),
     (
         "index-negotiation-store-sqlite",
@@ -58,10 +62,13 @@ const ARROWS: &[(&str, &[&str])] = &[
         "index-negotiation-store-postgres",
         &["index-negotiation-store", "index-negotiation"],
     ),
-    ("index-question-block-wasm", &["index-question-block"]),
+    (
+        "index-question-block-wasm",
+        &["index-js", "index-question-block"],
+    ),
     (
         "index-stall-gap",
-        &["index-negotiation", "index-question-block"],
+        &["index-js", "index-negotiation", "index-question-block"],
     ),
     (
         "index-host",
@@ -76,6 +83,7 @@ const ARROWS: &[(&str, &[&str])] = &[
     (
         "index-protocol",
         &[
+            "index-js",
             "index-host",
             "index-question-block",
             "index-interaction",
@@ -89,6 +97,7 @@ const ARROWS: &[(&str, &[&str])] = &[
     (
         "index-cli",
         &[
+            "index-js",
             "index-host",
             "index-question-block",
             "index-negotiation",

@@ -410,7 +410,7 @@ pub(crate) async fn turn(
     Failure,
 > {
     let turn = NegotiationTurn::new(action, message).normalized();
-    let length = index_question_block::js::utf16_len(&turn.message);
+    let length = index_js::utf16_len(&turn.message);
     let decision = session.negotiations.execute(id, user, turn).await?;
     match &decision {
         Decision::Permitted(permitted) => {

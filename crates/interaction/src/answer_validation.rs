@@ -6,7 +6,9 @@ use serde_json::{Map, Value};
 
 use crate::data::{InteractionData, InteractionOutcome, data_to_json};
 use crate::fields::{InteractionAnswerSpec, InteractionField};
-use crate::js::{is_blank, js_keys, js_number_string, js_string, js_to_number, utf16_len};
+use index_js::{is_blank, number_to_string, utf16_len};
+
+use crate::js::{js_keys, js_string, js_to_number};
 use crate::limits::{
     CONTRACT_MAX_ARRAY_LENGTH, CONTRACT_MAX_IDENTIFIER_LENGTH, CONTRACT_MAX_MAP_ENTRIES,
     CONTRACT_MAX_STRING_LENGTH, is_identifier,
@@ -122,10 +124,10 @@ impl fmt::Display for AnswerProblem {
             }
             AnswerProblem::NotAFiniteNumber(name) => write!(f, "\"{name}\" needs a finite number"),
             AnswerProblem::BelowMin(name, min) => {
-                write!(f, "\"{name}\" is below {}", js_number_string(*min))
+                write!(f, "\"{name}\" is below {}", number_to_string(*min))
             }
             AnswerProblem::AboveMax(name, max) => {
-                write!(f, "\"{name}\" is above {}", js_number_string(*max))
+                write!(f, "\"{name}\" is above {}", number_to_string(*max))
             }
             AnswerProblem::NotABoolean(name) => write!(f, "\"{name}\" needs true or false"),
             AnswerProblem::NotAnArray(name) => {

@@ -7,7 +7,9 @@ use serde_json::{Map, Value};
 
 use crate::js::js_keys;
 use crate::limits::{CONTRACT_MAX_MAP_ENTRIES, is_bounded_json, is_field_name};
-use crate::number::{WireEnum, serialize_js_number, wire_enum};
+use index_js::WireEnum;
+
+use crate::number::{serialize_js_number, wire_enum};
 use crate::zod::{At, IssueCode, Walk};
 
 /// One field's value in an answer.

@@ -13,7 +13,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::js::js_number_string;
+use index_js::{number_to_string, push_json_string};
 
 /// `sha256:` and 64 lower-case hex digits: the only form the contract
 /// accepts, so two digests of the same content are equal as strings.
@@ -103,8 +103,8 @@ fn write_canonical(out: &mut String, value: &Value) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&js_number_string(n.as_f64().unwrap_or(f64::NAN))),
-        Value::String(s) => write_string(out, s),
+        Value::Number(n) => out.push_str(&number_to_string(n.as_f64().unwrap_or(f64::NAN))),
+        Value::String(s) => push_json_string(out, s),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -123,37 +123,11 @@ fn write_canonical(out: &mut String, value: &Value) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_string(out, key);
+                push_json_string(out, key);
                 out.push(':');
                 write_canonical(out, entry);
             }
             out.push('}');
         }
     }
-}
-
-/// A string as `JSON.stringify` writes it: quotes, backslashes and control
-/// characters escaped, everything else as it is.
-fn write_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c < ' ' => {
-                let code = c as u32;
-                out.push_str("\\u00");
-                for nibble in [code >> 4, code & 0x0f] {
-                    out.push(char::from_digit(nibble, 16).unwrap_or('0'));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }

@@ -16,8 +16,12 @@ use crate::fields::{
     InteractionAnswerSpec, InteractionField, InteractionResponseScope, has_duplicates,
     parse_answer_spec, parse_scopes,
 };
-use crate::js::{MAX_SAFE_INTEGER, js_keys};
-use crate::number::{WireEnum, wire_enum};
+use index_js::MAX_SAFE_INTEGER;
+
+use crate::js::js_keys;
+use index_js::WireEnum;
+
+use crate::number::wire_enum;
 use crate::permissions::InteractionKind;
 use crate::resolution::{ResolutionRequest, resolution_problems, resolution_problems_0_44};
 use crate::zod::{At, InvalidInteraction, IssueCode, Mark, Walk};

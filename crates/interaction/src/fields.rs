@@ -4,9 +4,12 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::js::{is_blank, utf16_len};
+use index_js::{is_blank, utf16_len};
+
 use crate::limits::CONTRACT_MAX_STRING_LENGTH;
-use crate::number::{WireEnum, literal_tags, serialize_optional_js_number, wire_enum};
+use index_js::WireEnum;
+
+use crate::number::{literal_tags, serialize_optional_js_number, wire_enum};
 use crate::zod::{At, IssueCode, Walk};
 
 literal_tags! {

@@ -83,7 +83,6 @@ pub use fields::{
     InteractionField, InteractionFieldType, InteractionResponseScope, NumberField, NumberType,
     SecretField, SecretType, SelectField, SelectOption, SelectType, TextField, TextType,
 };
-pub use js::{MAX_SAFE_INTEGER, js_number_string};
 pub use limits::{
     CONTRACT_MAX_ARRAY_LENGTH, CONTRACT_MAX_IDENTIFIER_LENGTH, CONTRACT_MAX_JSON_DEPTH,
     CONTRACT_MAX_JSON_NODES, CONTRACT_MAX_MAP_ENTRIES, CONTRACT_MAX_STRING_LENGTH, is_bounded_json,

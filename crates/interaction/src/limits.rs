@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::js::{js_trim, utf16_len};
+use index_js::{trim, utf16_len};
 
 /// The longest string, in UTF-16 code units.
 pub const CONTRACT_MAX_STRING_LENGTH: usize = 16_384;
@@ -31,7 +31,7 @@ pub(crate) fn is_reserved_name(name: &str) -> bool {
 /// Whether `s` is a 0.46 identifier: 1 to 512 UTF-16 units, no outer
 /// whitespace.
 pub(crate) fn is_identifier(s: &str) -> bool {
-    (1..=CONTRACT_MAX_IDENTIFIER_LENGTH).contains(&utf16_len(s)) && js_trim(s) == s
+    (1..=CONTRACT_MAX_IDENTIFIER_LENGTH).contains(&utf16_len(s)) && trim(s) == s
 }
 
 /// Whether `name` is a valid 0.46 field name: an identifier that is not

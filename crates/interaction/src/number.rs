@@ -1,5 +1,5 @@
 //! Numbers on the wire as JavaScript writes them, literal tags as types, and
-//! enums whose values are a closed set of strings.
+//! enums whose values are a closed set of strings read through the walk.
 
 use serde::Serializer;
 
@@ -54,21 +54,10 @@ macro_rules! literal_tags {
 }
 pub(crate) use literal_tags;
 
-/// A closed set of strings on the wire, as the reader needs it: the names to
-/// list in a problem and the lookup by name.
-pub(crate) trait WireEnum: Copy {
-    /// Every name, in the contract's order.
-    const NAMES: &'static [&'static str];
-
-    /// The value named `name`, if any.
-    fn from_wire(name: &str) -> Option<Self>;
-}
-
-/// Declares an enum whose values are a closed set of strings on the wire.
-///
-/// Each name is written once, beside its variant; `ALL`, `as_str`,
-/// `from_name`, serialization and the reader's problem messages all read it
-/// from there, so no two of them can disagree.
+/// Declares an enum whose values are a closed set of strings on the wire,
+/// with `index_js::wire_enum!`, read through the schema walk every type
+/// uses, so a wrong name is refused with the same problem as inside a
+/// request.
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
@@ -76,65 +65,18 @@ macro_rules! wire_enum {
             $($(#[$vmeta:meta])* $variant:ident = $wire:literal,)+
         }
     ) => {
-        $(#[$meta])*
-        pub enum $name {
-            $($(#[$vmeta])* $variant,)+
-        }
-
-        impl $name {
-            /// Every value, in the contract's order.
-            pub const ALL: [Self; [$($wire),+].len()] = [$(Self::$variant),+];
-
-            /// The value's name on the wire.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $(Self::$variant => $wire,)+
-                }
-            }
-
-            /// The value named `name`, if any: `as_str` read backwards.
-            ///
-            #[doc = concat!(
-                "```\n",
-                "use index_interaction::", stringify!($name), ";\n\n",
-                "for value in ", stringify!($name), "::ALL {\n",
-                "    assert_eq!(", stringify!($name), "::from_name(value.as_str()), Some(value));\n",
-                "    let json = serde_json::to_string(&value).unwrap();\n",
-                "    assert_eq!(json, format!(\"\\\"{}\\\"\", value.as_str()));\n",
-                "    assert_eq!(serde_json::from_str::<", stringify!($name), ">(&json).unwrap(), value);\n",
-                "}\n",
-                "assert_eq!(", stringify!($name), "::from_name(\"\"), None);\n",
-                "assert!(serde_json::from_str::<", stringify!($name), ">(\"\\\"\\\"\").is_err());\n",
-                "```"
-            )]
-            pub fn from_name(name: &str) -> Option<Self> {
-                Self::ALL.into_iter().find(|value| value.as_str() == name)
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
+        index_js::wire_enum! {
+            @without_deserialize crate index_interaction;
+            $(#[$meta])*
+            pub enum $name { $($(#[$vmeta])* $variant = $wire,)+ }
         }
 
         impl<'de> serde::Deserialize<'de> for $name {
-            /// Reads the value through the schema walk every type uses, so
-            /// a wrong name is refused with the same problem as inside a
-            /// request.
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let value = serde_json::Value::deserialize(deserializer)?;
                 let mut walk = $crate::zod::Walk::default();
                 let parsed = walk.one_of::<Self>(&$crate::zod::At::Root, Some(&value));
                 walk.finish(parsed).map_err(serde::de::Error::custom)
-            }
-        }
-
-        impl $crate::number::WireEnum for $name {
-            const NAMES: &'static [&'static str] = &[$($wire),+];
-
-            fn from_wire(name: &str) -> Option<Self> {
-                Self::from_name(name)
             }
         }
     };

@@ -13,40 +13,17 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::digest::Sha256Digest;
-use crate::js::{is_safe_integer, js_keys, js_length, js_trim};
+use index_js::{is_safe_integer, trim};
+
+use crate::js::{js_keys, js_length};
 use crate::limits::{
     CONTRACT_MAX_ARRAY_LENGTH, CONTRACT_MAX_IDENTIFIER_LENGTH, CONTRACT_MAX_STRING_LENGTH,
     is_reserved_name,
 };
-use crate::number::WireEnum;
+use index_js::WireEnum;
 
-/// One step of a path: an object key or an array index.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PathSegment {
-    /// A key.
-    Key(String),
-    /// An index, from 0.
-    Index(usize),
-}
-
-/// Where a problem is, written as zod writes paths: `answerSpec.fields.0.max`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IssuePath(pub Vec<PathSegment>);
-
-impl fmt::Display for IssuePath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(".")?;
-            }
-            match segment {
-                PathSegment::Key(key) => f.write_str(key)?,
-                PathSegment::Index(index) => write!(f, "{index}")?,
-            }
-        }
-        Ok(())
-    }
-}
+pub(crate) use index_js::At;
+pub use index_js::{IssuePath, PathSegment};
 
 /// zod 4's issue codes, the kinds of problem a schema reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,41 +106,6 @@ impl fmt::Display for SchemaIssue {
 pub struct InvalidInteraction {
     /// Every problem; never empty.
     pub issues: Vec<SchemaIssue>,
-}
-
-/// A position, built on the stack and turned into a path only when a
-/// problem is reported.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum At<'a> {
-    Root,
-    Key(&'a At<'a>, &'a str),
-    Index(&'a At<'a>, usize),
-}
-
-impl<'a> At<'a> {
-    pub(crate) fn key(&'a self, key: &'a str) -> At<'a> {
-        At::Key(self, key)
-    }
-
-    pub(crate) fn index(&'a self, index: usize) -> At<'a> {
-        At::Index(self, index)
-    }
-
-    fn path(&self) -> IssuePath {
-        match self {
-            At::Root => IssuePath::default(),
-            At::Key(parent, key) => {
-                let mut path = parent.path();
-                path.0.push(PathSegment::Key((*key).to_owned()));
-                path
-            }
-            At::Index(parent, index) => {
-                let mut path = parent.path();
-                path.0.push(PathSegment::Index(*index));
-                path
-            }
-        }
-    }
 }
 
 fn type_name(value: Option<&Value>) -> &'static str {
@@ -410,7 +352,7 @@ impl Walk {
     ) -> Option<&'v str> {
         let max = self.current().then_some(CONTRACT_MAX_IDENTIFIER_LENGTH);
         let s = self.string_within(at, value, 1, max)?;
-        if self.current() && js_trim(s) != s {
+        if self.current() && trim(s) != s {
             self.issue(
                 at,
                 IssueCode::Custom,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use index_question_block::StructuredQuestion;
 
-use crate::js_number;
+use index_js::number_from_str;
 
 /// The ask rounds a negotiation may spend when nothing overrides it. Three
 /// leaves room for one park after a stall even once each side has asked
@@ -55,7 +55,7 @@ pub fn negotiation_ask_rounds_cap_from(raw: Option<&str>) -> usize {
     let Some(raw) = raw.filter(|raw| !raw.is_empty()) else {
         return DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP;
     };
-    let parsed = js_number(raw);
+    let parsed = number_from_str(raw);
     if parsed.is_finite() && parsed.fract() == 0.0 && parsed > 0.0 {
         if parsed >= usize::MAX as f64 {
             usize::MAX

@@ -34,7 +34,6 @@ mod apply;
 mod ask;
 mod decision;
 mod guidance;
-mod js_number;
 mod rules;
 mod state;
 mod timeout;
@@ -52,7 +51,6 @@ pub use decision::{
     NegotiationResumeRejection, ResumePermitted, TurnPermitted,
 };
 pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATION_GUIDANCE};
-pub use js_number::js_number;
 pub use rules::{
     NegotiationObservation, current_round, decide_negotiation_opening, decide_negotiation_resume,
     decide_negotiation_resume_value, decide_negotiation_turn, decide_negotiation_turn_value,

@@ -2,16 +2,13 @@
 
 use std::time::Duration;
 
-use crate::js_number;
+use index_js::{MAX_SAFE_INTEGER, number_from_str};
 
 /// The turn timeout when neither an override nor the environment sets one.
 pub const DEFAULT_TURN_TIMEOUT_MS: f64 = 15_000.0;
 
 /// The environment variable that sets the turn timeout, in milliseconds.
 pub const NEGOTIATOR_TURN_TIMEOUT_MS_ENV: &str = "NEGOTIATOR_TURN_TIMEOUT_MS";
-
-/// 2^53 − 1, JavaScript's largest safe integer.
-const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 fn is_valid_timeout_ms(ms: f64) -> bool {
     ms.is_finite() && ms > 0.0 && ms <= MAX_SAFE_INTEGER
@@ -41,7 +38,7 @@ pub fn resolve_turn_timeout_ms_from(override_ms: Option<f64>, env: Option<&str>)
         return ms;
     }
     env.filter(|raw| !raw.is_empty())
-        .map(js_number)
+        .map(number_from_str)
         .filter(|ms| is_valid_timeout_ms(*ms))
         .unwrap_or(DEFAULT_TURN_TIMEOUT_MS)
 }

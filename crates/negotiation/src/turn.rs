@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use index_question_block::js;
+use index_js as js;
 
 use crate::NEGOTIATION_MESSAGE_LIMIT;
 

@@ -17,6 +17,11 @@
 //! assert_eq!(QUESTION_BLOCK_MARKER, "index-questions");
 //! ```
 
+/// JavaScript's string, number and path semantics that every contract
+/// shares (`index-js`).
+#[cfg(feature = "js")]
+pub use index_js as js;
+
 /// The question block wire contract (`index-question-block`).
 #[cfg(feature = "question-block")]
 pub use index_question_block as question_block;

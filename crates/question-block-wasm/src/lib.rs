@@ -23,7 +23,7 @@ mod canonical;
 
 use wasm_bindgen::prelude::*;
 
-use index_question_block::js::json_string;
+use index_js::json_string;
 use index_question_block::{
     InvalidQuestionBlock, JsonSyntaxError, NotAQuestionMessage, ParsedQuestionMessage,
     QuestionBlock, explain_question_message_with, parse_question_message_with,
@@ -135,7 +135,7 @@ fn problems(invalid: &InvalidQuestionBlock) -> String {
         .iter()
         .map(|issue| {
             Object::new()
-                .text("path", &issue.path.text())
+                .text("path", &issue.path_text())
                 .text("rule", issue.code.rule())
                 .text("message", &issue.code.text())
                 .done()

@@ -2,103 +2,14 @@
 
 use std::fmt;
 
-/// One step of a [`ValidationPath`]: an object key or an array index.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PathSegment {
-    /// A key of a JSON object.
-    Key(String),
-    /// A position in a JSON array, from 0.
-    Index(usize),
-}
-
-/// Where in the JSON a problem is, written the way zod writes issue paths:
-/// keys and indices joined by dots (`questions.1.alsoUnblocks.0`). The root
-/// is the empty path, displayed as `(root)`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ValidationPath(pub Vec<PathSegment>);
-
-impl ValidationPath {
-    /// The path one key further down.
-    pub fn key(&self, key: &str) -> Self {
-        let mut next = self.0.clone();
-        next.push(PathSegment::Key(key.to_owned()));
-        ValidationPath(next)
-    }
-
-    /// The path one array position further down.
-    pub fn index(&self, index: usize) -> Self {
-        let mut next = self.0.clone();
-        next.push(PathSegment::Index(index));
-        ValidationPath(next)
-    }
-
-    /// The segments, outermost first.
-    pub fn segments(&self) -> &[PathSegment] {
-        &self.0
-    }
-}
-
-impl ValidationPath {
-    /// The path as [`Display`](fmt::Display) writes it (`questions.1.prompt`,
-    /// or `(root)`), built without `core::fmt`: a WebAssembly build that
-    /// calls only the `text` methods links none of the formatting machinery.
-    ///
-    /// ```
-    /// use index_question_block::ValidationPath;
-    /// assert_eq!(ValidationPath::default().key("questions").index(1).text(), "questions.1");
-    /// ```
-    pub fn text(&self) -> String {
-        built(|out| self.push_text(out))
-    }
-
-    fn push_text(&self, out: &mut String) {
-        if self.0.is_empty() {
-            out.push_str("(root)");
-        }
-        for (i, segment) in self.0.iter().enumerate() {
-            if i > 0 {
-                out.push('.');
-            }
-            match segment {
-                PathSegment::Key(key) => out.push_str(key),
-                PathSegment::Index(index) => push_decimal(out, *index),
-            }
-        }
-    }
-}
-
-impl fmt::Display for ValidationPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text())
-    }
-}
+use index_js::push_decimal;
+pub use index_js::{IssuePath, PathSegment};
 
 /// The text `push` appends to an empty string.
 fn built(push: impl FnOnce(&mut String)) -> String {
     let mut out = String::new();
     push(&mut out);
     out
-}
-
-/// Appends `n` in decimal, without `core::fmt`.
-pub(crate) fn push_decimal(out: &mut String, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        if let Some(digit) = digits.get_mut(at) {
-            // `rest % 10` is a single digit.
-            *digit = b'0' + (rest % 10) as u8;
-        }
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    for &digit in digits.get(at..).unwrap_or_default() {
-        out.push(char::from(digit));
-    }
 }
 
 /// The JSON type of a value, as a problem report names it.
@@ -233,7 +144,7 @@ impl IssueCode {
 
 impl IssueCode {
     /// The problem as [`Display`](fmt::Display) writes it, built without
-    /// `core::fmt` (see [`ValidationPath::text`]).
+    /// `core::fmt` (see [`ValidationIssue::path_text`]).
     ///
     /// ```
     /// use index_question_block::IssueCode;
@@ -314,15 +225,38 @@ impl fmt::Display for IssueCode {
 /// One problem: where it is and what it is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ValidationIssue {
-    /// Where the problem is.
-    pub path: ValidationPath,
+    /// Where the problem is, as zod writes it.
+    pub path: IssuePath,
     /// What the problem is.
     pub code: IssueCode,
 }
 
 impl ValidationIssue {
-    fn push_text(&self, out: &mut String) {
+    /// Where the problem is, as a report writes it: zod's dotted path
+    /// (`questions.1.prompt`), or `(root)` for the block itself. Built
+    /// without `core::fmt`, so a WebAssembly build that calls only the
+    /// `text` methods links none of the formatting machinery.
+    ///
+    /// ```
+    /// use index_question_block::{IssueCode, IssuePath, ValidationIssue};
+    /// let issue = ValidationIssue { path: IssuePath::default(), code: IssueCode::InvalidVersion };
+    /// assert_eq!(issue.path_text(), "(root)");
+    /// let issue = ValidationIssue { path: IssuePath::default().key("questions").index(1), ..issue };
+    /// assert_eq!(issue.path_text(), "questions.1");
+    /// ```
+    pub fn path_text(&self) -> String {
+        built(|out| self.push_path_text(out))
+    }
+
+    fn push_path_text(&self, out: &mut String) {
+        if self.path.is_root() {
+            out.push_str("(root)");
+        }
         self.path.push_text(out);
+    }
+
+    fn push_text(&self, out: &mut String) {
+        self.push_path_text(out);
         out.push_str(": ");
         self.code.push_text(out);
     }
@@ -355,7 +289,7 @@ impl InvalidQuestionBlock {
 impl InvalidQuestionBlock {
     /// The report as [`Display`](fmt::Display) writes it (a count, then one
     /// problem per line), built without `core::fmt` (see
-    /// [`ValidationPath::text`]).
+    /// [`ValidationIssue::path_text`]).
     pub fn text(&self) -> String {
         built(|out| self.push_text(out))
     }
@@ -443,7 +377,7 @@ pub enum NotAQuestionMessage {
 
 impl NotAQuestionMessage {
     /// The reason as [`Display`](fmt::Display) writes it, built without
-    /// `core::fmt` (see [`ValidationPath::text`]).
+    /// `core::fmt` (see [`ValidationIssue::path_text`]).
     ///
     /// ```
     /// use index_question_block::explain_question_message;

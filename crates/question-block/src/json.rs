@@ -52,9 +52,9 @@ pub(crate) fn write_pretty_block(out: &mut String, block: &QuestionBlock) {
 
 fn pretty_question(out: &mut String, question: &QuestionBlockQuestion) {
     out.push_str("{\n      \"prompt\": ");
-    push_js_string(out, &question.prompt);
+    index_js::push_json_string(out, &question.prompt);
     out.push_str(",\n      \"opportunityId\": ");
-    push_js_string(out, &question.opportunity_id);
+    index_js::push_json_string(out, &question.opportunity_id);
     if let Some(refs) = &question.also_unblocks {
         out.push_str(",\n      \"alsoUnblocks\": ");
         if refs.is_empty() {
@@ -63,51 +63,12 @@ fn pretty_question(out: &mut String, question: &QuestionBlockQuestion) {
             out.push('[');
             for (i, reference) in refs.iter().enumerate() {
                 out.push_str(if i == 0 { "\n        " } else { ",\n        " });
-                push_js_string(out, reference);
+                index_js::push_json_string(out, reference);
             }
             out.push_str("\n      ]");
         }
     }
     out.push_str("\n    }");
-}
-
-/// A string literal as `JSON.stringify` writes one: `"` and `\` escaped, the
-/// five short escapes for backspace, tab, newline, form feed and carriage
-/// return, `\u00XX` (lowercase hex) for the other C0 controls, and everything
-/// else, U+2028 and DEL included, as itself.
-pub(crate) fn push_js_string(out: &mut String, s: &str) {
-    out.push('"');
-    let mut start = 0;
-    // Only ASCII bytes are ever escaped, so every index where one is found
-    // is a character boundary.
-    for (i, &b) in s.as_bytes().iter().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            b'\t' => "\\t",
-            b'\n' => "\\n",
-            0x0C => "\\f",
-            b'\r' => "\\r",
-            0x00..=0x1F => "",
-            _ => continue,
-        };
-        out.push_str(s.get(start..i).unwrap_or_default());
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            for nibble in [b >> 4, b & 0xF] {
-                out.push(char::from(
-                    HEX.get(usize::from(nibble)).copied().unwrap_or(b'0'),
-                ));
-            }
-        } else {
-            out.push_str(escape);
-        }
-        start = i + 1;
-    }
-    out.push_str(s.get(start..).unwrap_or_default());
-    out.push('"');
 }
 
 /// `payload` with every escaped lone surrogate inside a string literal
@@ -208,19 +169,6 @@ impl QuestionBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn js_string_escapes_match_json_stringify() {
-        let mut out = String::new();
-        push_js_string(
-            &mut out,
-            "a\"b\\c\u{8}\t\n\u{c}\r\u{1}\u{1f}\u{7f}\u{2028}é🙂",
-        );
-        assert_eq!(
-            out,
-            "\"a\\\"b\\\\c\\b\\t\\n\\f\\r\\u0001\\u001f\u{7f}\u{2028}é🙂\""
-        );
-    }
 
     #[test]
     fn lone_surrogates_become_replacement_characters() {

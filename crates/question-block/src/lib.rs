@@ -9,7 +9,7 @@
 //! [`parse_question_message`]. Both sides must agree on every byte, so this
 //! crate reproduces the reference implementation's behaviour exactly,
 //! including the JavaScript string semantics it was written in (see
-//! [`js`] and `docs/question-block.md`).
+//! [`index_js`] and `docs/question-block.md`).
 //!
 //! Parsing fails closed: a body that does not end in exactly one well-formed,
 //! valid block yields `None`, and the caller shows the whole body as plain
@@ -39,7 +39,6 @@ mod error;
 mod fence;
 #[cfg(feature = "fixture")]
 pub mod fixture;
-pub mod js;
 mod json;
 mod limits;
 mod message;
@@ -53,8 +52,8 @@ pub use block::{
     ParsedQuestionMessage, QuestionBlock, QuestionBlockQuestion, QuestionBlockVersion,
 };
 pub use error::{
-    InvalidQuestionBlock, IssueCode, JsonType, NotAQuestionMessage, PathSegment, ValidationIssue,
-    ValidationPath,
+    InvalidQuestionBlock, IssueCode, IssuePath, JsonType, NotAQuestionMessage, PathSegment,
+    ValidationIssue,
 };
 pub use message::{
     JsonSyntaxError, UnsendableQuestionMessage, explain_question_message,

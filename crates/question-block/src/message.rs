@@ -3,12 +3,12 @@
 use crate::block::{ParsedQuestionMessage, QuestionBlock};
 use crate::error::{InvalidQuestionBlock, NotAQuestionMessage};
 use crate::fence::{first_close_fence, last_open_fence, longest_backtick_run, terminator_len};
-use crate::js;
 use crate::json::{pretty_len_hint, replace_lone_surrogate_escapes, write_pretty_block};
 use crate::limits::QUESTION_BLOCK_MARKER;
 use crate::validate::{FromStrError, block_from_str, decide_block};
 use crate::view::JsonView;
 use crate::walk::decide_block_view;
+use index_js as js;
 
 /// Writes `block` after `prose` as a question message, byte for byte as the
 /// reference does.

@@ -2,37 +2,12 @@
 //! by [`QuestionBlock::validate`](crate::QuestionBlock::validate) so the two
 //! can never disagree.
 
-use crate::error::{IssueCode, JsonType, ValidationIssue, ValidationPath};
-use crate::js::utf16_len;
+use index_js::utf16_len;
+
+use crate::error::{IssueCode, JsonType, ValidationIssue};
 use crate::limits::{MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS};
 
-/// A position in the block, built on the stack as the walk descends and
-/// turned into a [`ValidationPath`] only when a problem is reported, so a
-/// valid block costs no allocation for paths.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum At<'a> {
-    Root,
-    Key(&'a At<'a>, &'static str),
-    Index(&'a At<'a>, usize),
-}
-
-impl<'a> At<'a> {
-    pub(crate) fn key(&'a self, key: &'static str) -> At<'a> {
-        At::Key(self, key)
-    }
-
-    pub(crate) fn index(&'a self, index: usize) -> At<'a> {
-        At::Index(self, index)
-    }
-
-    pub(crate) fn path(&self) -> ValidationPath {
-        match self {
-            At::Root => ValidationPath::default(),
-            At::Key(parent, key) => parent.path().key(key),
-            At::Index(parent, index) => parent.path().index(*index),
-        }
-    }
-}
+pub(crate) use index_js::At;
 
 /// Collects problems in the order the reference's schema reports them.
 #[derive(Debug, Default)]

@@ -8,7 +8,7 @@
     clippy::panic
 )]
 
-use index_question_block::js::{trim_end, utf16_len};
+use index_js::{trim_end, utf16_len};
 use index_question_block::{
     JsonSyntaxError, QuestionBlock, QuestionBlockQuestion, explain_question_message,
     explain_question_message_with, parse_question_message, parse_question_message_with,

@@ -25,8 +25,8 @@ mod text;
 use std::fmt;
 use std::sync::LazyLock;
 
+use index_js::{trim, utf16_len};
 use index_question_block::StructuredQuestion;
-use index_question_block::js::{trim, utf16_len};
 
 use echoes::Source;
 use names::Name;

@@ -1,11 +1,4 @@
-//! JavaScript string semantics that the wire contract inherits from the
-//! reference implementation.
-//!
-//! Rust's `str::trim_end` and `char::is_whitespace` disagree with
-//! JavaScript's `String.prototype.trimEnd` on two code points (U+0085 and
-//! U+FEFF), and JavaScript measures strings in UTF-16 code units rather than
-//! bytes or scalar values. Every length limit and every trim in this crate
-//! goes through these functions so the two implementations cannot drift.
+//! Strings as JavaScript measures and trims them.
 
 /// Whether JavaScript's `trim`/`trimEnd` removes `c`: the ECMAScript
 /// *WhiteSpace* and *LineTerminator* productions.
@@ -14,7 +7,7 @@
 /// and excludes U+0085 (next line).
 ///
 /// ```
-/// use index_question_block::js::is_js_whitespace;
+/// use index_js::is_js_whitespace;
 /// assert!(is_js_whitespace('\u{feff}'));
 /// assert!(!is_js_whitespace('\u{85}'));
 /// ```
@@ -36,7 +29,7 @@ pub fn is_js_whitespace(c: char) -> bool {
 /// mode (`^` and `$` with the `m` flag): LF, CR, U+2028 and U+2029.
 ///
 /// ```
-/// use index_question_block::js::is_js_line_terminator;
+/// use index_js::is_js_line_terminator;
 /// assert!(is_js_line_terminator('\u{2028}'));
 /// assert!(!is_js_line_terminator('\u{85}'));
 /// ```
@@ -47,7 +40,7 @@ pub fn is_js_line_terminator(c: char) -> bool {
 /// `s.trimEnd()` as JavaScript computes it.
 ///
 /// ```
-/// use index_question_block::js::trim_end;
+/// use index_js::trim_end;
 /// assert_eq!(trim_end("prose\u{feff}\r\n"), "prose");
 /// assert_eq!(trim_end("prose\u{85}"), "prose\u{85}");
 /// ```
@@ -58,17 +51,28 @@ pub fn trim_end(s: &str) -> &str {
 /// `s.trim()` as JavaScript computes it.
 ///
 /// ```
-/// use index_question_block::js::trim;
+/// use index_js::trim;
 /// assert_eq!(trim("\u{3000} hi \u{2029}"), "hi");
 /// ```
 pub fn trim(s: &str) -> &str {
     s.trim_matches(is_js_whitespace)
 }
 
+/// Whether `s.trim()` is empty in JavaScript, without building the trim.
+///
+/// ```
+/// use index_js::is_blank;
+/// assert!(is_blank("\u{feff}\t"));
+/// assert!(!is_blank("\u{85}"));
+/// ```
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(is_js_whitespace)
+}
+
 /// JavaScript's `s.length`: the number of UTF-16 code units.
 ///
 /// ```
-/// use index_question_block::js::utf16_len;
+/// use index_js::utf16_len;
 /// assert_eq!(utf16_len("héllo"), 5);
 /// assert_eq!(utf16_len("🙂"), 2);
 /// ```
@@ -83,16 +87,42 @@ pub fn utf16_len(s: &str) -> usize {
     s.len() - continuation + astral
 }
 
-/// `JSON.stringify(s)`: the string as a JSON literal, written exactly as
-/// JavaScript writes one (`"` and `\` escaped, the short escapes, `\u00XX`
-/// for other controls, everything else as itself).
-///
-/// ```
-/// use index_question_block::js::json_string;
-/// assert_eq!(json_string("a\"b\u{1}\u{2028}"), "\"a\\\"b\\u0001\u{2028}\"");
-/// ```
-pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    crate::json::push_js_string(&mut out, s);
-    out
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn utf16_len_counts_what_encode_utf16_yields(s in any::<String>()) {
+            prop_assert_eq!(utf16_len(&s), s.encode_utf16().count());
+        }
+
+        #[test]
+        fn trim_removes_exactly_the_javascript_whitespace(s in "[ \u{85}\u{feff}\u{2028}a\t]{0,12}") {
+            let trimmed = trim(&s);
+            prop_assert!(!trimmed.starts_with(is_js_whitespace));
+            prop_assert!(!trimmed.ends_with(is_js_whitespace));
+            prop_assert!(s.contains(trimmed));
+            prop_assert_eq!(is_blank(&s), trimmed.is_empty());
+        }
+    }
+
+    /// Every code point JavaScript's `/\s/` matches (from the ECMAScript
+    /// WhiteSpace and LineTerminator tables), and only those.
+    #[test]
+    fn whitespace_is_the_ecmascript_set() {
+        let expected: Vec<u32> = [
+            0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003,
+            0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f,
+            0x3000, 0xfeff,
+        ]
+        .to_vec();
+        let found: Vec<u32> = (0..=0x10_ffff)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_js_whitespace(c))
+            .map(u32::from)
+            .collect();
+        assert_eq!(found, expected);
+    }
 }

@@ -1,0 +1,42 @@
+//! The JavaScript semantics that the Index protocol contracts inherit from
+//! their reference implementation, in one place.
+//!
+//! The reference is TypeScript validated with zod, so its limits count
+//! UTF-16 code units, its trims remove JavaScript's whitespace, its numbers
+//! are doubles written as `String(n)` writes them, its strings are written
+//! as `JSON.stringify` writes them, and its problems carry zod's dotted
+//! paths. Rust's own versions differ in small ways (`str::trim` keeps
+//! U+FEFF and removes U+0085, `str::len` counts bytes, `{}` writes `1e21` as
+//! `1000000000000000000000`), and a contract that used them would drift
+//! from the reference on exactly the inputs nobody tests. Every contract
+//! crate of the workspace reads these semantics from here, so there is one
+//! definition of each to test against the reference.
+//!
+//! The crate is browser-safe: no I/O, no threads, no platform code.
+//!
+//! ```
+//! assert_eq!(index_js::utf16_len("🙂"), 2);
+//! assert_eq!(index_js::trim("\u{feff} hi \u{2028}"), "hi");
+//! assert_eq!(index_js::number_to_string(1e21), "1e+21");
+//! assert_eq!(index_js::number_from_str(" 0x10 "), 16.0);
+//! assert_eq!(index_js::json_string("a\"b"), r#""a\"b""#);
+//! ```
+
+mod json;
+mod number;
+mod path;
+mod string;
+mod wire;
+
+pub use json::{json_string, push_json_string};
+pub use number::{
+    MAX_SAFE_INTEGER, is_safe_integer, number_from_str, number_to_string, push_decimal,
+};
+pub use path::{At, IssuePath, PathSegment};
+pub use string::{is_blank, is_js_line_terminator, is_js_whitespace, trim, trim_end, utf16_len};
+pub use wire::WireEnum;
+#[doc(hidden)]
+pub use wire::deserialize_wire_name;
+
+#[doc(hidden)]
+pub use serde as __serde;
