@@ -70,12 +70,40 @@ pub(crate) fn js_to_number(value: &Value) -> f64 {
         Value::Bool(b) => f64::from(u8::from(*b)),
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) => number_from_str(s),
-        // `Number([])` is 0 and `Number([x])` is `Number(String(x))`.
-        Value::Array(items) => match items.as_slice() {
-            [] => 0.0,
-            [item] if !item.is_array() && !item.is_object() => number_from_str(&js_string(item)),
-            _ => f64::NAN,
-        },
+        // `Number(array)` is `Number(String(array))`: `[]` and `[null]` are
+        // 0, `[[7]]` is 7, `[1, 2]` is NaN.
+        Value::Array(_) => number_from_str(&js_string(value)),
         Value::Object(_) => f64::NAN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{js_length, js_to_number};
+
+    /// `Number(x)` as Node 20 gives it for each JSON value.
+    #[test]
+    fn number_of_a_value_is_javascripts() {
+        let cases = [
+            (json!(null), 0.0),
+            (json!(true), 1.0),
+            (json!(" 0x10 "), 16.0),
+            (json!(""), 0.0),
+            (json!([]), 0.0),
+            (json!(["7"]), 7.0),
+            (json!([null]), 0.0),
+            (json!([[" 7 "]]), 7.0),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(js_to_number(&value), expected, "Number({value})");
+        }
+        for value in [json!("1,5"), json!([1, 2]), json!({}), json!([{}])] {
+            assert!(js_to_number(&value).is_nan(), "Number({value})");
+        }
+        assert_eq!(js_length(Some(&json!({"length": "0b11"}))), Some(3.0));
+        assert_eq!(js_length(Some(&json!("🙂"))), Some(2.0));
+        assert_eq!(js_length(Some(&json!(5))), None);
     }
 }
