@@ -53,7 +53,10 @@ const ARROWS: &[(&str, &[&str])] = &[
     ("index-question-block", &["index-js"]),
     ("index-interaction", &["index-js"]),
     ("index-negotiation", &["index-js", "index-question-block"]),
-    ("index-negotiation-store", &["index-negotiation"]),
+    (
+        "index-negotiation-store",
+        &["index-js", "index-negotiation"],
+    ),
     (
         "index-negotiation-store-sqlite",
         &["index-negotiation-store", "index-negotiation"],

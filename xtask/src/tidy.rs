@@ -104,6 +104,72 @@ mod tests {
         assert_eq!(written, listed);
     }
 
+    /// A closed set of strings on the wire is declared with
+    /// `index_js::wire_enum!`, which writes each name once: no unit-only
+    /// enum renamed by serde (its names would be spelled again by any
+    /// `as_str`), and no hand-written table from variants to strings.
+    #[test]
+    fn closed_string_sets_are_wire_enums() {
+        let renamed = ["#[serde(", "rename_all = "].concat();
+        let table = ["=> ", "\""].concat();
+        let mut found = Vec::new();
+        for (path, text) in sources() {
+            let lines: Vec<&str> = text.lines().collect();
+            for (number, line) in lines.iter().enumerate() {
+                let trimmed = line.trim_start();
+                if trimmed.starts_with(&renamed) && !trimmed.contains("tag") {
+                    let declaration = lines
+                        .iter()
+                        .skip(number + 1)
+                        .find(|l| !l.trim_start().starts_with("#["));
+                    if declaration.is_some_and(|l| l.contains("pub enum ")) {
+                        let unit_only = lines
+                            .iter()
+                            .skip(number + 1)
+                            .skip_while(|l| !l.contains("pub enum "))
+                            .skip(1)
+                            .take_while(|l| l.trim() != "}")
+                            .map(|l| l.trim())
+                            .filter(|l| !l.is_empty() && !l.starts_with("///"))
+                            .all(|l| {
+                                l.strip_suffix(',').is_some_and(|name| {
+                                    name.chars().all(|c| c.is_ascii_alphanumeric())
+                                })
+                            });
+                        if unit_only {
+                            found.push(format!("{}:{}", path.display(), number + 1));
+                        }
+                    }
+                }
+                let names_a_variant = [
+                    "pub fn as_str(self)",
+                    "pub fn code(self)",
+                    "pub fn name(self)",
+                ]
+                .iter()
+                .any(|f| trimmed.starts_with(f));
+                if names_a_variant
+                    && lines
+                        .iter()
+                        .skip(number + 1)
+                        .take(3)
+                        .any(|l| l.contains("match self") || l.contains(&table))
+                    && lines
+                        .iter()
+                        .skip(number + 2)
+                        .take(2)
+                        .any(|l| l.contains(&table))
+                {
+                    found.push(format!("{}:{}", path.display(), number + 1));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "declare these with index_js::wire_enum!: {found:?}"
+        );
+    }
+
     /// An error either shows its cause in its message or chains it as its
     /// source, never both: error reporters print the chain, so a cause in
     /// both places is printed twice (`#[error(transparent)]` forwards both

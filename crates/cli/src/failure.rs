@@ -62,10 +62,8 @@ impl Failure {
 
     /// The `not_found` refusal, the same for every command.
     pub(crate) fn not_found() -> Self {
-        Failure::refused(
-            "not_found",
-            index_negotiation::NegotiationRejection::NotFound.explanation(),
-        )
+        let rejection = index_negotiation::NegotiationRejection::NotFound;
+        Failure::refused(rejection.as_str(), rejection.explanation())
     }
 
     /// The stable code in the JSON error: a rejection's own code, or one of

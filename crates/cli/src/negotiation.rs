@@ -236,9 +236,10 @@ pub(crate) async fn open(session: &Session, opening: Opening) -> Result<Opportun
             ));
             Ok(negotiation.id)
         }
-        OpenDecision::Refused { rejection } => {
-            Err(Failure::refused(rejection.code(), rejection.explanation()))
-        }
+        OpenDecision::Refused { rejection } => Err(Failure::refused(
+            rejection.as_str(),
+            rejection.explanation(),
+        )),
     }
 }
 
@@ -357,7 +358,7 @@ pub(crate) async fn show(
         Some(reason) => out.line(format!(
             "{user} may not act now: {} ({})",
             reason.explanation(),
-            styled(NOTE, reason.code())
+            styled(NOTE, reason.as_str())
         )),
         None => out.line(format!(
             "{user} may: {}",
@@ -445,15 +446,16 @@ pub(crate) async fn turn(
             Ok(decision)
         }
         Decision::Refused(NegotiationRejection::InvalidTurn) => Err(Failure::refused(
-            NegotiationRejection::InvalidTurn.code(),
+            NegotiationRejection::InvalidTurn.as_str(),
             &format!(
                 "{} This one is {length} once trimmed.",
                 NegotiationRejection::InvalidTurn.explanation()
             ),
         )),
-        Decision::Refused(rejection) => {
-            Err(Failure::refused(rejection.code(), rejection.explanation()))
-        }
+        Decision::Refused(rejection) => Err(Failure::refused(
+            rejection.as_str(),
+            rejection.explanation(),
+        )),
     }
 }
 
@@ -473,9 +475,10 @@ pub(crate) async fn resume(
             ));
             Ok(())
         }
-        Decision::Refused(rejection) => {
-            Err(Failure::refused(rejection.code(), rejection.explanation()))
-        }
+        Decision::Refused(rejection) => Err(Failure::refused(
+            rejection.as_str(),
+            rejection.explanation(),
+        )),
     }
 }
 

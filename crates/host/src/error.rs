@@ -24,13 +24,8 @@ pub enum HostError {
     #[error("There is no negotiation with that id.")]
     NotFound,
     /// The rules refused.
-    #[error("{explanation}")]
-    Refused {
-        /// The rejection code.
-        code: &'static str,
-        /// One plain sentence.
-        explanation: &'static str,
-    },
+    #[error("{}", .0.explanation())]
+    Refused(Refusal),
     /// The request cannot be used: malformed JSON, a body that fails the
     /// turn schema (`code` `invalid_turn`), a bad query.
     #[error("{message}")]
@@ -62,8 +57,9 @@ impl HostError {
         match self {
             HostError::Unauthorized => "unauthorized",
             HostError::Forbidden => "forbidden",
-            HostError::NotFound => "not_found",
-            HostError::Refused { code, .. } | HostError::Invalid { code, .. } => code,
+            HostError::NotFound => NegotiationRejection::NotFound.as_str(),
+            HostError::Refused(refusal) => refusal.code(),
+            HostError::Invalid { code, .. } => code,
             HostError::BadRequest(_) => "invalid_request",
             HostError::Store(_) => "store_failed",
             HostError::Io(_) => "unavailable",
@@ -76,7 +72,7 @@ impl HostError {
             HostError::Unauthorized => 401,
             HostError::Forbidden => 403,
             HostError::NotFound => 404,
-            HostError::Refused { code, .. } => rejection_status(code),
+            HostError::Refused(refusal) => refusal.status(),
             HostError::Invalid { .. } | HostError::BadRequest(_) => 400,
             HostError::Store(_) => 500,
             HostError::Io(_) => 503,
@@ -111,18 +107,63 @@ pub struct ErrorFields {
     pub message: String,
 }
 
-/// The reference host's status for each rejection code.
-fn rejection_status(code: &str) -> u16 {
-    match code {
-        "not_found" => 404,
-        "not_a_seat" | "not_your_turn" => 403,
-        "already_settled" | "intent_inactive" | "raced" | "not_paused" | "already_exists" => 409,
-        "counter_is_first"
-        | "accept_without_offer"
-        | "propose_over_offer"
-        | "invalid_turn"
-        | "ineligible" => 400,
-        _ => 400,
+/// A refusal by the rules, typed, so its code, sentence and HTTP status
+/// come from the rejection itself rather than from its wire name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// A turn was refused.
+    Turn(NegotiationRejection),
+    /// A resume was refused.
+    Resume(NegotiationResumeRejection),
+    /// Opening was refused.
+    Open(OpenRejection),
+}
+
+impl Refusal {
+    /// The rejection's wire code (`not_your_turn`, …).
+    ///
+    /// ```
+    /// use index_host::Refusal;
+    /// use index_negotiation::NegotiationRejection;
+    /// let refusal = Refusal::Turn(NegotiationRejection::ProposeOverOffer);
+    /// assert_eq!(refusal.code(), "propose_over_offer");
+    /// assert_eq!(refusal.status(), 400);
+    /// ```
+    pub fn code(self) -> &'static str {
+        match self {
+            Refusal::Turn(rejection) => rejection.as_str(),
+            Refusal::Resume(rejection) => rejection.as_str(),
+            Refusal::Open(rejection) => rejection.as_str(),
+        }
+    }
+
+    /// One plain sentence for a person.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Refusal::Turn(rejection) => rejection.explanation(),
+            Refusal::Resume(rejection) => rejection.explanation(),
+            Refusal::Open(rejection) => rejection.explanation(),
+        }
+    }
+
+    /// The reference host's HTTP status for the rejection: 404 for a
+    /// negotiation that is not there, 403 for a seat that may not move, 409
+    /// for a state that forbids it, 400 for a turn or pair that is wrong.
+    pub fn status(self) -> u16 {
+        use NegotiationRejection as Turn;
+        use NegotiationResumeRejection as Resume;
+        match self {
+            Refusal::Turn(Turn::NotFound) | Refusal::Resume(Resume::NotFound) => 404,
+            Refusal::Turn(Turn::NotASeat | Turn::NotYourTurn)
+            | Refusal::Resume(Resume::NotASeat) => 403,
+            Refusal::Turn(Turn::AlreadySettled | Turn::IntentInactive | Turn::Raced)
+            | Refusal::Resume(
+                Resume::AlreadySettled | Resume::IntentInactive | Resume::NotPaused,
+            )
+            | Refusal::Open(OpenRejection::AlreadyExists) => 409,
+            Refusal::Turn(_) | Refusal::Resume(_) | Refusal::Open(_) => 400,
+        }
     }
 }
 
@@ -130,10 +171,7 @@ impl From<NegotiationRejection> for HostError {
     fn from(rejection: NegotiationRejection) -> Self {
         match rejection {
             NegotiationRejection::NotFound | NegotiationRejection::NotASeat => HostError::NotFound,
-            other => HostError::Refused {
-                code: other.code(),
-                explanation: other.explanation(),
-            },
+            other => HostError::Refused(Refusal::Turn(other)),
         }
     }
 }
@@ -144,20 +182,14 @@ impl From<NegotiationResumeRejection> for HostError {
             NegotiationResumeRejection::NotFound | NegotiationResumeRejection::NotASeat => {
                 HostError::NotFound
             }
-            other => HostError::Refused {
-                code: other.code(),
-                explanation: other.explanation(),
-            },
+            other => HostError::Refused(Refusal::Resume(other)),
         }
     }
 }
 
 impl From<OpenRejection> for HostError {
     fn from(rejection: OpenRejection) -> Self {
-        HostError::Refused {
-            code: rejection.code(),
-            explanation: rejection.explanation(),
-        }
+        HostError::Refused(Refusal::Open(rejection))
     }
 }
 
@@ -165,6 +197,8 @@ impl From<OpenRejection> for HostError {
 mod tests {
     use super::*;
 
+    /// The reference host's map, by wire code, for every rejection of
+    /// every kind: a rejection added without a status decision fails here.
     #[test]
     fn every_rejection_has_the_reference_status() {
         let expected = [
@@ -179,18 +213,24 @@ mod tests {
             ("invalid_turn", 400),
             ("raced", 409),
             ("not_paused", 409),
+            ("ineligible", 400),
+            ("already_exists", 409),
         ];
-        for (code, status) in expected {
-            assert_eq!(rejection_status(code), status, "{code}");
-        }
-        for rejection in NegotiationRejection::ALL {
-            let status = rejection_status(rejection.code());
-            assert!(
-                expected
-                    .iter()
-                    .any(|(code, s)| *code == rejection.code() && *s == status),
-                "{rejection:?}"
-            );
+        let refusals = NegotiationRejection::ALL
+            .into_iter()
+            .map(Refusal::Turn)
+            .chain(
+                NegotiationResumeRejection::ALL
+                    .into_iter()
+                    .map(Refusal::Resume),
+            )
+            .chain(OpenRejection::ALL.into_iter().map(Refusal::Open));
+        for refusal in refusals {
+            let status = expected
+                .iter()
+                .find(|(code, _)| *code == refusal.code())
+                .map(|(_, status)| *status);
+            assert_eq!(Some(refusal.status()), status, "{refusal:?}");
         }
     }
 

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use index_negotiation::{
     Decision, NegotiationDecision, NegotiationMessage, NegotiationObservation,
-    NegotiationResumeDecision, NegotiationState, observe_negotiation, parse_negotiation_turn,
+    NegotiationRejection, NegotiationResumeDecision, NegotiationState, observe_negotiation,
+    parse_negotiation_turn,
 };
 use index_negotiation_store::{
     CloseReason, HostStore, IntentId, KeyScope, ListFilter, NegotiationSummary, Negotiations,
@@ -271,7 +272,7 @@ impl Host {
         // No separate seat check: the rules decide against the locked state,
         // and their `not_a_seat` answers as `NotFound`, like a missing one.
         let turn = parse_negotiation_turn(body).map_err(|problem| HostError::Invalid {
-            code: "invalid_turn",
+            code: NegotiationRejection::InvalidTurn.as_str(),
             message: problem.to_string(),
         })?;
         let decision = self

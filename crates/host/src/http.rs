@@ -139,8 +139,8 @@ fn malformed(rejection: JsonRejection) -> HostError {
 }
 
 fn refused(err: HostError) -> HostError {
-    if let HostError::Refused { code, .. } | HostError::Invalid { code, .. } = &err {
-        tracing::info!(code, "refused");
+    if let HostError::Refused(_) | HostError::Invalid { .. } = &err {
+        tracing::info!(code = err.code(), "refused");
     }
     err
 }

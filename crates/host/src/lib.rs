@@ -26,7 +26,7 @@ mod mcp;
 pub mod questions;
 mod serve;
 
-pub use error::{ErrorBody, ErrorFields, HostError};
+pub use error::{ErrorBody, ErrorFields, HostError, Refusal};
 pub use host::{Host, MAX_WAIT, NegotiationView, Resumed, TurnTaken};
 pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, park_report, router};
 pub use keys::{Caller, NewKey};

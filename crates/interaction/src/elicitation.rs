@@ -48,16 +48,18 @@ pub struct ElicitationRequest {
     pub requested_schema: Map<String, Value>,
 }
 
-/// What the person did with an elicitation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElicitationAction {
-    /// They answered.
-    Accept,
-    /// They said no.
-    Decline,
-    /// They dismissed it.
-    Cancel,
+index_js::wire_enum! {
+    crate index_interaction;
+    /// What the person did with an elicitation.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ElicitationAction {
+        /// They answered.
+        Accept = "accept",
+        /// They said no.
+        Decline = "decline",
+        /// They dismissed it.
+        Cancel = "cancel",
+    }
 }
 
 /// An MCP client's answer to an elicitation.

@@ -44,14 +44,16 @@ pub struct LocalMcpConfig {
     pub timeout: Option<f64>,
 }
 
-/// The two spellings of a local transport.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LocalTransport {
-    /// `local`.
-    Local,
-    /// `stdio`.
-    Stdio,
+index_js::wire_enum! {
+    crate index_interaction;
+    /// The two spellings of a local transport.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum LocalTransport {
+        /// `local`.
+        Local = "local",
+        /// `stdio`.
+        Stdio = "stdio",
+    }
 }
 
 /// A server reached over the network.
@@ -77,14 +79,16 @@ pub struct RemoteMcpConfig {
     pub timeout: Option<f64>,
 }
 
-/// The two spellings of a remote transport.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RemoteTransport {
-    /// `remote`.
-    Remote,
-    /// `http`.
-    Http,
+index_js::wire_enum! {
+    crate index_interaction;
+    /// The two spellings of a remote transport.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum RemoteTransport {
+        /// `remote`.
+        Remote = "remote",
+        /// `http`.
+        Http = "http",
+    }
 }
 
 /// Either kind of server.
@@ -97,32 +101,36 @@ pub enum McpConfig {
     Remote(RemoteMcpConfig),
 }
 
-/// A server's connection state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum McpConnection {
-    /// Connected.
-    Connected,
-    /// Not connected.
-    Disconnected,
-    /// Failed.
-    Error,
-    /// Not known.
-    Unknown,
+index_js::wire_enum! {
+    crate index_interaction;
+    /// A server's connection state.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum McpConnection {
+        /// Connected.
+        Connected = "connected",
+        /// Not connected.
+        Disconnected = "disconnected",
+        /// Failed.
+        Error = "error",
+        /// Not known.
+        Unknown = "unknown",
+    }
 }
 
-/// Any transport spelling, as a status reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum McpTransport {
-    /// `local`.
-    Local,
-    /// `remote`.
-    Remote,
-    /// `stdio`.
-    Stdio,
-    /// `http`.
-    Http,
+index_js::wire_enum! {
+    crate index_interaction;
+    /// Any transport spelling, as a status reports it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum McpTransport {
+        /// `local`.
+        Local = "local",
+        /// `remote`.
+        Remote = "remote",
+        /// `stdio`.
+        Stdio = "stdio",
+        /// `http`.
+        Http = "http",
+    }
 }
 
 /// One server's status.

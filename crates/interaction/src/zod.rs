@@ -25,47 +25,35 @@ use index_js::WireEnum;
 pub(crate) use index_js::At;
 pub use index_js::{IssuePath, PathSegment};
 
-/// zod 4's issue codes, the kinds of problem a schema reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum IssueCode {
-    /// Missing, or the wrong JSON type, or not an integer.
-    InvalidType,
-    /// No option of a union matches (including an unknown discriminator).
-    InvalidUnion,
-    /// Not one of an enum's values.
-    InvalidValue,
-    /// Shorter, fewer or smaller than allowed.
-    TooSmall,
-    /// Longer, more or larger than allowed.
-    TooBig,
-    /// A strict object has keys it does not define.
-    UnrecognizedKeys,
-    /// A record key that its key schema refuses (0.46: a reserved or
-    /// unbounded field name).
-    InvalidKey,
-    /// A string that does not match its pattern (a digest).
-    InvalidFormat,
-    /// A rule across fields.
-    Custom,
+index_js::wire_enum! {
+    crate index_interaction;
+    /// zod 4's issue codes, the kinds of problem a schema reports.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum IssueCode {
+        /// Missing, or the wrong JSON type, or not an integer.
+        InvalidType = "invalid_type",
+        /// No option of a union matches (including an unknown discriminator).
+        InvalidUnion = "invalid_union",
+        /// Not one of an enum's values.
+        InvalidValue = "invalid_value",
+        /// Shorter, fewer or smaller than allowed.
+        TooSmall = "too_small",
+        /// Longer, more or larger than allowed.
+        TooBig = "too_big",
+        /// A strict object has keys it does not define.
+        UnrecognizedKeys = "unrecognized_keys",
+        /// A record key that its key schema refuses (0.46: a reserved or
+        /// unbounded field name).
+        InvalidKey = "invalid_key",
+        /// A string that does not match its pattern (a digest).
+        InvalidFormat = "invalid_format",
+        /// A rule across fields.
+        Custom = "custom",
+    }
 }
 
 impl IssueCode {
-    /// zod's name for the code (`invalid_type`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IssueCode::InvalidType => "invalid_type",
-            IssueCode::InvalidUnion => "invalid_union",
-            IssueCode::InvalidValue => "invalid_value",
-            IssueCode::TooSmall => "too_small",
-            IssueCode::TooBig => "too_big",
-            IssueCode::UnrecognizedKeys => "unrecognized_keys",
-            IssueCode::InvalidKey => "invalid_key",
-            IssueCode::InvalidFormat => "invalid_format",
-            IssueCode::Custom => "custom",
-        }
-    }
-
     fn aborts(self) -> bool {
         matches!(
             self,

@@ -7,38 +7,17 @@ use serde::Serialize;
 use crate::error::StoreError;
 use crate::ids::UserId;
 
-/// What a key may do. Every key acts as its user; a host key may also open
-/// and close negotiations for anyone, which only the host itself should.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum KeyScope {
-    /// A negotiator agent: acts only where its user holds a seat.
-    Agent,
-    /// The host: may also open and close negotiations.
-    Host,
-}
-
-impl KeyScope {
-    /// The stored name (`agent`, `host`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KeyScope::Agent => "agent",
-            KeyScope::Host => "host",
-        }
-    }
-
-    /// The scope named `name`, if any.
-    ///
-    /// ```
-    /// use index_negotiation_store::KeyScope;
-    /// assert_eq!(KeyScope::from_name("host"), Some(KeyScope::Host));
-    /// assert_eq!(KeyScope::from_name("root"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Self> {
-        [KeyScope::Agent, KeyScope::Host]
-            .into_iter()
-            .find(|scope| scope.as_str() == name)
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// What a key may do. Every key acts as its user; a host key may also open
+    /// and close negotiations for anyone, which only the host itself should.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum KeyScope {
+        /// A negotiator agent: acts only where its user holds a seat.
+        Agent = "agent",
+        /// The host: may also open and close negotiations.
+        Host = "host",
     }
 }
 

@@ -21,7 +21,7 @@
 //! }).await?;
 //! let turn = NegotiationTurn::new(NegotiationAction::Counter, "Counter before anything is offered?");
 //! let decision = negotiations.execute(&"opp-1".into(), &"alice".into(), turn).await?;
-//! assert_eq!(decision.rejection().map(|r| r.code()), Some("counter_is_first"));
+//! assert_eq!(decision.rejection().map(|r| r.as_str()), Some("counter_is_first"));
 //! # Ok::<(), StoreError>(())
 //! # }).unwrap();
 //! ```

@@ -17,41 +17,19 @@ pub struct Seat {
     pub intent_id: IntentId,
 }
 
-/// The opportunity's status, as the store records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RecordStatus {
-    /// In talks.
-    Negotiating,
-    /// The agents agreed; the people review.
-    Pending,
-    /// A person passed.
-    Rejected,
-    /// An intent was archived or the opportunity ran out of time.
-    Expired,
-}
-
-impl RecordStatus {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RecordStatus::Negotiating => "negotiating",
-            RecordStatus::Pending => "pending",
-            RecordStatus::Rejected => "rejected",
-            RecordStatus::Expired => "expired",
-        }
-    }
-
-    /// The status named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Self> {
-        [
-            RecordStatus::Negotiating,
-            RecordStatus::Pending,
-            RecordStatus::Rejected,
-            RecordStatus::Expired,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == name)
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// The opportunity's status, as the store records it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum RecordStatus {
+        /// In talks.
+        Negotiating = "negotiating",
+        /// The agents agreed; the people review.
+        Pending = "pending",
+        /// A person passed.
+        Rejected = "rejected",
+        /// An intent was archived or the opportunity ran out of time.
+        Expired = "expired",
     }
 }
 
@@ -64,15 +42,17 @@ impl From<index_negotiation::OpportunityStatus> for RecordStatus {
     }
 }
 
-/// Why a negotiation is closed from outside the rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum CloseReason {
-    /// A person passed on the opportunity: status `rejected`.
-    Passed,
-    /// It expired, or an intent was archived: status `expired`.
-    Expired,
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// Why a negotiation is closed from outside the rules.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum CloseReason {
+        /// A person passed on the opportunity: status `rejected`.
+        Passed = "passed",
+        /// It expired, or an intent was archived: status `expired`.
+        Expired = "expired",
+    }
 }
 
 impl CloseReason {
@@ -100,27 +80,21 @@ pub struct OpenNegotiation {
     pub eligible: bool,
 }
 
-/// Why a negotiation was not opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum OpenRejection {
-    /// The rules refuse the pair: not eligible, one person twice, or one
-    /// intent twice.
-    Ineligible,
-    /// The opportunity already has a negotiation.
-    AlreadyExists,
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// Why a negotiation was not opened.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum OpenRejection {
+        /// The rules refuse the pair: not eligible, one person twice, or one
+        /// intent twice.
+        Ineligible = "ineligible",
+        /// The opportunity already has a negotiation.
+        AlreadyExists = "already_exists",
+    }
 }
 
 impl OpenRejection {
-    /// The wire code.
-    pub fn code(self) -> &'static str {
-        match self {
-            OpenRejection::Ineligible => "ineligible",
-            OpenRejection::AlreadyExists => "already_exists",
-        }
-    }
-
     /// One plain sentence for a person.
     pub fn explanation(self) -> &'static str {
         match self {
@@ -226,12 +200,14 @@ impl ListFilter {
     }
 }
 
-/// Open or settled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StateFilter {
-    /// Not settled: in talks, paused or blocked.
-    Open,
-    /// Agreed or closed.
-    Settled,
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// Open or settled.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum StateFilter {
+        /// Not settled: in talks, paused or blocked.
+        Open = "open",
+        /// Agreed or closed.
+        Settled = "settled",
+    }
 }

@@ -232,20 +232,22 @@ pub fn has_prior_ask_user(messages: &[NegotiationMessage], user_id: &str) -> boo
         .any(|m| m.is_ask_user() && m.sender_id == sender)
 }
 
-/// Why a negotiation pauses to ask its person: a closed set of categories
-/// recorded for the server, never shown as wording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum NegotiationConsultationReason {
-    /// A constraint of the person's is unknown and decides the outcome.
-    UnresolvedOwnerConstraint,
-    /// Going on would disclose something that needs the person's permission.
-    ConsequentialDisclosurePermission,
-    /// The seats keep failing to converge without new input.
-    RepeatedNonConvergence,
-    /// The agent may not commit to what the deal needs.
-    InsufficientCommitmentAuthority,
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// Why a negotiation pauses to ask its person: a closed set of categories
+    /// recorded for the server, never shown as wording.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum NegotiationConsultationReason {
+        /// A constraint of the person's is unknown and decides the outcome.
+        UnresolvedOwnerConstraint = "unresolved_owner_constraint",
+        /// Going on would disclose something that needs the person's permission.
+        ConsequentialDisclosurePermission = "consequential_disclosure_permission",
+        /// The seats keep failing to converge without new input.
+        RepeatedNonConvergence = "repeated_non_convergence",
+        /// The agent may not commit to what the deal needs.
+        InsufficientCommitmentAuthority = "insufficient_commitment_authority",
+    }
 }
 
 /// The literal `"ask_user"`, as a type.

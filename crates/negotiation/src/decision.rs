@@ -92,65 +92,37 @@ impl<'de, T: DeserializeOwned, R: DeserializeOwned> Deserialize<'de> for Decisio
     }
 }
 
-/// Why a turn is refused. Codes are checked in this order of priority:
-/// whether the negotiation exists, who may act on it, then the turn itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum NegotiationRejection {
-    /// There is no such negotiation.
-    NotFound,
-    /// The user holds neither seat.
-    NotASeat,
-    /// The negotiation is over.
-    AlreadySettled,
-    /// A seat's intent is paused, removed or no longer shared.
-    IntentInactive,
-    /// The other seat has the turn, or nobody does until a seat resumes.
-    NotYourTurn,
-    /// Another write took this turn first (reported by hosts, never by the rules).
-    Raced,
-    /// The action is unknown or the message is empty or too long.
-    InvalidTurn,
-    /// A round cannot open with a counter: there is nothing to counter.
-    CounterIsFirst,
-    /// Accept needs the other seat's proposal standing in this round.
-    AcceptWithoutOffer,
-    /// The other seat's proposal stands: counter, accept or decline it.
-    ProposeOverOffer,
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// Why a turn is refused. Codes are checked in this order of priority:
+    /// whether the negotiation exists, who may act on it, then the turn itself.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum NegotiationRejection {
+        /// There is no such negotiation.
+        NotFound = "not_found",
+        /// The user holds neither seat.
+        NotASeat = "not_a_seat",
+        /// The negotiation is over.
+        AlreadySettled = "already_settled",
+        /// A seat's intent is paused, removed or no longer shared.
+        IntentInactive = "intent_inactive",
+        /// The other seat has the turn, or nobody does until a seat resumes.
+        NotYourTurn = "not_your_turn",
+        /// Another write took this turn first (reported by hosts, never by the rules).
+        Raced = "raced",
+        /// The action is unknown or the message is empty or too long.
+        InvalidTurn = "invalid_turn",
+        /// A round cannot open with a counter: there is nothing to counter.
+        CounterIsFirst = "counter_is_first",
+        /// Accept needs the other seat's proposal standing in this round.
+        AcceptWithoutOffer = "accept_without_offer",
+        /// The other seat's proposal stands: counter, accept or decline it.
+        ProposeOverOffer = "propose_over_offer",
+    }
 }
 
 impl NegotiationRejection {
-    /// Every code, in the reference's order.
-    pub const ALL: [NegotiationRejection; 10] = [
-        NegotiationRejection::NotFound,
-        NegotiationRejection::NotASeat,
-        NegotiationRejection::AlreadySettled,
-        NegotiationRejection::IntentInactive,
-        NegotiationRejection::NotYourTurn,
-        NegotiationRejection::Raced,
-        NegotiationRejection::InvalidTurn,
-        NegotiationRejection::CounterIsFirst,
-        NegotiationRejection::AcceptWithoutOffer,
-        NegotiationRejection::ProposeOverOffer,
-    ];
-
-    /// The wire code (`not_your_turn`, ...).
-    pub fn code(self) -> &'static str {
-        match self {
-            NegotiationRejection::NotFound => "not_found",
-            NegotiationRejection::NotASeat => "not_a_seat",
-            NegotiationRejection::AlreadySettled => "already_settled",
-            NegotiationRejection::IntentInactive => "intent_inactive",
-            NegotiationRejection::NotYourTurn => "not_your_turn",
-            NegotiationRejection::Raced => "raced",
-            NegotiationRejection::InvalidTurn => "invalid_turn",
-            NegotiationRejection::CounterIsFirst => "counter_is_first",
-            NegotiationRejection::AcceptWithoutOffer => "accept_without_offer",
-            NegotiationRejection::ProposeOverOffer => "propose_over_offer",
-        }
-    }
-
     /// One plain sentence for a person.
     pub fn explanation(self) -> &'static str {
         match self {
@@ -186,39 +158,30 @@ impl NegotiationRejection {
 
 impl std::fmt::Display for NegotiationRejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.code())
+        f.write_str(self.as_str())
     }
 }
 
-/// Why a seat may not resume.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum NegotiationResumeRejection {
-    /// There is no such negotiation.
-    NotFound,
-    /// The user holds neither seat.
-    NotASeat,
-    /// The negotiation is over.
-    AlreadySettled,
-    /// A seat's intent is paused, removed or no longer shared.
-    IntentInactive,
-    /// A seat already has the turn: the negotiation is not between rounds.
-    NotPaused,
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// Why a seat may not resume.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum NegotiationResumeRejection {
+        /// There is no such negotiation.
+        NotFound = "not_found",
+        /// The user holds neither seat.
+        NotASeat = "not_a_seat",
+        /// The negotiation is over.
+        AlreadySettled = "already_settled",
+        /// A seat's intent is paused, removed or no longer shared.
+        IntentInactive = "intent_inactive",
+        /// A seat already has the turn: the negotiation is not between rounds.
+        NotPaused = "not_paused",
+    }
 }
 
 impl NegotiationResumeRejection {
-    /// The wire code (`not_paused`, ...).
-    pub fn code(self) -> &'static str {
-        match self {
-            NegotiationResumeRejection::NotFound => "not_found",
-            NegotiationResumeRejection::NotASeat => "not_a_seat",
-            NegotiationResumeRejection::AlreadySettled => "already_settled",
-            NegotiationResumeRejection::IntentInactive => "intent_inactive",
-            NegotiationResumeRejection::NotPaused => "not_paused",
-        }
-    }
-
     /// One plain sentence for a person.
     pub fn explanation(self) -> &'static str {
         match self {
@@ -239,7 +202,7 @@ impl NegotiationResumeRejection {
 
 impl std::fmt::Display for NegotiationResumeRejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.code())
+        f.write_str(self.as_str())
     }
 }
 

@@ -2,8 +2,6 @@
 //! host serves as documentation. The wording is this crate's; the rules it
 //! states are the protocol's, and tests tie the numbers to the constants.
 
-use serde::{Deserialize, Serialize};
-
 use crate::max_turns;
 
 /// What every negotiating agent is told: who it acts for, what each action
@@ -27,60 +25,31 @@ pub const NEGOTIATION_GUIDANCE: &str = concat!(
     "After a rejected write, or one whose result you are unsure of, read the negotiation again. Never blindly repeat an earlier decision."
 );
 
-/// A topic of the canonical guidance a host serves as documentation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CanonicalGuidanceTopic {
-    /// Who an agent acts for, and what it may rely on.
-    IdentityContext,
-    /// Goals, and how they come to negotiate.
-    Intents,
-    /// The membership scopes that discovery and negotiation stay within.
-    CommunitiesNetworks,
-    /// What a match becomes, from talks to people's review.
-    Opportunities,
-    /// The rules of talks between two seats.
-    Negotiations,
-    /// How an agent moves through a task safely.
-    Workflows,
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// A topic of the canonical guidance a host serves as documentation.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum CanonicalGuidanceTopic {
+        /// Who an agent acts for, and what it may rely on.
+        IdentityContext = "identity-context",
+        /// Goals, and how they come to negotiate.
+        Intents = "intents",
+        /// The membership scopes that discovery and negotiation stay within.
+        CommunitiesNetworks = "communities-networks",
+        /// What a match becomes, from talks to people's review.
+        Opportunities = "opportunities",
+        /// The rules of talks between two seats.
+        Negotiations = "negotiations",
+        /// How an agent moves through a task safely.
+        Workflows = "workflows",
+    }
 }
 
-/// Every topic, in the order a host lists them.
-pub const CANONICAL_GUIDANCE_TOPICS: [CanonicalGuidanceTopic; 6] = [
-    CanonicalGuidanceTopic::IdentityContext,
-    CanonicalGuidanceTopic::Intents,
-    CanonicalGuidanceTopic::CommunitiesNetworks,
-    CanonicalGuidanceTopic::Opportunities,
-    CanonicalGuidanceTopic::Negotiations,
-    CanonicalGuidanceTopic::Workflows,
-];
+/// Every topic, in the order a host lists them (the reference's name for
+/// [`CanonicalGuidanceTopic::ALL`]).
+pub const CANONICAL_GUIDANCE_TOPICS: [CanonicalGuidanceTopic; 6] = CanonicalGuidanceTopic::ALL;
 
 impl CanonicalGuidanceTopic {
-    /// The topic's name (`identity-context`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            CanonicalGuidanceTopic::IdentityContext => "identity-context",
-            CanonicalGuidanceTopic::Intents => "intents",
-            CanonicalGuidanceTopic::CommunitiesNetworks => "communities-networks",
-            CanonicalGuidanceTopic::Opportunities => "opportunities",
-            CanonicalGuidanceTopic::Negotiations => "negotiations",
-            CanonicalGuidanceTopic::Workflows => "workflows",
-        }
-    }
-
-    /// The topic named `name`, if any.
-    ///
-    /// ```
-    /// use index_negotiation::CanonicalGuidanceTopic;
-    /// let topic = CanonicalGuidanceTopic::from_name("negotiations").unwrap();
-    /// assert!(topic.content().contains("rounds"));
-    /// ```
-    pub fn from_name(name: &str) -> Option<Self> {
-        CANONICAL_GUIDANCE_TOPICS
-            .into_iter()
-            .find(|topic| topic.name() == name)
-    }
-
     /// The topic's text, as Markdown.
     pub fn content(self) -> &'static str {
         match self {

@@ -4,42 +4,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::turn::{HasAction, NegotiationAction};
 
-/// How a negotiation ended, if it has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NegotiationOutcome {
-    /// A seat accepted the other's proposal.
-    Agreed,
-    /// Recorded by hosts that ended talks on a decline before rounds existed.
-    Declined,
-    /// A person passed, the negotiation expired, or an intent was removed.
-    Closed,
-}
-
-impl NegotiationOutcome {
-    /// The wire name (`agreed`, `declined`, `closed`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NegotiationOutcome::Agreed => "agreed",
-            NegotiationOutcome::Declined => "declined",
-            NegotiationOutcome::Closed => "closed",
-        }
-    }
-
-    /// The outcome named `name`, if any.
-    ///
-    /// ```
-    /// use index_negotiation::NegotiationOutcome;
-    /// assert_eq!(NegotiationOutcome::from_name("closed"), Some(NegotiationOutcome::Closed));
-    /// ```
-    pub fn from_name(name: &str) -> Option<Self> {
-        [
-            NegotiationOutcome::Agreed,
-            NegotiationOutcome::Declined,
-            NegotiationOutcome::Closed,
-        ]
-        .into_iter()
-        .find(|outcome| outcome.as_str() == name)
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// How a negotiation ended, if it has.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum NegotiationOutcome {
+        /// A seat accepted the other's proposal.
+        Agreed = "agreed",
+        /// Recorded by hosts that ended talks on a decline before rounds existed.
+        Declined = "declined",
+        /// A person passed, the negotiation expired, or an intent was removed.
+        Closed = "closed",
     }
 }
 
@@ -118,24 +93,28 @@ impl NegotiationState {
     }
 }
 
-/// The opportunity's status as a turn leaves it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OpportunityStatus {
-    /// Still in talks.
-    Negotiating,
-    /// Agreed by the agents; waiting for the people to review.
-    Pending,
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// The opportunity's status as a turn leaves it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum OpportunityStatus {
+        /// Still in talks.
+        Negotiating = "negotiating",
+        /// Agreed by the agents; waiting for the people to review.
+        Pending = "pending",
+    }
 }
 
-/// What closed the round with this turn; no seat may move again until one resumes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoundEnded {
-    /// The turn was a decline.
-    Declined,
-    /// The turn was the round's last.
-    TurnLimit,
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// What closed the round with this turn; no seat may move again until one resumes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum RoundEnded {
+        /// The turn was a decline.
+        Declined = "declined",
+        /// The turn was the round's last.
+        TurnLimit = "turn_limit",
+    }
 }
 
 /// A pair that might open a negotiation, with what the host knows of it.

@@ -6,48 +6,19 @@ use index_js as js;
 
 use crate::NEGOTIATION_MESSAGE_LIMIT;
 
-/// What a seat does with its turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NegotiationAction {
-    /// Put an offer on the table.
-    Propose,
-    /// Question or answer the standing offer without making one.
-    Counter,
-    /// Take the other seat's standing proposal: settles the negotiation.
-    Accept,
-    /// Pass for now: ends the round, not the negotiation.
-    Decline,
-}
-
-impl NegotiationAction {
-    /// Every action, in the reference's order.
-    pub const ALL: [NegotiationAction; 4] = [
-        NegotiationAction::Propose,
-        NegotiationAction::Counter,
-        NegotiationAction::Accept,
-        NegotiationAction::Decline,
-    ];
-
-    /// The wire name (`propose`, `counter`, `accept`, `decline`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NegotiationAction::Propose => "propose",
-            NegotiationAction::Counter => "counter",
-            NegotiationAction::Accept => "accept",
-            NegotiationAction::Decline => "decline",
-        }
-    }
-
-    /// The action named `name`, if any (exact, lowercase).
-    ///
-    /// ```
-    /// use index_negotiation::NegotiationAction;
-    /// assert_eq!(NegotiationAction::from_name("counter"), Some(NegotiationAction::Counter));
-    /// assert_eq!(NegotiationAction::from_name("Counter"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|action| action.as_str() == name)
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// What a seat does with its turn.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum NegotiationAction {
+        /// Put an offer on the table.
+        Propose = "propose",
+        /// Question or answer the standing offer without making one.
+        Counter = "counter",
+        /// Take the other seat's standing proposal: settles the negotiation.
+        Accept = "accept",
+        /// Pass for now: ends the round, not the negotiation.
+        Decline = "decline",
     }
 }
 

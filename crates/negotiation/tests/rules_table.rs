@@ -51,7 +51,7 @@ fn check(
     message: &str,
 ) -> String {
     match decide_negotiation_turn(state, user, &NegotiationTurn::new(action, message)) {
-        index_negotiation::Decision::Refused(r) => r.code().to_owned(),
+        index_negotiation::Decision::Refused(r) => r.as_str().to_owned(),
         index_negotiation::Decision::Permitted(p) => format!(
             "ok index={} awaiting={:?} outcome={:?} round_ended={:?} status={:?}",
             p.turn_index, p.awaiting_user_id, p.outcome, p.round_ended, p.opportunity_status
@@ -193,7 +193,7 @@ fn rejections_in_check_order() {
     for (name, state, user, action, message, expected) in rows {
         assert_eq!(
             check(state.as_ref(), user, action, message),
-            expected.code(),
+            expected.as_str(),
             "{name}"
         );
     }
@@ -305,7 +305,7 @@ fn untyped_turns_are_checked_after_the_seat_checks() {
     let decide = |s: Option<&NegotiationState>, user: &str, v: serde_json::Value| {
         decide_negotiation_turn_value(s, user, &v)
             .rejection()
-            .map(R::code)
+            .map(R::as_str)
     };
     let bad = serde_json::json!({"action": "haggle", "message": "x"});
     assert_eq!(decide(None, "alice", bad.clone()), Some("not_found"));

@@ -115,7 +115,10 @@ fn guidance_states_the_rules_with_the_real_limit() {
     ] {
         assert!(NEGOTIATION_GUIDANCE.contains(phrase), "{phrase}");
     }
-    let names: Vec<&str> = CANONICAL_GUIDANCE_TOPICS.iter().map(|t| t.name()).collect();
+    let names: Vec<&str> = CANONICAL_GUIDANCE_TOPICS
+        .iter()
+        .map(|t| t.as_str())
+        .collect();
     assert_eq!(
         names,
         [
@@ -128,8 +131,8 @@ fn guidance_states_the_rules_with_the_real_limit() {
         ]
     );
     for topic in CANONICAL_GUIDANCE_TOPICS {
-        assert!(topic.content().starts_with("## "), "{}", topic.name());
-        assert_eq!(serde_json::to_value(topic).unwrap(), topic.name());
+        assert!(topic.content().starts_with("## "), "{}", topic.as_str());
+        assert_eq!(serde_json::to_value(topic).unwrap(), topic.as_str());
     }
     let negotiations = index_negotiation::CanonicalGuidanceTopic::Negotiations.content();
     assert!(negotiations.contains(&format!("at most {NEGOTIATION_MAX_TURNS} turns")));

@@ -5,17 +5,19 @@ use serde::{Deserialize, Serialize};
 use index_negotiation::NegotiationConsultationReason;
 use index_question_block::StructuredQuestion;
 
-/// Why the negotiation ended without a conclusion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum StallReason {
-    /// It used every turn it had without agreeing.
-    TurnCap,
-    /// A turn took too long.
-    Timeout,
-    /// It stopped moving for any other reason.
-    Stalled,
+index_js::wire_enum! {
+    crate index_stall_gap;
+    /// Why the negotiation ended without a conclusion.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum StallReason {
+        /// It used every turn it had without agreeing.
+        TurnCap = "turn_cap",
+        /// A turn took too long.
+        Timeout = "timeout",
+        /// It stopped moving for any other reason.
+        Stalled = "stalled",
+    }
 }
 
 impl StallReason {
@@ -35,15 +37,6 @@ impl StallReason {
             StallReason::Timeout
         } else {
             StallReason::Stalled
-        }
-    }
-
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StallReason::TurnCap => "turn_cap",
-            StallReason::Timeout => "timeout",
-            StallReason::Stalled => "stalled",
         }
     }
 }
@@ -68,14 +61,16 @@ pub struct TranscriptTurn {
     pub message: Option<String>,
 }
 
-/// Who spoke in the person's own conversation with their negotiator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ConversationRole {
-    /// The person.
-    User,
-    /// Their negotiator.
-    Negotiator,
+index_js::wire_enum! {
+    crate index_stall_gap;
+    /// Who spoke in the person's own conversation with their negotiator.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ConversationRole {
+        /// The person.
+        User = "user",
+        /// Their negotiator.
+        Negotiator = "negotiator",
+    }
 }
 
 /// A message from the person's conversation with their negotiator.

@@ -3,14 +3,16 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-/// Who a chat message is from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChatRole {
-    /// Instructions.
-    System,
-    /// The material to work on.
-    User,
+index_js::wire_enum! {
+    crate index_stall_gap;
+    /// Who a chat message is from.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ChatRole {
+        /// Instructions.
+        System = "system",
+        /// The material to work on.
+        User = "user",
+    }
 }
 
 /// One message of the conversation sent to the model.

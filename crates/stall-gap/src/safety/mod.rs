@@ -43,51 +43,33 @@ pub const MIN_FORBIDDEN_IDENTIFIER_LENGTH: usize = 3;
 /// the other whole.
 pub const MIN_ECHO_LENGTH: usize = 24;
 
-/// Which rule refused a question: the reason code a host logs and reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum GateRule {
-    /// Fewer than 2 or more than 4 options.
-    OptionCount,
-    /// A visible field empty after trimming.
-    EmptyField,
-    /// A visible field over [`MAX_VISIBLE_FIELD_LENGTH`].
-    FieldTooLong,
-    /// An internal identifier: a UUID in any spelling, another opaque id
-    /// format, or an id word with a value.
-    Identifier,
-    /// An e-mail address, URL, social handle or phone number, plain or
-    /// obfuscated.
-    ContactDetail,
-    /// A reference to private sources (transcripts, evaluator reasoning,
-    /// internal metadata, counterparty profiles).
-    PrivateSource,
-    /// The counterparty's name, whole or in part.
-    CounterpartyName,
-    /// An echo of private text: quoted, quoted in part, or paraphrased.
-    Echo,
-    /// Text addressed to a model, or structure forged inside the question.
-    Instruction,
-}
-
-impl GateRule {
-    /// The reason code: stable, snake case, safe to log.
-    ///
-    /// ```
-    /// assert_eq!(index_stall_gap::GateRule::ContactDetail.as_str(), "contact_detail");
-    /// ```
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GateRule::OptionCount => "option_count",
-            GateRule::EmptyField => "empty_field",
-            GateRule::FieldTooLong => "field_too_long",
-            GateRule::Identifier => "identifier",
-            GateRule::ContactDetail => "contact_detail",
-            GateRule::PrivateSource => "private_source",
-            GateRule::CounterpartyName => "counterparty_name",
-            GateRule::Echo => "echo",
-            GateRule::Instruction => "instruction",
-        }
+index_js::wire_enum! {
+    crate index_stall_gap;
+    /// Which rule refused a question: the reason code a host logs and reports.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum GateRule {
+        /// Fewer than 2 or more than 4 options.
+        OptionCount = "option_count",
+        /// A visible field empty after trimming.
+        EmptyField = "empty_field",
+        /// A visible field over [`MAX_VISIBLE_FIELD_LENGTH`].
+        FieldTooLong = "field_too_long",
+        /// An internal identifier: a UUID in any spelling, another opaque id
+        /// format, or an id word with a value.
+        Identifier = "identifier",
+        /// An e-mail address, URL, social handle or phone number, plain or
+        /// obfuscated.
+        ContactDetail = "contact_detail",
+        /// A reference to private sources (transcripts, evaluator reasoning,
+        /// internal metadata, counterparty profiles).
+        PrivateSource = "private_source",
+        /// The counterparty's name, whole or in part.
+        CounterpartyName = "counterparty_name",
+        /// An echo of private text: quoted, quoted in part, or paraphrased.
+        Echo = "echo",
+        /// Text addressed to a model, or structure forged inside the question.
+        Instruction = "instruction",
     }
 }
 
