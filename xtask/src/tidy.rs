@@ -170,6 +170,57 @@ mod tests {
         );
     }
 
+    /// The library and binary code reads the environment only where
+    /// docs/ARCHITECTURE.md says it does; everything else takes the value
+    /// as an argument, so it can be tested without the process. (Tests,
+    /// benches and the xtask read their own settings freely.)
+    #[test]
+    fn the_environment_is_read_only_where_the_architecture_says() {
+        let allowed = [
+            (
+                "crates/negotiation/src/ask.rs",
+                "pub fn negotiation_ask_rounds_cap()",
+            ),
+            (
+                "crates/negotiation/src/timeout.rs",
+                "pub fn resolve_turn_timeout_ms(",
+            ),
+            ("crates/stall-gap/src/openai.rs", "pub fn from_env()"),
+            ("crates/cli/src/database.rs", "pub(crate) fn select("),
+        ];
+        let read = ["env::", "var"].concat();
+        let mut found = Vec::new();
+        for (path, text) in sources() {
+            let relative = path.strip_prefix(crate::workspace_root()).unwrap_or(&path);
+            if !relative.starts_with("crates") || !relative.iter().any(|p| p == "src") {
+                continue;
+            }
+            let lines: Vec<&str> = text.lines().collect();
+            for (number, line) in lines.iter().enumerate() {
+                if !line.contains(&read) || line.trim_start().starts_with("//") {
+                    continue;
+                }
+                // The function the read is in: the nearest `fn` line above.
+                let inside = lines
+                    .iter()
+                    .take(number + 1)
+                    .rev()
+                    .find(|l| l.contains("fn "))
+                    .map(|l| l.trim());
+                let permitted = allowed.iter().any(|(file, function)| {
+                    relative.ends_with(file) && inside.is_some_and(|f| f.starts_with(function))
+                });
+                if !permitted {
+                    found.push(format!("{}:{}", relative.display(), number + 1));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "environment reads outside the named places: {found:?}"
+        );
+    }
+
     /// An error either shows its cause in its message or chains it as its
     /// source, never both: error reporters print the chain, so a cause in
     /// both places is printed twice (`#[error(transparent)]` forwards both
