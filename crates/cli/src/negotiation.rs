@@ -279,7 +279,7 @@ pub(crate) async fn show(
     let summary = session.summary(id).await?;
     let state = session
         .store()
-        .read_negotiation_state(id, user)
+        .read_negotiation_state(id)
         .await?
         .ok_or_else(Failure::not_found)?;
     let observation = index_negotiation::observe_negotiation(&state, user.as_str());

@@ -112,7 +112,7 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
     // Verify afterwards: each log holds exactly the turns sent, in order.
     for (id, _) in &pairs {
         let state = store
-            .read_negotiation_state(&OpportunityId::new(id.as_str()), &"x".into())
+            .read_negotiation_state(&OpportunityId::new(id.as_str()))
             .await
             .unwrap()
             .unwrap();

@@ -200,7 +200,7 @@ impl Host {
         let negotiation = self.seated(caller, id).await?;
         let state = self
             .store()
-            .read_negotiation_state(id, &caller.user_id)
+            .read_negotiation_state(id)
             .await?
             .ok_or(HostError::NotFound)?;
         let parked = crate::questions::parked_question(&self.store().list_messages(id).await?);

@@ -351,7 +351,7 @@ pub async fn park<S: NegotiationStore>(
         &summary.initiator
     };
     let state = store
-        .read_negotiation_state(id, user)
+        .read_negotiation_state(id)
         .await?
         .ok_or(HostError::NotFound)?;
     let messages = store.list_messages(id).await?;

@@ -385,7 +385,7 @@ async fn oversize_and_malformed_bodies_are_refused() {
     assert_eq!(body["error"]["code"], "invalid_turn");
     let state = host
         .store
-        .read_negotiation_state(&OpportunityId::new(OPP), &"dana".into())
+        .read_negotiation_state(&OpportunityId::new(OPP))
         .await
         .unwrap()
         .unwrap();
@@ -458,7 +458,7 @@ async fn racing_turns_over_http_have_one_winner_per_index() {
     }
     let state = host
         .store
-        .read_negotiation_state(&OpportunityId::new(OPP), &"dana".into())
+        .read_negotiation_state(&OpportunityId::new(OPP))
         .await
         .unwrap()
         .unwrap();
@@ -626,7 +626,7 @@ async fn shutting_down_under_load_loses_nothing() {
         let (id, acknowledged, finished) = worker.await.unwrap();
         let state = host
             .store
-            .read_negotiation_state(&OpportunityId::new(&id), &"dana".into())
+            .read_negotiation_state(&OpportunityId::new(&id))
             .await
             .unwrap()
             .unwrap();

@@ -80,15 +80,17 @@ async fn store_rate(url: &str, clients: u32) -> f64 {
                 let id = OpportunityId::new(format!("bench-{client}"));
                 let turn = NegotiationTurn::new(NegotiationAction::Propose, "A benchmark turn.");
                 for _ in 0..TURNS {
-                    let decide = Box::new(|state: Option<&index_negotiation::NegotiationState>| {
-                        Decision::Permitted(TurnPermitted {
-                            turn_index: state.map_or(0, |s| s.turns.len()),
-                            outcome: None,
-                            round_ended: None,
-                            awaiting_user_id: Some("bob".to_owned()),
-                            opportunity_status: OpportunityStatus::Negotiating,
-                        })
-                    });
+                    let decide = Box::new(
+                        |state: Option<&index_negotiation::NegotiationState>, _: &_, _: &_| {
+                            Decision::Permitted(TurnPermitted {
+                                turn_index: state.map_or(0, |s| s.turns.len()),
+                                outcome: None,
+                                round_ended: None,
+                                awaiting_user_id: Some("bob".to_owned()),
+                                opportunity_status: OpportunityStatus::Negotiating,
+                            })
+                        },
+                    );
                     let decision = store
                         .commit_negotiation_turn(&id, &"alice".into(), &turn, decide)
                         .await

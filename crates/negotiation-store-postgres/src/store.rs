@@ -153,17 +153,15 @@ async fn decide_locked<D, R>(
     tx: &Transaction<'_>,
     id: &OpportunityId,
     slot: &mut Option<D>,
-) -> Result<(Option<i64>, R), Attempt>
-where
-    D: FnOnce(Option<&NegotiationState>) -> R,
-{
+    run: impl FnOnce(D, Option<&NegotiationState>) -> R,
+) -> Result<(Option<i64>, R), Attempt> {
     let locked = locked_state(tx, id).await?;
     let decide = slot
         .take()
         .ok_or_else(|| StoreError::Corrupt("decide was already used".to_owned()))?;
     Ok(match locked {
-        None => (None, decide(None)),
-        Some((seq, state)) => (Some(seq), decide(Some(&state))),
+        None => (None, run(decide, None)),
+        Some((seq, state)) => (Some(seq), run(decide, Some(&state))),
     })
 }
 
@@ -176,7 +174,8 @@ async fn commit_turn_once(
 ) -> Result<NegotiationDecision, Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
-    let (seq, decision) = decide_locked(&tx, id, slot).await?;
+    let (seq, decision) =
+        decide_locked(&tx, id, slot, |decide, state| decide(state, user_id, turn)).await?;
     let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) else {
         return Ok(decision);
     };
@@ -224,11 +223,13 @@ async fn commit_turn_once(
 async fn commit_resume_once(
     store: &PostgresStore,
     id: &OpportunityId,
+    user_id: &UserId,
     slot: &mut Option<ResumeDecider>,
 ) -> Result<NegotiationResumeDecision, Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
-    let (seq, decision) = decide_locked(&tx, id, slot).await?;
+    let (seq, decision) =
+        decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
     if let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) {
         let resume = tx
             .prepare_cached("UPDATE negotiations SET awaiting_user_id = $1 WHERE seq = $2")
@@ -270,7 +271,6 @@ impl NegotiationStore for PostgresStore {
     async fn read_negotiation_state(
         &self,
         id: &OpportunityId,
-        _user_id: &UserId,
     ) -> Result<Option<NegotiationState>, StoreError> {
         reading!(self, |client| read_state(&mut client, id))
     }
@@ -290,10 +290,12 @@ impl NegotiationStore for PostgresStore {
     async fn commit_negotiation_resume(
         &self,
         id: &OpportunityId,
-        _user_id: &UserId,
+        user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError> {
-        retrying!(self, decide, |slot| commit_resume_once(self, id, &mut slot))
+        retrying!(self, decide, |slot| commit_resume_once(
+            self, id, user_id, &mut slot
+        ))
     }
 
     async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {

@@ -23,6 +23,7 @@ use index_negotiation::{
 };
 use index_negotiation_store::{
     NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpportunityId, Seat, StoreError,
+    UserId,
 };
 use index_negotiation_store_postgres::{PostgresOptions, PostgresStore};
 
@@ -148,7 +149,7 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
         assert_eq!(winners, 1, "round {round}");
     }
     let state = second
-        .read_negotiation_state(&"opp-1".into(), &"bob".into())
+        .read_negotiation_state(&"opp-1".into())
         .await
         .unwrap()
         .unwrap();
@@ -164,13 +165,13 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&calls);
     let turn = NegotiationTurn::new(Propose, "never lands");
-    let proposed = turn.clone();
     // While the commit holds its lock and asks for a decision, kill the
     // backend holding the lock on this schema's negotiations.
-    let decide = Box::new(move |state: Option<&NegotiationState>| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        let (url, schema) = (url.clone(), schema.clone());
-        std::thread::spawn(move || {
+    let decide = Box::new(
+        move |state: Option<&NegotiationState>, user: &UserId, turn: &NegotiationTurn| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let (url, schema) = (url.clone(), schema.clone());
+            std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
             runtime.block_on(async {
                 let client = raw(&url, &schema).await;
@@ -188,8 +189,9 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
         })
         .join()
         .unwrap();
-        decide_negotiation_turn(state, "alice", &proposed)
-    });
+            decide_negotiation_turn(state, user.as_str(), turn)
+        },
+    );
     let result = store
         .commit_negotiation_turn(&"opp-drop".into(), &"alice".into(), &turn, decide)
         .await;
@@ -200,7 +202,7 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
         "decide ran once and was not retried"
     );
     let state = store
-        .read_negotiation_state(&"opp-drop".into(), &"alice".into())
+        .read_negotiation_state(&"opp-drop".into())
         .await
         .unwrap()
         .unwrap();
@@ -248,7 +250,7 @@ async fn a_statement_timeout_is_honoured() {
     );
     tx.rollback().await.unwrap();
     let state = store
-        .read_negotiation_state(&"opp-slow".into(), &"alice".into())
+        .read_negotiation_state(&"opp-slow".into())
         .await
         .unwrap()
         .unwrap();
@@ -369,9 +371,7 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
         .batch_execute("UPDATE turns SET turn_index = 20 WHERE turn_index = 2")
         .await
         .unwrap();
-    let read = store
-        .read_negotiation_state(&opening.opportunity_id, &"bob".into())
-        .await;
+    let read = store.read_negotiation_state(&opening.opportunity_id).await;
     assert!(
         matches!(&read, Err(StoreError::Corrupt(why)) if why.contains("not dense")),
         "{read:?}"

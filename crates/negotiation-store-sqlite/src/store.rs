@@ -56,7 +56,6 @@ impl NegotiationStore for SqliteStore {
     async fn read_negotiation_state(
         &self,
         id: &OpportunityId,
-        _user_id: &UserId,
     ) -> Result<Option<NegotiationState>, StoreError> {
         let id = id.clone();
         self.pool
@@ -82,9 +81,9 @@ impl NegotiationStore for SqliteStore {
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
                 let Some((seq, state)) = locked_state(&tx, &id)? else {
-                    return Ok(decide(None));
+                    return Ok(decide(None, &user_id, &turn));
                 };
-                let decision = decide(Some(&state));
+                let decision = decide(Some(&state), &user_id, &turn);
                 let Decision::Permitted(permitted) = &decision else {
                     return Ok(decision);
                 };
@@ -118,17 +117,17 @@ impl NegotiationStore for SqliteStore {
     async fn commit_negotiation_resume(
         &self,
         id: &OpportunityId,
-        _user_id: &UserId,
+        user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError> {
-        let id = id.clone();
+        let (id, user_id) = (id.clone(), user_id.clone());
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
                 let Some((seq, state)) = locked_state(&tx, &id)? else {
-                    return Ok(decide(None));
+                    return Ok(decide(None, &user_id));
                 };
-                let decision = decide(Some(&state));
+                let decision = decide(Some(&state), &user_id);
                 if let Decision::Permitted(permitted) = &decision {
                     execute(
                         &tx,

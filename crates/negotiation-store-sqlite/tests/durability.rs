@@ -21,6 +21,7 @@ use index_negotiation::{
 };
 use index_negotiation_store::{
     ListFilter, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat, StoreError,
+    UserId,
 };
 use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore, Synchronous};
 
@@ -137,20 +138,14 @@ async fn data_survives_dropping_and_reopening_the_store() {
         };
         assert!(store.append_message(&opp(), &message).await.unwrap());
         (
-            store
-                .read_negotiation_state(&opp(), &"alice".into())
-                .await
-                .unwrap(),
+            store.read_negotiation_state(&opp()).await.unwrap(),
             store.list_messages(&opp()).await.unwrap(),
             store.get_negotiation(&opp()).await.unwrap(),
         )
     };
     let store = SqliteStore::open(&path).await.unwrap();
     let after = (
-        store
-            .read_negotiation_state(&opp(), &"alice".into())
-            .await
-            .unwrap(),
+        store.read_negotiation_state(&opp()).await.unwrap(),
         store.list_messages(&opp()).await.unwrap(),
         store.get_negotiation(&opp()).await.unwrap(),
     );
@@ -215,7 +210,7 @@ async fn two_stores_on_one_file_serialize_their_commits() {
         worker.await.unwrap();
     }
     let state = second
-        .read_negotiation_state(&opp(), &"bob".into())
+        .read_negotiation_state(&opp())
         .await
         .unwrap()
         .unwrap();
@@ -275,7 +270,7 @@ fn a_writer_killed_mid_write_leaves_the_file_consistent() {
     let reader = runtime.block_on(SqliteStore::open(&path)).unwrap();
     loop {
         let turns = runtime
-            .block_on(reader.read_negotiation_state(&opp(), &"alice".into()))
+            .block_on(reader.read_negotiation_state(&opp()))
             .unwrap()
             .map_or(0, |s| s.turns.len());
         if turns >= 40 || started.elapsed() > Duration::from_secs(20) {
@@ -289,11 +284,7 @@ fn a_writer_killed_mid_write_leaves_the_file_consistent() {
     runtime.block_on(async {
         let store = SqliteStore::open(&path).await.unwrap();
         store.check_integrity().await.unwrap();
-        let state = store
-            .read_negotiation_state(&opp(), &"alice".into())
-            .await
-            .unwrap()
-            .unwrap();
+        let state = store.read_negotiation_state(&opp()).await.unwrap().unwrap();
         assert!(
             state.turns.len() >= 40,
             "the writer made progress: {}",
@@ -393,11 +384,7 @@ async fn the_primary_key_reports_a_taken_index_as_raced() {
         commit_stale(&store, Propose).await,
         Some(NegotiationRejection::Raced)
     );
-    let state = store
-        .read_negotiation_state(&opp(), &"bob".into())
-        .await
-        .unwrap()
-        .unwrap();
+    let state = store.read_negotiation_state(&opp()).await.unwrap().unwrap();
     assert_eq!(state.turns.len(), 1);
     assert_eq!(
         state.awaiting_user_id.as_deref(),
@@ -413,12 +400,11 @@ async fn commit_stale(
     action: NegotiationAction,
 ) -> Option<NegotiationRejection> {
     let turn = NegotiationTurn::new(action, "stale");
-    let proposed = turn.clone();
-    let stale = Box::new(move |state: Option<&NegotiationState>| {
+    let stale = Box::new(|state: Option<&NegotiationState>, user: &_, turn: &_| {
         let mut stale = state.cloned().unwrap();
         stale.turns.clear();
         stale.awaiting_user_id = Some("bob".into());
-        decide_negotiation_turn(Some(&stale), "bob", &proposed)
+        decide_negotiation_turn(Some(&stale), UserId::as_str(user), turn)
     });
     store
         .commit_negotiation_turn(&opp(), &"bob".into(), &turn, stale)
@@ -480,7 +466,7 @@ async fn opening_for_reading_writes_nothing_and_creates_nothing() {
 
     let reader = SqliteStore::open_with(&path, read_only).await.unwrap();
     let state = reader
-        .read_negotiation_state(&opp(), &"bob".into())
+        .read_negotiation_state(&opp())
         .await
         .unwrap()
         .unwrap();
@@ -539,7 +525,7 @@ async fn a_reader_sees_what_a_live_writer_commits() {
     for (n, who) in ["alice", "bob", "alice"].into_iter().enumerate() {
         assert!(step(&writer, who).await);
         let state = reader
-            .read_negotiation_state(&opp(), &"bob".into())
+            .read_negotiation_state(&opp())
             .await
             .unwrap()
             .unwrap();
@@ -626,7 +612,7 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
     raw.execute("UPDATE turns SET turn_index = 20 WHERE turn_index = 2", [])
         .unwrap();
     drop(raw);
-    let read = store.read_negotiation_state(&opp(), &"bob".into()).await;
+    let read = store.read_negotiation_state(&opp()).await;
     assert!(
         matches!(&read, Err(StoreError::Corrupt(why)) if why.contains("not dense")),
         "{read:?}"

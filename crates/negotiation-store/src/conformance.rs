@@ -156,11 +156,7 @@ async fn resume<S: NegotiationStore>(
 }
 
 async fn state<S: NegotiationStore>(store: &S, id: &OpportunityId) -> NegotiationState {
-    store
-        .read_negotiation_state(id, &user(ALICE))
-        .await
-        .unwrap()
-        .unwrap()
+    store.read_negotiation_state(id).await.unwrap().unwrap()
 }
 
 fn rejection(decision: &NegotiationDecision) -> Option<NegotiationRejection> {
@@ -405,13 +401,7 @@ pub async fn strangers_hold_no_seat<S: NegotiationStore>(store: S) {
 /// Every operation on an unknown id says so without writing.
 pub async fn missing_negotiations_are_not_found<S: NegotiationStore>(store: S) {
     let missing = id(404);
-    assert_eq!(
-        store
-            .read_negotiation_state(&missing, &user(ALICE))
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(store.read_negotiation_state(&missing).await.unwrap(), None);
     assert_eq!(
         rejection(&turn(&store, &missing, ALICE, Propose).await),
         Some(NegotiationRejection::NotFound)
@@ -552,13 +542,19 @@ pub async fn closed_negotiations_refuse_everything<S: NegotiationStore>(store: S
 pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store: S) {
     let id = open(&store, 1).await;
     let calls = Arc::new(AtomicUsize::new(0));
-    let counted_turn = |who: &'static str, action: NegotiationAction| {
-        let calls = Arc::clone(&calls);
-        let proposed = NegotiationTurn::new(action, "counted");
-        Box::new(move |state: Option<&NegotiationState>| {
-            calls.fetch_add(1, Ordering::SeqCst);
-            decide_negotiation_turn(state, who, &proposed)
-        })
+    // What each decider was handed: the seat and turn the store writes.
+    let handed = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let counted_turn = || {
+        let (calls, handed) = (Arc::clone(&calls), Arc::clone(&handed));
+        Box::new(
+            move |state: Option<&NegotiationState>, who: &UserId, turn: &NegotiationTurn| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                if let Ok(mut handed) = handed.lock() {
+                    handed.push((who.clone(), turn.clone()));
+                }
+                decide_negotiation_turn(state, who.as_str(), turn)
+            },
+        )
     };
     let cases = [
         (ALICE, Propose, true),
@@ -572,19 +568,24 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
                 &id,
                 &user(who),
                 &NegotiationTurn::new(action, "counted"),
-                counted_turn(who, action),
+                counted_turn(),
             )
             .await
             .unwrap();
         assert_eq!(decision.is_ok(), permitted, "{who} {action}");
         assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
+        assert_eq!(
+            handed.lock().unwrap().last(),
+            Some(&(user(who), NegotiationTurn::new(action, "counted"))),
+            "the decider decides the seat and turn the store writes"
+        );
     }
     let missing = store
         .commit_negotiation_turn(
             &self::id(9),
             &user(ALICE),
             &NegotiationTurn::new(Propose, "x"),
-            counted_turn(ALICE, Propose),
+            counted_turn(),
         )
         .await
         .unwrap();
@@ -592,9 +593,14 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
     assert_eq!(calls.load(Ordering::SeqCst), 5);
     for (expected_calls, permitted) in [(6, true), (7, false)] {
         let counter = Arc::clone(&calls);
-        let decide = Box::new(move |state: Option<&NegotiationState>| {
+        let decide = Box::new(move |state: Option<&NegotiationState>, who: &UserId| {
             counter.fetch_add(1, Ordering::SeqCst);
-            decide_negotiation_resume(state, ALICE)
+            assert_eq!(
+                who,
+                &user(ALICE),
+                "the decider decides for the seat resuming"
+            );
+            decide_negotiation_resume(state, who.as_str())
         });
         let decision = store
             .commit_negotiation_resume(&id, &user(ALICE), decide)

@@ -105,7 +105,6 @@ impl NegotiationStore for MemoryStore {
     async fn read_negotiation_state(
         &self,
         id: &OpportunityId,
-        _user_id: &UserId,
     ) -> Result<Option<NegotiationState>, StoreError> {
         self.with_record(id, None, |record| Some(record.state.clone()))
     }
@@ -118,10 +117,10 @@ impl NegotiationStore for MemoryStore {
         decide: TurnDecider,
     ) -> Result<NegotiationDecision, StoreError> {
         let Some(record) = self.record(id)? else {
-            return Ok(decide(None));
+            return Ok(decide(None, user_id, turn));
         };
         let mut record = Self::lock(&record)?;
-        let decision = decide(Some(&record.state));
+        let decision = decide(Some(&record.state), user_id, turn);
         if let Decision::Permitted(permitted) = &decision {
             if permitted.turn_index != record.state.turns.len() {
                 return Ok(Decision::Refused(
@@ -137,14 +136,14 @@ impl NegotiationStore for MemoryStore {
     async fn commit_negotiation_resume(
         &self,
         id: &OpportunityId,
-        _user_id: &UserId,
+        user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError> {
         let Some(record) = self.record(id)? else {
-            return Ok(decide(None));
+            return Ok(decide(None, user_id));
         };
         let mut record = Self::lock(&record)?;
-        let decision = decide(Some(&record.state));
+        let decision = decide(Some(&record.state), user_id);
         if let Decision::Permitted(permitted) = &decision {
             record.state.apply_resume(permitted);
         }

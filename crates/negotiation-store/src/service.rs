@@ -61,7 +61,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
     ) -> Result<Option<NegotiationObservation>, StoreError> {
-        let state = self.store.read_negotiation_state(id, user_id).await?;
+        let state = self.store.read_negotiation_state(id).await?;
         Ok(state.map(|state| observe_negotiation(&state, user_id.as_str())))
     }
 
@@ -75,10 +75,9 @@ impl<S: NegotiationStore> Negotiations<S> {
         turn: NegotiationTurn,
     ) -> Result<NegotiationDecision, StoreError> {
         let turn = turn.normalized();
-        let user = user_id.as_str().to_owned();
-        let proposed = turn.clone();
-        let decide =
-            Box::new(move |state: Option<&_>| decide_negotiation_turn(state, &user, &proposed));
+        let decide = Box::new(|state: Option<&_>, user: &UserId, turn: &_| {
+            decide_negotiation_turn(state, user.as_str(), turn)
+        });
         self.store
             .commit_negotiation_turn(id, user_id, &turn, decide)
             .await
@@ -91,8 +90,9 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
     ) -> Result<NegotiationResumeDecision, StoreError> {
-        let user = user_id.as_str().to_owned();
-        let decide = Box::new(move |state: Option<&_>| decide_negotiation_resume(state, &user));
+        let decide = Box::new(|state: Option<&_>, user: &UserId| {
+            decide_negotiation_resume(state, user.as_str())
+        });
         self.store
             .commit_negotiation_resume(id, user_id, decide)
             .await

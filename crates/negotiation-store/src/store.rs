@@ -15,13 +15,17 @@ use crate::ids::{OpportunityId, UserId};
 use crate::model::{CloseReason, ListFilter, NegotiationSummary, OpenNegotiation};
 
 /// Decides a turn against the state as locked inside the commit's
-/// transaction (`None` when there is no such negotiation).
-pub type TurnDecider = Box<dyn FnOnce(Option<&NegotiationState>) -> NegotiationDecision + Send>;
+/// transaction (`None` when there is no such negotiation), for the seat and
+/// the turn the store will write: the store hands over exactly what it
+/// applies, so what is decided and what is written cannot differ.
+pub type TurnDecider = Box<
+    dyn FnOnce(Option<&NegotiationState>, &UserId, &NegotiationTurn) -> NegotiationDecision + Send,
+>;
 
 /// Decides a resume against the state as locked inside the commit's
-/// transaction.
+/// transaction, for the seat that resumes.
 pub type ResumeDecider =
-    Box<dyn FnOnce(Option<&NegotiationState>) -> NegotiationResumeDecision + Send>;
+    Box<dyn FnOnce(Option<&NegotiationState>, &UserId) -> NegotiationResumeDecision + Send>;
 
 /// Wakes whenever a negotiation in the store may have changed, including
 /// by another process: each message means "look again". Messages are
@@ -40,7 +44,8 @@ impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
 /// **The commit contract.** `commit_negotiation_turn` and
 /// `commit_negotiation_resume` lock the negotiation, read its current state
 /// (both seats' eligibility included), call `decide` exactly once with that
-/// state, and apply the decision in the same atomic step:
+/// state and the user (and turn) they were given, and apply the decision in
+/// the same atomic step:
 ///
 /// * a permitted turn appends the turn for the acting seat at the decided
 ///   index and sets the awaiting seat, outcome, settlement and opportunity
@@ -59,7 +64,6 @@ pub trait NegotiationStore: Send + Sync {
     async fn read_negotiation_state(
         &self,
         id: &OpportunityId,
-        user_id: &UserId,
     ) -> Result<Option<NegotiationState>, StoreError>;
 
     /// Decides and applies a turn atomically (see the trait's contract).
@@ -144,8 +148,8 @@ macro_rules! forward_store {
     ($($pointer:ty),*) => {$(
         #[async_trait]
         impl<S: NegotiationStore + ?Sized> NegotiationStore for $pointer {
-            async fn read_negotiation_state(&self, id: &OpportunityId, user_id: &UserId) -> Result<Option<NegotiationState>, StoreError> {
-                (**self).read_negotiation_state(id, user_id).await
+            async fn read_negotiation_state(&self, id: &OpportunityId) -> Result<Option<NegotiationState>, StoreError> {
+                (**self).read_negotiation_state(id).await
             }
             async fn commit_negotiation_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<NegotiationDecision, StoreError> {
                 (**self).commit_negotiation_turn(id, user_id, turn, decide).await
