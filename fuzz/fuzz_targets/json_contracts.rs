@@ -81,7 +81,8 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(request) = InteractionRequest::from_material(request) {
             let from_json = validate_interaction_response(&request, response);
             if let Ok(typed) = InteractionResponse::from_json_value(response) {
-                let command = InteractionResponseCommand::new("op", request.command_binding(), typed.clone());
+                let command =
+                    InteractionResponseCommand::new("op", request.command_binding(), typed.clone());
                 let wire = serde_json::to_value(&command).expect("a command serializes");
                 assert_eq!(
                     validate_interaction_response_command(&request, &wire).is_ok(),

@@ -5,7 +5,7 @@
 #![no_main]
 
 use index_negotiation::{
-    NegotiationState, decide_negotiation_turn, decide_negotiation_turn_value, js_number,
+    NegotiationState, decide_negotiation_turn, decide_negotiation_turn_value,
     negotiation_ask_rounds_cap_from, parse_negotiation_turn, resolve_turn_timeout_ms_from,
     turn_timeout,
 };
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = js_number(text);
+    let _ = index_js::number_from_str(text);
     let _ = negotiation_ask_rounds_cap_from(Some(text));
     let timeout = resolve_turn_timeout_ms_from(None, Some(text));
     assert!(

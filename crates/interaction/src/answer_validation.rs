@@ -1,5 +1,6 @@
 //! Checking an accepted answer against its spec.
 
+use index_js::Problems;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -204,10 +205,10 @@ impl fmt::Display for AnswerProblem {
 pub fn validate_interaction_answer(
     spec: &InteractionAnswerSpec,
     data: Option<&InteractionData>,
-) -> Result<(), Vec<AnswerProblem>> {
+) -> Result<(), Problems<AnswerProblem>> {
     let json = data.map(|data| Value::Object(data_to_json(data)));
     let spec = serde_json::to_value(spec).unwrap_or(Value::Null);
-    into_result(validate_interaction_answer_json(&spec, json.as_ref()))
+    Problems::check(answer_problems_json(&spec, json.as_ref()))
 }
 
 /// [`validate_interaction_answer`] on untyped JSON data, as an answer
@@ -215,42 +216,42 @@ pub fn validate_interaction_answer(
 pub fn validate_interaction_answer_value(
     spec: &InteractionAnswerSpec,
     data: Option<&Value>,
-) -> Result<(), Vec<AnswerProblem>> {
+) -> Result<(), Problems<AnswerProblem>> {
     let spec = serde_json::to_value(spec).unwrap_or(Value::Null);
-    into_result(validate_interaction_answer_json(&spec, data))
-}
-
-pub(crate) fn into_result<P>(problems: Vec<P>) -> Result<(), Vec<P>> {
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems)
-    }
+    Problems::check(answer_problems_json(&spec, data))
 }
 
 /// [`validate_interaction_answer`] with the spec and the data as plain
 /// JSON, as 0.46 takes them: a spec that breaks its schema is reported as
 /// [`AnswerProblem::Spec`] problems, data that is not an object as
-/// [`AnswerProblem::DataNotAnObject`]. The problems are returned, none
-/// when the answer is valid.
+/// [`AnswerProblem::DataNotAnObject`].
+///
+/// # Errors
+///
+/// Every problem with the spec or the answer, in the reference's order.
 ///
 /// ```
 /// use index_interaction::validate_interaction_answer_json;
 /// let spec = serde_json::json!({"fields": [{"name": "n", "type": "number", "max": 3, "label": "N"}]});
-/// let problems = validate_interaction_answer_json(&spec, Some(&serde_json::json!({"n": 5})));
+/// let problems = validate_interaction_answer_json(&spec, Some(&serde_json::json!({"n": 5}))).unwrap_err();
 /// assert_eq!(problems[0].code(), "above_max:n");
 /// let unnamed = serde_json::json!({"fields": [{"type": "number", "label": "N"}]});
-/// assert_eq!(validate_interaction_answer_json(&unnamed, None)[0].code(), "spec:fields.0.name:invalid_type");
+/// let problems = validate_interaction_answer_json(&unnamed, None).unwrap_err();
+/// assert_eq!(problems.first().code(), "spec:fields.0.name:invalid_type");
 /// ```
-pub fn validate_interaction_answer_json(spec: &Value, data: Option<&Value>) -> Vec<AnswerProblem> {
+pub fn validate_interaction_answer_json(
+    spec: &Value,
+    data: Option<&Value>,
+) -> Result<(), Problems<AnswerProblem>> {
+    Problems::check(answer_problems_json(spec, data))
+}
+
+/// The problems [`validate_interaction_answer_json`] reports, as a list.
+pub(crate) fn answer_problems_json(spec: &Value, data: Option<&Value>) -> Vec<AnswerProblem> {
     let spec = match InteractionAnswerSpec::from_json_value(spec) {
         Ok(spec) => spec,
         Err(invalid) => {
-            return invalid
-                .issues
-                .into_iter()
-                .map(AnswerProblem::Spec)
-                .collect();
+            return invalid.into_iter().map(AnswerProblem::Spec).collect();
         }
     };
     answer_problems(&spec, data)

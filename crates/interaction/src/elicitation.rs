@@ -16,6 +16,7 @@
 //! server as `elicitation/create` params, and the client's result back as
 //! an [`ElicitationResult`].
 
+use index_js::Problems;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -282,7 +283,7 @@ fn property_of(field: &InteractionField) -> Result<Value, Unmappable> {
 pub fn elicitation_to_response(
     request: &InteractionRequest,
     result: &ElicitationResult,
-) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+) -> Result<InteractionResponse, Problems<ResponseProblem>> {
     let mut response = Map::new();
     response.insert("id".into(), json!(request.id()));
     let outcome = match result.action {

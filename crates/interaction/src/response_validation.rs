@@ -2,11 +2,12 @@
 //! rules included, and a response command against the request it is bound
 //! to.
 
+use index_js::Problems;
 use std::fmt;
 
 use serde_json::Value;
 
-use crate::answer_validation::{AnswerProblem, into_result};
+use crate::answer_validation::AnswerProblem;
 use crate::data::data_to_json;
 use crate::envelope::{
     InteractionRequest, InteractionResponse, InteractionResponseCommand, parse_response,
@@ -99,11 +100,8 @@ impl fmt::Display for ResponseProblem {
 pub fn validate_interaction_response(
     request: &InteractionRequest,
     response: &Value,
-) -> Result<InteractionResponse, Vec<ResponseProblem>> {
-    let reserved = reserved_key_problems(response);
-    if !reserved.is_empty() {
-        return Err(reserved);
-    }
+) -> Result<InteractionResponse, Problems<ResponseProblem>> {
+    Problems::check(reserved_key_problems(response))?;
     let response = read_response(response, Version::V0_46)?;
     check_response(request, &response)?;
     Ok(response)
@@ -114,7 +112,7 @@ pub fn validate_interaction_response(
 pub fn interaction_response_is_valid(
     request: &InteractionRequest,
     response: &Value,
-) -> Result<(), Vec<ResponseProblem>> {
+) -> Result<(), Problems<ResponseProblem>> {
     validate_interaction_response(request, response).map(drop)
 }
 
@@ -132,7 +130,7 @@ pub fn interaction_response_is_valid(
 pub fn validate_interaction_response_json(
     request: &Value,
     response: &Value,
-) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+) -> Result<InteractionResponse, Problems<ResponseProblem>> {
     validate_interaction_response(&read_request(request)?, response)
 }
 
@@ -144,16 +142,11 @@ pub fn validate_interaction_response_json(
 pub fn validate_interaction_response_command(
     request: &InteractionRequest,
     command: &Value,
-) -> Result<InteractionResponse, Vec<ResponseProblem>> {
-    let command = InteractionResponseCommand::from_json_value(command).map_err(|invalid| {
-        invalid
-            .issues
-            .into_iter()
-            .map(ResponseProblem::Command)
-            .collect::<Vec<_>>()
-    })?;
+) -> Result<InteractionResponse, Problems<ResponseProblem>> {
+    let command = InteractionResponseCommand::from_json_value(command)
+        .map_err(|invalid| invalid.map(ResponseProblem::Command))?;
     if command.binding != request.command_binding() {
-        return Err(vec![ResponseProblem::StaleBinding]);
+        return Err(Problems::one(ResponseProblem::StaleBinding));
     }
     // The command's response was read by its schema already, and reading
     // drops no key the reserved-key check would refuse but `__proto__`.
@@ -166,18 +159,13 @@ pub fn validate_interaction_response_command(
 pub fn validate_interaction_response_command_json(
     request: &Value,
     command: &Value,
-) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+) -> Result<InteractionResponse, Problems<ResponseProblem>> {
     validate_interaction_response_command(&read_request(request)?, command)
 }
 
-fn read_request(request: &Value) -> Result<InteractionRequest, Vec<ResponseProblem>> {
-    InteractionRequest::from_json_value(request).map_err(|invalid| {
-        invalid
-            .issues
-            .into_iter()
-            .map(ResponseProblem::Request)
-            .collect()
-    })
+fn read_request(request: &Value) -> Result<InteractionRequest, Problems<ResponseProblem>> {
+    InteractionRequest::from_json_value(request)
+        .map_err(|invalid| invalid.map(ResponseProblem::Request))
 }
 
 /// A reserved name among the response's data keys, each an unknown field:
@@ -199,34 +187,29 @@ fn reserved_key_problems(response: &Value) -> Vec<ResponseProblem> {
 pub(crate) fn read_response(
     response: &Value,
     version: Version,
-) -> Result<InteractionResponse, Vec<ResponseProblem>> {
+) -> Result<InteractionResponse, Problems<ResponseProblem>> {
     let mut walk = Walk::new(version);
     let parsed = parse_response(&mut walk, &At::Root, Some(response));
-    walk.finish(parsed).map_err(|invalid| {
-        invalid
-            .issues
-            .into_iter()
-            .map(ResponseProblem::Schema)
-            .collect()
-    })
+    walk.finish(parsed)
+        .map_err(|invalid| invalid.map(ResponseProblem::Schema))
 }
 
 /// Checks a well-formed response against `request`.
 pub fn check_response(
     request: &InteractionRequest,
     response: &InteractionResponse,
-) -> Result<(), Vec<ResponseProblem>> {
+) -> Result<(), Problems<ResponseProblem>> {
     if request.id() != response.id {
-        return Err(vec![ResponseProblem::IdMismatch]);
+        return Err(Problems::one(ResponseProblem::IdMismatch));
     }
     if request
         .allowed_outcomes()
         .is_some_and(|allowed| !allowed.contains(&response.outcome))
     {
-        return Err(vec![ResponseProblem::OutcomeNotAllowed]);
+        return Err(Problems::one(ResponseProblem::OutcomeNotAllowed));
     }
     let data = response.data.as_ref().map(data_to_json);
-    into_result(
+    Problems::check(
         resolution_problems(&request.asked(), response.outcome, data.as_ref())
             .into_iter()
             .map(ResponseProblem::Answer)

@@ -9,12 +9,13 @@
 //! length bounds, no reserved names, no secret handles, answers read
 //! through the prototype chain), and [`upgrade`] re-reads one under 0.46.
 
+use index_js::Problems;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::Contract;
 use crate::answer_validation::{
-    AnswerProblem, FieldRules, UnreadableSpec, into_result, problems, rules_from_json,
+    AnswerProblem, FieldRules, UnreadableSpec, problems, rules_from_json,
 };
 use crate::data::{
     InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject, data_to_json,
@@ -290,7 +291,7 @@ impl InteractionRequest {
 pub fn validate_interaction_response(
     request: &InteractionRequest,
     response: &Value,
-) -> Result<(), Vec<ResponseProblem>> {
+) -> Result<(), Problems<ResponseProblem>> {
     check_response(request, &read_response(response, Version::V0_44)?)
 }
 
@@ -302,12 +303,12 @@ pub fn validate_interaction_response(
 pub fn check_response(
     request: &InteractionRequest,
     response: &InteractionResponse,
-) -> Result<(), Vec<ResponseProblem>> {
+) -> Result<(), Problems<ResponseProblem>> {
     if request.id != response.id {
-        return Err(vec![ResponseProblem::IdMismatch]);
+        return Err(Problems::one(ResponseProblem::IdMismatch));
     }
     let data = response.data.as_ref().map(data_to_json);
-    into_result(
+    Problems::check(
         resolution_problems_0_44(&request.asked(), response.outcome, data.as_ref())
             .into_iter()
             .map(ResponseProblem::Answer)
@@ -325,7 +326,7 @@ pub fn check_response(
 pub fn validate_interaction_answer(
     spec: &InteractionAnswerSpec,
     data: Option<&InteractionData>,
-) -> Result<(), Vec<AnswerProblem>> {
+) -> Result<(), Problems<AnswerProblem>> {
     let json = data.map(data_to_json);
     validate_interaction_answer_value(spec, json.as_ref())
 }
@@ -338,9 +339,9 @@ pub fn validate_interaction_answer(
 pub fn validate_interaction_answer_value(
     spec: &InteractionAnswerSpec,
     data: Option<&Map<String, Value>>,
-) -> Result<(), Vec<AnswerProblem>> {
+) -> Result<(), Problems<AnswerProblem>> {
     let rules: Vec<FieldRules<'_>> = spec.fields.iter().map(FieldRules::from).collect();
-    into_result(problems(&rules, data, Version::V0_44))
+    Problems::check(problems(&rules, data, Version::V0_44))
 }
 
 /// [`validate_interaction_answer`] with the spec as plain JSON, as 0.44
@@ -386,7 +387,7 @@ pub fn validate_interaction_response_json(
     response: &Value,
 ) -> Result<Vec<ResponseProblem>, UnreadableSpec> {
     let response = match read_response(response, Version::V0_44) {
-        Err(problems) => return Ok(problems),
+        Err(problems) => return Ok(problems.into_vec()),
         Ok(response) => response,
     };
     if request.get("id").and_then(Value::as_str) != Some(response.id.as_str()) {

@@ -89,12 +89,7 @@ impl fmt::Display for SchemaIssue {
 
 /// A value that breaks the contract, with every problem, in the
 /// reference's order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{}", issues.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
-pub struct InvalidInteraction {
-    /// Every problem; never empty.
-    pub issues: Vec<SchemaIssue>,
-}
+pub type InvalidInteraction = index_js::Problems<SchemaIssue>;
 
 fn type_name(value: Option<&Value>) -> &'static str {
     match value {
@@ -214,17 +209,21 @@ impl Walk {
     pub(crate) fn finish<T>(self, value: Option<T>) -> Result<T, InvalidInteraction> {
         match value {
             Some(value) if self.issues.is_empty() => Ok(value),
-            _ => Err(InvalidInteraction {
-                issues: self.issues,
-            }),
+            _ => Err(self.fail()),
         }
     }
 
     /// The problems found, for a caller that found one of its own.
     pub(crate) fn fail(self) -> InvalidInteraction {
-        InvalidInteraction {
-            issues: self.issues,
-        }
+        // A walk that read nothing reported why; should one ever not have,
+        // the value is still refused, with a problem at the root.
+        index_js::Problems::new(self.issues).unwrap_or_else(|| {
+            index_js::Problems::one(SchemaIssue {
+                path: IssuePath::default(),
+                code: IssueCode::Custom,
+                message: "could not be read".to_owned(),
+            })
+        })
     }
 
     fn wrong_type(&mut self, at: &At<'_>, expected: &str, found: Option<&Value>) {

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 /// Each problem's code, if any.
-fn codes<T>(result: Result<T, Vec<ResponseProblem>>) -> Option<Vec<String>> {
+fn codes<T>(result: Result<T, index_js::Problems<ResponseProblem>>) -> Option<Vec<String>> {
     result
         .err()
         .map(|problems| problems.iter().map(ResponseProblem::code).collect())
@@ -100,7 +100,6 @@ fn invalid_examples_are_rejected_for_their_rule() {
         .map(|(name, value)| {
             let err = parse(name, value).expect_err(name);
             let issues: Vec<String> = err
-                .issues
                 .iter()
                 .map(|i| format!("{} {} ({})", i.path, i.code.as_str(), i.message))
                 .collect();
@@ -397,9 +396,7 @@ fn a_request_the_reference_cannot_check_is_refused_with_every_issue() {
         for (key, member) in over.as_object().unwrap() {
             value[key] = member.clone();
         }
-        let issues = InteractionRequest::from_json_value(&value)
-            .unwrap_err()
-            .issues;
+        let issues = InteractionRequest::from_json_value(&value).unwrap_err();
         issues
             .iter()
             .map(|i| format!("{} {}", i.path, i.code.as_str()))
@@ -425,9 +422,7 @@ fn a_request_changed_after_sealing_is_refused_and_a_command_for_it_is_stale() {
         "answerSpec": {"fields": [{"name": "go", "label": "Go", "type": "boolean"}]}}));
     let mut changed = serde_json::to_value(&request).unwrap();
     changed["title"] = json!("Dinner?");
-    let issues = InteractionRequest::from_json_value(&changed)
-        .unwrap_err()
-        .issues;
+    let issues = InteractionRequest::from_json_value(&changed).unwrap_err();
     assert_eq!(issues[0].path.to_string(), "requestDigest");
 
     let reread = InteractionRequest::from_material(&{
@@ -463,7 +458,7 @@ fn values_read_under_0_44_upgrade_only_within_0_46_rules() {
     assert_eq!(v0_44::upgrade(&read).unwrap(), read);
     let reserved = json!({"fields": [{"name": "constructor", "label": "C", "type": "boolean"}]});
     let read = v0_44::from_json_value::<InteractionAnswerSpec>(&reserved).unwrap();
-    let issues = v0_44::upgrade(&read).unwrap_err().issues;
+    let issues = v0_44::upgrade(&read).unwrap_err();
     assert_eq!(issues[0].path.to_string(), "fields.0.name");
     // 0.44 requests have no binding or digest: they are their own type.
     let old = v0_44::InteractionRequest::from_json_value(&json!({

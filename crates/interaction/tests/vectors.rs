@@ -44,11 +44,12 @@ fn schema(schema: &str, input: &Value) -> Result<Value, Value> {
 }
 
 fn codes<P>(
-    problems: Result<InteractionResponse, Vec<P>>,
+    problems: Result<InteractionResponse, index_js::Problems<P>>,
     code: impl Fn(&P) -> String,
 ) -> Vec<String> {
     problems
         .err()
+        .map(index_js::Problems::into_vec)
         .unwrap_or_default()
         .iter()
         .map(code)
@@ -77,6 +78,9 @@ fn check(vector: &Value) -> Option<String> {
         "answer" => {
             let got: Vec<String> =
                 validate_interaction_answer_json(&vector["spec"], vector.get("data"))
+                    .err()
+                    .map(index_js::Problems::into_vec)
+                    .unwrap_or_default()
                     .iter()
                     .map(AnswerProblem::code)
                     .collect();

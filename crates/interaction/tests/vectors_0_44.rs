@@ -58,6 +58,7 @@ fn check(vector: &Value) -> Option<String> {
             let data = vector.get("data").and_then(Value::as_object);
             let got: Vec<String> = v0_44::validate_interaction_answer_value(&spec, data)
                 .err()
+                .map(index_js::Problems::into_vec)
                 .unwrap_or_default()
                 .iter()
                 .map(AnswerProblem::code)
@@ -70,6 +71,7 @@ fn check(vector: &Value) -> Option<String> {
             let got: Vec<String> =
                 v0_44::validate_interaction_response(&request, &vector["response"])
                     .err()
+                    .map(index_js::Problems::into_vec)
                     .unwrap_or_default()
                     .iter()
                     .map(ResponseProblem::code)

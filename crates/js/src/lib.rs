@@ -25,6 +25,7 @@
 mod json;
 mod number;
 mod path;
+mod problems;
 mod string;
 mod wire;
 
@@ -33,6 +34,7 @@ pub use number::{
     MAX_SAFE_INTEGER, is_safe_integer, number_from_str, number_to_string, push_decimal,
 };
 pub use path::{At, IssuePath, PathSegment};
+pub use problems::Problems;
 pub use string::{is_blank, is_js_line_terminator, is_js_whitespace, trim, trim_end, utf16_len};
 pub use wire::WireEnum;
 #[doc(hidden)]

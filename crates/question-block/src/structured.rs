@@ -60,8 +60,14 @@ pub struct StructuredQuestion {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
 #[error("invalid structured question: {}", problems.join("; "))]
 pub struct InvalidStructuredQuestion {
-    /// Every problem found; never empty.
-    pub problems: Vec<String>,
+    problems: Vec<String>,
+}
+
+impl InvalidStructuredQuestion {
+    /// Every problem found, as `path: message`; never empty.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
 }
 
 impl StructuredQuestion {
@@ -104,7 +110,7 @@ impl StructuredQuestion {
     ///     options: vec![option],
     ///     multi_select: false,
     /// };
-    /// assert_eq!(question.check().unwrap_err().problems.len(), 2);
+    /// assert_eq!(question.check().unwrap_err().problems().len(), 2);
     /// ```
     pub fn check(&self) -> Result<(), InvalidStructuredQuestion> {
         self.validate().map_err(|report| InvalidStructuredQuestion {

@@ -13,8 +13,7 @@ pub fn recorded<T: serde::Serialize>(
         .map(|value| serde_json::to_value(value).unwrap())
         .map_err(|err| {
             Value::Array(
-                err.issues
-                    .iter()
+                err.iter()
                     .map(|i| serde_json::json!([i.path.to_string(), i.code.as_str()]))
                     .collect(),
             )
