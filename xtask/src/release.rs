@@ -211,36 +211,38 @@ pub(crate) fn rewrite_changelog(
 }
 
 /// `Cargo.toml` with the workspace version and every internal dependency's
-/// version requirement set to `version`.
-pub(crate) fn set_versions(manifest: &str, version: Version) -> String {
-    let mut in_package = false;
-    manifest
-        .lines()
-        .map(|line| {
-            if line.starts_with('[') {
-                in_package = line.trim() == "[workspace.package]";
+/// version requirement (a workspace dependency with a `path` under
+/// `crates/`) set to `version`, edited as TOML so layout and comments stay.
+pub(crate) fn set_versions(manifest: &str, version: Version) -> Result<String, String> {
+    let mut doc: toml_edit::DocumentMut = manifest
+        .parse()
+        .map_err(|e| format!("Cargo.toml is not TOML: {e}"))?;
+    let text = version.to_string();
+    let package = doc
+        .get_mut("workspace")
+        .and_then(|w| w.get_mut("package"))
+        .and_then(toml_edit::Item::as_table_like_mut)
+        .ok_or("Cargo.toml has no [workspace.package]")?;
+    package.insert("version", toml_edit::value(text.as_str()));
+    if let Some(dependencies) = doc
+        .get_mut("workspace")
+        .and_then(|w| w.get_mut("dependencies"))
+        .and_then(toml_edit::Item::as_table_like_mut)
+    {
+        for (_, dependency) in dependencies.iter_mut() {
+            let Some(dependency) = dependency.as_table_like_mut() else {
+                continue;
+            };
+            let internal = dependency
+                .get("path")
+                .and_then(toml_edit::Item::as_str)
+                .is_some_and(|path| path.starts_with("crates/"));
+            if internal && dependency.contains_key("version") {
+                dependency.insert("version", toml_edit::value(text.as_str()));
             }
-            if in_package && line.starts_with("version = ") {
-                return format!("version = \"{version}\"");
-            }
-            if line.starts_with("index-")
-                && line.contains("path = \"crates/")
-                && let Some(start) = line.find("version = \"")
-            {
-                let rest = &line[start + 11..];
-                if let Some(end) = rest.find('"') {
-                    return format!(
-                        "{}version = \"{version}\"{}",
-                        &line[..start],
-                        &rest[end + 1..]
-                    );
-                }
-            }
-            line.to_owned()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
+        }
+    }
+    Ok(doc.to_string())
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`.
@@ -374,7 +376,7 @@ pub(crate) fn release(
     if dry_run {
         return Ok(plan);
     }
-    std::fs::write(&manifest_path, set_versions(&manifest, to)).map_err(|e| e.to_string())?;
+    std::fs::write(&manifest_path, set_versions(&manifest, to)?).map_err(|e| e.to_string())?;
     std::fs::write(&changelog_path, new_changelog).map_err(|e| e.to_string())?;
     // Cargo.lock follows the new versions; staging a file git ignores fails.
     let _ = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
@@ -488,8 +490,11 @@ mod tests {
 
     #[test]
     fn versions_are_set_everywhere() {
-        let manifest = "[workspace.package]\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace.dependencies]\nindex-a = { path = \"crates/a\", version = \"0.1.0\" }\nserde = { version = \"1.0\" }\n";
-        let updated = set_versions(manifest, v("0.2.0-rc.1"));
+        let manifest = "[workspace.package]\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace.dependencies]\n# kept\nindex-a = { path = \"crates/a\", version = \"0.1.0\" }\nserde = { version = \"1.0\" }\nlocal = { path = \"vendor/x\", version = \"0.3\" }\n";
+        let updated = set_versions(manifest, v("0.2.0-rc.1")).unwrap();
+        assert!(updated.contains("# kept"), "comments survive");
+        assert!(updated.contains("local = { path = \"vendor/x\", version = \"0.3\" }"));
+        assert!(set_versions("[workspace", v("1.0.0")).is_err());
         assert!(updated.contains("version = \"0.2.0-rc.1\"\nedition"));
         assert!(updated.contains("index-a = { path = \"crates/a\", version = \"0.2.0-rc.1\" }"));
         assert!(updated.contains("serde = { version = \"1.0\" }"));
