@@ -104,62 +104,58 @@ mod tests {
         assert_eq!(written, listed);
     }
 
+    /// Whether `lines` start with a serde `rename_all` (not a tagged one)
+    /// on an enum whose variants are all units.
+    fn renames_a_unit_only_enum(lines: &[&str]) -> bool {
+        let renamed = ["#[serde(", "rename_all = "].concat();
+        let Some((first, rest)) = lines.split_first() else {
+            return false;
+        };
+        let first = first.trim_start();
+        if !first.starts_with(&renamed) || first.contains("tag") {
+            return false;
+        }
+        let mut after = rest.iter().skip_while(|l| l.trim_start().starts_with("#["));
+        if !after.next().is_some_and(|l| l.contains("pub enum ")) {
+            return false;
+        }
+        after
+            .take_while(|l| l.trim() != "}")
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty() && !l.starts_with("///"))
+            .all(|l| {
+                l.strip_suffix(',')
+                    .is_some_and(|name| name.chars().all(|c| c.is_ascii_alphanumeric()))
+            })
+    }
+
+    /// Whether `lines` start a method that names each variant with a
+    /// string literal (`Self::X => "x"` in the match under its first line).
+    fn writes_a_name_table(lines: &[&str]) -> bool {
+        let table = ["=> ", "\""].concat();
+        let names_a_variant = [
+            "pub fn as_str(self)",
+            "pub fn code(self)",
+            "pub fn name(self)",
+        ];
+        lines.first().is_some_and(|l| {
+            let l = l.trim_start();
+            names_a_variant.iter().any(|f| l.starts_with(f))
+        }) && lines.iter().skip(2).take(2).any(|l| l.contains(&table))
+    }
+
     /// A closed set of strings on the wire is declared with
     /// `index_js::wire_enum!`, which writes each name once: no unit-only
     /// enum renamed by serde (its names would be spelled again by any
     /// `as_str`), and no hand-written table from variants to strings.
     #[test]
     fn closed_string_sets_are_wire_enums() {
-        let renamed = ["#[serde(", "rename_all = "].concat();
-        let table = ["=> ", "\""].concat();
         let mut found = Vec::new();
         for (path, text) in sources() {
             let lines: Vec<&str> = text.lines().collect();
-            for (number, line) in lines.iter().enumerate() {
-                let trimmed = line.trim_start();
-                if trimmed.starts_with(&renamed) && !trimmed.contains("tag") {
-                    let declaration = lines
-                        .iter()
-                        .skip(number + 1)
-                        .find(|l| !l.trim_start().starts_with("#["));
-                    if declaration.is_some_and(|l| l.contains("pub enum ")) {
-                        let unit_only = lines
-                            .iter()
-                            .skip(number + 1)
-                            .skip_while(|l| !l.contains("pub enum "))
-                            .skip(1)
-                            .take_while(|l| l.trim() != "}")
-                            .map(|l| l.trim())
-                            .filter(|l| !l.is_empty() && !l.starts_with("///"))
-                            .all(|l| {
-                                l.strip_suffix(',').is_some_and(|name| {
-                                    name.chars().all(|c| c.is_ascii_alphanumeric())
-                                })
-                            });
-                        if unit_only {
-                            found.push(format!("{}:{}", path.display(), number + 1));
-                        }
-                    }
-                }
-                let names_a_variant = [
-                    "pub fn as_str(self)",
-                    "pub fn code(self)",
-                    "pub fn name(self)",
-                ]
-                .iter()
-                .any(|f| trimmed.starts_with(f));
-                if names_a_variant
-                    && lines
-                        .iter()
-                        .skip(number + 1)
-                        .take(3)
-                        .any(|l| l.contains("match self") || l.contains(&table))
-                    && lines
-                        .iter()
-                        .skip(number + 2)
-                        .take(2)
-                        .any(|l| l.contains(&table))
-                {
+            for number in 0..lines.len() {
+                let rest = lines.get(number..).unwrap_or_default();
+                if renames_a_unit_only_enum(rest) || writes_a_name_table(rest) {
                     found.push(format!("{}:{}", path.display(), number + 1));
                 }
             }
