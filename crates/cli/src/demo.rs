@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use index_negotiation::NegotiationAction::{self, Accept, Counter, Decline, Propose};
-use index_negotiation_store::{OpportunityId, Seat};
+use index_negotiation_store::{OpportunityId, Seat, UserId};
 use index_negotiation_store_sqlite::Synchronous;
 
 use crate::cli::{ModelChoice, ParkArgs};
@@ -16,6 +16,11 @@ use crate::questions;
 
 const DANA: &str = "dana";
 const SAM: &str = "sam";
+
+/// A person of the demo, read as `--as` reads one.
+fn user(name: &str) -> Result<UserId, Failure> {
+    negotiation::name("--as", name.to_owned())
+}
 
 fn heading(out: Out, n: usize, text: &str) {
     out.line("");
@@ -45,7 +50,7 @@ async fn turn(
             shell_quote(message)
         ),
     );
-    negotiation::turn(session, id, &who.into(), action, message.to_owned())
+    negotiation::turn(session, id, &user(who)?, action, message.to_owned())
         .await
         .map(|_| ())
 }
@@ -55,7 +60,7 @@ async fn show(session: &Session, id: &OpportunityId, who: &str) -> Result<(), Fa
         session.out,
         &format!("index negotiation show {id} --as {who}"),
     );
-    negotiation::show(session, id, &who.into(), false).await
+    negotiation::show(session, id, &user(who)?, false).await
 }
 
 async fn resume(session: &Session, id: &OpportunityId, who: &str) -> Result<(), Failure> {
@@ -63,7 +68,7 @@ async fn resume(session: &Session, id: &OpportunityId, who: &str) -> Result<(), 
         session.out,
         &format!("index negotiation resume {id} --as {who}"),
     );
-    negotiation::resume(session, id, &who.into()).await
+    negotiation::resume(session, id, &user(who)?).await
 }
 
 /// Runs the walk-through on the store at `db`, or on a temporary one.
@@ -108,14 +113,20 @@ pub(crate) async fn run(
     let id = negotiation::open(
         &session,
         Opening {
-            id: OpportunityId::new(id_text),
+            id: negotiation::opportunity_id("--opportunity-id", &id_text)?,
             initiator: Seat {
-                user_id: DANA.into(),
-                intent_id: "hire-founding-engineer".into(),
+                user_id: user(DANA)?,
+                intent_id: negotiation::name(
+                    "--initiator-intent",
+                    "hire-founding-engineer".to_owned(),
+                )?,
             },
             responder: Seat {
-                user_id: SAM.into(),
-                intent_id: "join-early-startup".into(),
+                user_id: user(SAM)?,
+                intent_id: negotiation::name(
+                    "--responder-intent",
+                    "join-early-startup".to_owned(),
+                )?,
             },
         },
     )
@@ -202,7 +213,7 @@ pub(crate) async fn run(
     let message = questions::park(
         &session,
         &id,
-        &DANA.into(),
+        &user(DANA)?,
         ParkArgs {
             id: id.to_string(),
             user: DANA.into(),
@@ -220,7 +231,7 @@ pub(crate) async fn run(
         return Err(Failure::Input("the demo expected a park".into()));
     }
     typed(out, &format!("index negotiation show {id} --as {DANA}"));
-    negotiation::show(&session, &id, &DANA.into(), false).await?;
+    negotiation::show(&session, &id, &user(DANA)?, false).await?;
     out.line("");
     out.line("What Dana's client shows (the block read, its refs kept out of sight):");
     typed(out, "index question-block render question.txt");
@@ -247,7 +258,7 @@ pub(crate) async fn run(
     );
     let delivered = questions::answer(
         &session,
-        &DANA.into(),
+        &user(DANA)?,
         Some(&scratch_message),
         &[(0, "1% to 3%".to_owned())],
     )
@@ -272,7 +283,7 @@ pub(crate) async fn run(
     .await?;
     turn(&session, &id, SAM, Accept, "Agreed.").await?;
     typed(out, &format!("index negotiation list --as {DANA}"));
-    negotiation::list(&session, &DANA.into(), None, None).await?;
+    negotiation::list(&session, &user(DANA)?, None, None).await?;
 
     out.line("");
     out.line(styled(

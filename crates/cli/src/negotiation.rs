@@ -7,8 +7,8 @@ use index_negotiation::{
     NegotiationRejection, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
-    CloseReason, IntentId, ListFilter, NegotiationStore, NegotiationSummary, Negotiations,
-    OpenDecision, OpenNegotiation, OpportunityId, Seat, StateFilter, UserId, is_hyphenated_uuid,
+    CloseReason, IntentId, InvalidId, ListFilter, NegotiationStore, NegotiationSummary,
+    Negotiations, OpenDecision, OpenNegotiation, OpportunityId, Seat, StateFilter, UserId,
 };
 
 use crate::cli::{ListState, NegotiationCommand, OpenArgs};
@@ -147,7 +147,7 @@ impl Opening {
     fn new(args: OpenArgs) -> Result<Self, Failure> {
         let id = match args.opportunity_id {
             Some(id) => opportunity_id("--opportunity-id", &id)?,
-            None => OpportunityId::new(uuid::Uuid::new_v4().to_string()),
+            None => opportunity_id("a new opportunity id", &uuid::Uuid::new_v4().to_string())?,
         };
         Ok(Opening {
             id,
@@ -166,22 +166,19 @@ impl Opening {
 /// An opportunity id: a UUID, in either case, kept in its canonical
 /// lower-case form so that one negotiation has one id.
 pub(crate) fn opportunity_id(what: &str, id: &str) -> Result<OpportunityId, Failure> {
-    if is_hyphenated_uuid(id) {
-        Ok(OpportunityId::new(id))
-    } else {
-        Err(Failure::Usage(format!(
+    OpportunityId::parse(id).map_err(|_| {
+        Failure::Usage(format!(
             "{what} must be a UUID (8-4-4-4-12 hex digits), not {id:?}"
-        )))
-    }
+        ))
+    })
 }
 
-/// A user or intent id: any text that is not blank.
-fn name<T: From<String>>(what: &str, value: String) -> Result<T, Failure> {
-    if value.trim().is_empty() {
-        Err(Failure::Usage(format!("{what} cannot be blank")))
-    } else {
-        Ok(T::from(value))
-    }
+/// A user or intent id given as `what`: any text that is not blank.
+pub(crate) fn name<T>(what: &str, value: String) -> Result<T, Failure>
+where
+    T: TryFrom<String, Error = InvalidId>,
+{
+    T::try_from(value).map_err(|_| Failure::Usage(format!("{what} cannot be blank")))
 }
 
 /// An open store and where output goes.
@@ -282,7 +279,7 @@ pub(crate) async fn show(
         .read_negotiation_state(id)
         .await?
         .ok_or_else(Failure::not_found)?;
-    let observation = index_negotiation::observe_negotiation(&state, user.as_str());
+    let observation = index_negotiation::observe_negotiation(&state, user);
     if session.out.json {
         let mut seen = serde_json::to_value(&observation).unwrap_or_default();
         if let (false, Some(fields)) = (guidance, seen.as_object_mut()) {
@@ -333,7 +330,7 @@ pub(crate) async fn show(
                 vec![
                     (i + 1).to_string(),
                     round.to_string(),
-                    turn.seat_user_id.clone(),
+                    turn.seat_user_id.to_string(),
                     turn.action.to_string(),
                     turn.message.clone(),
                 ]

@@ -106,16 +106,14 @@ pub(crate) async fn keys(
 ) -> Result<(), Failure> {
     match command {
         KeysCommand::Create { user, host, db } => {
-            if user.trim().is_empty() {
-                return Err(Failure::Usage("--user cannot be blank".to_owned()));
-            }
+            let user = crate::negotiation::name("--user", user)?;
             let store = store(db, synchronous, Use::Create).await?;
             let scope = if host {
                 KeyScope::Host
             } else {
                 KeyScope::Agent
             };
-            let key = index_host::keys::create_key(store.as_ref(), user.into(), scope).await?;
+            let key = index_host::keys::create_key(store.as_ref(), user, scope).await?;
             out.json(&Created {
                 id: &key.record.id,
                 user_id: &key.record.user_id,

@@ -28,7 +28,7 @@ const TURNS_PER_ROUND: usize = index_negotiation::NEGOTIATION_MAX_TURNS;
 async fn run(name: &str, store: Arc<dyn HostStore>) {
     let host = Host::new(store.clone()).await.unwrap();
     let host_key = host
-        .create_key("host".into(), KeyScope::Host)
+        .create_key("host".parse().unwrap(), KeyScope::Host)
         .await
         .unwrap()
         .secret;
@@ -48,11 +48,11 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
         let (a, b) = (format!("a-{run_id}-{pair}"), format!("b-{run_id}-{pair}"));
         let id = format!("0b3c9e2a-4f6d-4a8b-{:04x}-{:012x}", run_id & 0xffff, pair);
         let keys = (
-            host.create_key(a.as_str().into(), KeyScope::Agent)
+            host.create_key(a.as_str().parse().unwrap(), KeyScope::Agent)
                 .await
                 .unwrap()
                 .secret,
-            host.create_key(b.as_str().into(), KeyScope::Agent)
+            host.create_key(b.as_str().parse().unwrap(), KeyScope::Agent)
                 .await
                 .unwrap()
                 .secret,
@@ -112,7 +112,7 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
     // Verify afterwards: each log holds exactly the turns sent, in order.
     for (id, _) in &pairs {
         let state = store
-            .read_negotiation_state(&OpportunityId::new(id.as_str()))
+            .read_negotiation_state(&OpportunityId::parse(id.as_str()).unwrap())
             .await
             .unwrap()
             .unwrap();

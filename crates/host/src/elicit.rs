@@ -261,12 +261,18 @@ mod tests {
             options: vec![option("Berlin"), option("Paris")],
             multi_select: false,
         };
-        let owner = UserId::new("user-1");
-        let id = OpportunityId::new("opp-1");
+        let owner = UserId::parse("user-1").unwrap();
+        let id = OpportunityId::parse("3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1b").unwrap();
         let request = question_request(&owner, &id, &question).expect("the question maps");
-        assert_eq!(request.id(), "park:opp-1");
-        assert_eq!(request.binding().interaction_id, "park:opp-1");
-        assert_eq!(request.binding().run_id, "opp-1");
+        assert_eq!(request.id(), "park:3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1b");
+        assert_eq!(
+            request.binding().interaction_id,
+            "park:3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1b"
+        );
+        assert_eq!(
+            request.binding().run_id,
+            "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1b"
+        );
         assert_eq!(request.binding().session_id, "user-1");
         let accepted = ElicitationResult {
             action: index_interaction::ElicitationAction::Accept,

@@ -13,8 +13,8 @@ use index_negotiation::{
     parse_negotiation_turn,
 };
 use index_negotiation_store::{
-    CloseReason, HostStore, IntentId, KeyScope, ListFilter, NegotiationSummary, Negotiations,
-    OpenDecision, OpenNegotiation, OpportunityId, StateFilter, UserId,
+    CloseReason, HostStore, IntentId, InvalidId, KeyScope, ListFilter, NegotiationSummary,
+    Negotiations, OpenDecision, OpenNegotiation, OpportunityId, StateFilter, UserId,
 };
 
 use index_question_block::StructuredQuestion;
@@ -205,7 +205,7 @@ impl Host {
             .ok_or(HostError::NotFound)?;
         let parked = crate::questions::parked_question(&self.store().list_messages(id).await?);
         Ok(NegotiationView {
-            observation: observe_negotiation(&state, caller.user_id.as_str()),
+            observation: observe_negotiation(&state, &caller.user_id),
             negotiation,
             state,
             parked,
@@ -480,6 +480,15 @@ impl Host {
         self.changed();
         Ok(closed)
     }
+}
+
+/// An id from a request's field, checked as every id is; a bad one is a
+/// 400 that names the field, on both surfaces.
+pub(crate) fn id_field<T>(what: &str, value: String) -> Result<T, HostError>
+where
+    T: TryFrom<String, Error = InvalidId>,
+{
+    T::try_from(value).map_err(|invalid| HostError::BadRequest(format!("{what}: {invalid}")))
 }
 
 /// A `state` filter as both surfaces spell it (`open`, `settled`).

@@ -17,12 +17,10 @@ use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
-use index_negotiation_store::{
-    CloseReason, IntentId, OpenNegotiation, OpportunityId, Seat, is_hyphenated_uuid,
-};
+use index_negotiation_store::{CloseReason, OpenNegotiation, OpportunityId, Seat};
 
 use crate::error::HostError;
-use crate::host::{Host, state_filter, wait_duration};
+use crate::host::{Host, id_field, state_filter, wait_duration};
 use crate::keys::{Caller, bearer_token};
 
 /// The largest request body accepted, in bytes.
@@ -119,11 +117,7 @@ type Authed = Extension<Arc<Caller>>;
 
 /// An opportunity id from the path: a UUID, in its canonical form.
 fn opportunity(id: &str) -> Result<OpportunityId, HostError> {
-    if is_hyphenated_uuid(id) {
-        Ok(OpportunityId::new(id))
-    } else {
-        Err(HostError::NotFound)
-    }
+    OpportunityId::parse(id).map_err(|_| HostError::NotFound)
 }
 
 /// A JSON body, or the one error for malformed JSON.
@@ -212,7 +206,14 @@ async fn list(
     let Query(query) = query.map_err(|err| HostError::BadRequest(err.body_text()))?;
     let state = state_filter(query.state.as_deref())?;
     let found = host
-        .list(&caller, state, query.intent_id.map(IntentId::from))
+        .list(
+            &caller,
+            state,
+            query
+                .intent_id
+                .map(|id| id_field("intentId", id))
+                .transpose()?,
+        )
         .await?;
     Ok(Json(found).into_response())
 }
@@ -222,8 +223,8 @@ async fn list(
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct OpenBody {
     opportunity_id: String,
-    initiator: Seat,
-    responder: Seat,
+    initiator: SeatBody,
+    responder: SeatBody,
     #[serde(default = "eligible")]
     eligible: bool,
 }
@@ -232,39 +233,37 @@ fn eligible() -> bool {
     true
 }
 
+/// A seat as the request spells it: its ids are checked after the JSON is
+/// read, so a bad one is refused by name rather than as malformed JSON.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SeatBody {
+    user_id: String,
+    intent_id: String,
+}
+
+impl SeatBody {
+    fn checked(self, what: &str) -> Result<Seat, HostError> {
+        Ok(Seat {
+            user_id: id_field(&format!("{what}.userId"), self.user_id)?,
+            intent_id: id_field(&format!("{what}.intentId"), self.intent_id)?,
+        })
+    }
+}
+
 async fn open(
     State(host): State<Host>,
     Extension(caller): Authed,
     request: Result<Json<OpenBody>, JsonRejection>,
 ) -> Result<Response, HostError> {
     let request = body(request)?;
-    if !is_hyphenated_uuid(&request.opportunity_id) {
-        return Err(HostError::BadRequest(
-            "opportunityId must be a UUID".to_owned(),
-        ));
-    }
-    for (what, value) in [
-        ("initiator.userId", request.initiator.user_id.as_str()),
-        ("initiator.intentId", request.initiator.intent_id.as_str()),
-        ("responder.userId", request.responder.user_id.as_str()),
-        ("responder.intentId", request.responder.intent_id.as_str()),
-    ] {
-        if value.trim().is_empty() {
-            return Err(HostError::BadRequest(format!("{what} cannot be blank")));
-        }
-    }
-    let opened = host
-        .open(
-            &caller,
-            &OpenNegotiation {
-                opportunity_id: OpportunityId::new(request.opportunity_id),
-                initiator: request.initiator,
-                responder: request.responder,
-                eligible: request.eligible,
-            },
-        )
-        .await
-        .map_err(refused)?;
+    let negotiation = OpenNegotiation {
+        opportunity_id: id_field("opportunityId", request.opportunity_id)?,
+        initiator: request.initiator.checked("initiator")?,
+        responder: request.responder.checked("responder")?,
+        eligible: request.eligible,
+    };
+    let opened = host.open(&caller, &negotiation).await.map_err(refused)?;
     Ok((
         StatusCode::CREATED,
         Json(serde_json::json!({ "negotiation": opened })),

@@ -145,7 +145,7 @@ mod tests {
     #[tokio::test]
     async fn a_key_authenticates_as_its_user_until_revoked() {
         let store = MemoryStore::new();
-        let key = create_key(&store, "dana".into(), KeyScope::Agent)
+        let key = create_key(&store, "dana".parse().unwrap(), KeyScope::Agent)
             .await
             .unwrap();
         assert!(key.secret.starts_with(KEY_PREFIX) && key.secret.len() == 68);
@@ -159,7 +159,7 @@ mod tests {
             ("dana", KeyScope::Agent)
         );
 
-        let other = create_key(&store, "sam".into(), KeyScope::Host)
+        let other = create_key(&store, "sam".parse().unwrap(), KeyScope::Host)
             .await
             .unwrap();
         assert_ne!(other.record.id, key.record.id);

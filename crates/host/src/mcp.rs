@@ -19,10 +19,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use index_negotiation::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
-use index_negotiation_store::{IntentId, OpportunityId, is_hyphenated_uuid};
+use index_negotiation_store::OpportunityId;
 
 use crate::error::HostError;
-use crate::host::{Host, MAX_WAIT, state_filter, wait_duration};
+use crate::host::{Host, MAX_WAIT, id_field, state_filter, wait_duration};
 use crate::keys::Caller;
 
 /// The MCP server for one connection (stdio) or one request (HTTP).
@@ -119,7 +119,8 @@ impl NegotiatorServer {
                 let intent = args
                     .get("intentId")
                     .and_then(Value::as_str)
-                    .map(IntentId::from);
+                    .map(|id| id_field("intentId", id.to_owned()))
+                    .transpose()?;
                 let found = self.host.list(caller, state, intent).await?;
                 let summary = format!("{} negotiation(s).", found.len());
                 Ok((json!({ "negotiations": found }), summary))
@@ -172,8 +173,7 @@ fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, HostError> {
 
 fn opportunity(args: &JsonObject) -> Result<OpportunityId, HostError> {
     match args.get("opportunityId").and_then(Value::as_str) {
-        Some(id) if is_hyphenated_uuid(id) => Ok(OpportunityId::new(id)),
-        Some(_) => Err(HostError::NotFound),
+        Some(id) => OpportunityId::parse(id).map_err(|_| HostError::NotFound),
         None => Err(HostError::BadRequest(
             "opportunityId is required".to_owned(),
         )),

@@ -20,9 +20,7 @@ use index_negotiation::{
 use index_negotiation::{
     NegotiationAction, NegotiationOutcome, current_round, negotiation_ask_rounds_cap,
 };
-use index_negotiation_store::{
-    NegotiationStore, Negotiations, OpportunityId, UserId, is_hyphenated_uuid,
-};
+use index_negotiation_store::{NegotiationStore, Negotiations, OpportunityId, UserId};
 use index_question_block::{
     QuestionBlock, QuestionBlockQuestion, StructuredQuestion, serialize_question_message_checked,
 };
@@ -65,7 +63,7 @@ fn last_park(
     let answer = messages.get(position + 1..)?.iter().find(|m| is_answer(m));
     Some((
         ParkedQuestion {
-            user_id: UserId::from(user),
+            user_id: UserId::parse(user).ok()?,
             question: turn.ask_user.question,
         },
         answer,
@@ -203,14 +201,14 @@ pub async fn deliver_answers<S: NegotiationStore>(
         let refs = std::iter::once(&question.opportunity_id)
             .chain(question.also_unblocks.iter().flatten());
         for reference in refs {
-            let outcome = if !is_hyphenated_uuid(reference) {
-                RefOutcome::Unknown
-            } else {
-                let id = OpportunityId::new(reference.as_str());
-                if !handled.insert(id.clone()) {
-                    continue;
+            let outcome = match OpportunityId::parse(reference.as_str()) {
+                Err(_) => RefOutcome::Unknown,
+                Ok(id) => {
+                    if !handled.insert(id.clone()) {
+                        continue;
+                    }
+                    deliver_one(store, person, &id, answer).await
                 }
-                deliver_one(store, person, &id, answer).await
             };
             report.negotiations.push(RefReport {
                 question: *position,
@@ -366,8 +364,8 @@ pub async fn park<S: NegotiationStore>(
             && current_round(&state.turns).is_empty()
             && !state.settled,
         error: None,
-        opportunity_id: Some(id.to_string()),
-        source_intent_id: Some(seat.intent_id.to_string()),
+        opportunity_id: Some(id.clone()),
+        source_intent_id: Some(seat.intent_id.clone()),
         network_id: Some(
             request
                 .network
@@ -380,7 +378,7 @@ pub async fn park<S: NegotiationStore>(
         .clone()
         .unwrap_or_else(|| other.user_id.to_string());
     let context = ParkContext {
-        source_user_id: user.to_string(),
+        source_user_id: user.clone(),
         user_name: request.name.clone().unwrap_or_else(|| user.to_string()),
         signal: Signal {
             title: request

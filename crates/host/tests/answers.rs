@@ -37,10 +37,10 @@ async fn parked(count: usize) -> MemoryStore {
     let service = Negotiations::new(&store);
     for n in 0..count {
         let seat = |user: &str| Seat {
-            user_id: user.into(),
-            intent_id: format!("{user}-{n}").into(),
+            user_id: user.parse().unwrap(),
+            intent_id: format!("{user}-{n}").parse().unwrap(),
         };
-        let opportunity = OpportunityId::new(id(n));
+        let opportunity = OpportunityId::parse(id(n)).unwrap();
         service
             .open(&OpenNegotiation {
                 opportunity_id: opportunity.clone(),
@@ -53,7 +53,7 @@ async fn parked(count: usize) -> MemoryStore {
         service
             .execute(
                 &opportunity,
-                &"dana".into(),
+                &"dana".parse().unwrap(),
                 NegotiationTurn::new(NegotiationAction::Propose, "1% equity?"),
             )
             .await
@@ -61,7 +61,7 @@ async fn parked(count: usize) -> MemoryStore {
         service
             .execute(
                 &opportunity,
-                &"sam".into(),
+                &"sam".parse().unwrap(),
                 NegotiationTurn::new(NegotiationAction::Decline, "Too low."),
             )
             .await
@@ -104,7 +104,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
         let mut questions = block(&[vec![0, 1], vec![2]]);
         questions.questions[1].also_unblocks = Some(vec![unknown.clone(), "not-a-uuid".into()]);
         let view = store
-            .list_messages(&OpportunityId::new(id(0)))
+            .list_messages(&OpportunityId::parse(id(0)).unwrap())
             .await
             .unwrap();
         assert_eq!(
@@ -118,7 +118,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
             (1, "Remote".to_owned()),
             (7, "?".to_owned()),
         ];
-        let report = deliver_answers(&store, &"dana".into(), &questions, &answers).await;
+        let report = deliver_answers(&store, &"dana".parse().unwrap(), &questions, &answers).await;
         assert_eq!(
             report.duplicates,
             [0],
@@ -141,7 +141,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
             ]
         );
         for n in 0..3 {
-            let opportunity = OpportunityId::new(id(n));
+            let opportunity = OpportunityId::parse(id(n)).unwrap();
             let summary = store.get_negotiation(&opportunity).await.unwrap().unwrap();
             assert_eq!(
                 summary.awaiting_user_id.map(|u| u.to_string()),
@@ -165,7 +165,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
                 }
             );
         }
-        let again = deliver_answers(&store, &"dana".into(), &questions, &answers).await;
+        let again = deliver_answers(&store, &"dana".parse().unwrap(), &questions, &answers).await;
         assert_eq!(again.resumed().count(), 0);
         assert!(
             again
@@ -175,7 +175,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
         );
         assert_eq!(
             store
-                .list_messages(&OpportunityId::new(id(0)))
+                .list_messages(&OpportunityId::parse(id(0)).unwrap())
                 .await
                 .unwrap()
                 .len(),
@@ -187,7 +187,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
         let store = parked(1).await;
         let report = deliver_answers(
             &store,
-            &"sam".into(),
+            &"sam".parse().unwrap(),
             &block(&[vec![0]]),
             &[(0, "Mine".into())],
         )
@@ -196,7 +196,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
         // A stranger learns nothing.
         let report = deliver_answers(
             &store,
-            &"mallory".into(),
+            &"mallory".parse().unwrap(),
             &block(&[vec![0]]),
             &[(0, "Mine".into())],
         )
@@ -209,7 +209,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
 fn an_answer_recorded_before_a_crash_is_resumed_on_redelivery() {
     runtime().block_on(async {
         let store = parked(1).await;
-        let opportunity = OpportunityId::new(id(0));
+        let opportunity = OpportunityId::parse(id(0)).unwrap();
         // The crash: the answer is recorded, the resume never happened.
         let turns = store
             .get_negotiation(&opportunity)
@@ -220,7 +220,7 @@ fn an_answer_recorded_before_a_crash_is_resumed_on_redelivery() {
         store
             .append_message(
                 &opportunity,
-                &answer_message(&"dana".into(), &question(), "1% to 3%", turns),
+                &answer_message(&"dana".parse().unwrap(), &question(), "1% to 3%", turns),
             )
             .await
             .unwrap();
@@ -235,7 +235,7 @@ fn an_answer_recorded_before_a_crash_is_resumed_on_redelivery() {
         );
         let report = deliver_answers(
             &store,
-            &"dana".into(),
+            &"dana".parse().unwrap(),
             &block(&[vec![0]]),
             &[(0, "1% to 3%".into())],
         )
@@ -248,7 +248,7 @@ fn an_answer_recorded_before_a_crash_is_resumed_on_redelivery() {
         );
         let again = deliver_answers(
             &store,
-            &"dana".into(),
+            &"dana".parse().unwrap(),
             &block(&[vec![0]]),
             &[(0, "1% to 3%".into())],
         )
@@ -279,7 +279,7 @@ proptest! {
                         covered.extend(group.iter().map(|n| id(*n)));
                     }
                 }
-                let report = deliver_answers(&store, &"dana".into(), &questions, &answers).await;
+                let report = deliver_answers(&store, &"dana".parse().unwrap(), &questions, &answers).await;
                 for opportunity in report.resumed() {
                     *resumed.entry(opportunity.to_owned()).or_default() += 1;
                 }

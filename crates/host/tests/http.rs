@@ -193,7 +193,11 @@ async fn every_rejection_has_its_status_and_one_error_shape() {
         "propose_over_offer",
     );
     host.store
-        .set_seat_eligibility(&OpportunityId::new(OPP), &"sam".into(), false)
+        .set_seat_eligibility(
+            &OpportunityId::parse(OPP).unwrap(),
+            &"sam".parse().unwrap(),
+            false,
+        )
         .await
         .unwrap();
     expect(
@@ -202,7 +206,11 @@ async fn every_rejection_has_its_status_and_one_error_shape() {
         "intent_inactive",
     );
     host.store
-        .set_seat_eligibility(&OpportunityId::new(OPP), &"sam".into(), true)
+        .set_seat_eligibility(
+            &OpportunityId::parse(OPP).unwrap(),
+            &"sam".parse().unwrap(),
+            true,
+        )
         .await
         .unwrap();
     host.turn(OPP, &host.sam, "accept", "Yes.").await;
@@ -318,7 +326,10 @@ async fn a_stranger_sees_nothing_and_a_bad_key_gets_401() {
 
     let revoked = host
         .host
-        .create_key("dana".into(), index_negotiation_store::KeyScope::Agent)
+        .create_key(
+            "dana".parse().unwrap(),
+            index_negotiation_store::KeyScope::Agent,
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -385,7 +396,7 @@ async fn oversize_and_malformed_bodies_are_refused() {
     assert_eq!(body["error"]["code"], "invalid_turn");
     let state = host
         .store
-        .read_negotiation_state(&OpportunityId::new(OPP))
+        .read_negotiation_state(&OpportunityId::parse(OPP).unwrap())
         .await
         .unwrap()
         .unwrap();
@@ -458,7 +469,7 @@ async fn racing_turns_over_http_have_one_winner_per_index() {
     }
     let state = host
         .store
-        .read_negotiation_state(&OpportunityId::new(OPP))
+        .read_negotiation_state(&OpportunityId::parse(OPP).unwrap())
         .await
         .unwrap()
         .unwrap();
@@ -515,7 +526,7 @@ async fn wait_across_hosts(first_store: Arc<dyn HostStore>, second_store: Arc<dy
         second
             .turn(
                 &dana,
-                &OpportunityId::new(OPP),
+                &OpportunityId::parse(OPP).unwrap(),
                 &json!({"action": "propose", "message": "Hello from elsewhere."}),
             )
             .await
@@ -626,7 +637,7 @@ async fn shutting_down_under_load_loses_nothing() {
         let (id, acknowledged, finished) = worker.await.unwrap();
         let state = host
             .store
-            .read_negotiation_state(&OpportunityId::new(&id))
+            .read_negotiation_state(&OpportunityId::parse(&id).unwrap())
             .await
             .unwrap()
             .unwrap();
@@ -660,7 +671,10 @@ async fn a_parked_negotiation_shows_its_question_and_an_answer_resumes_it() {
     host.turn(OPP, &host.dana, "propose", "1% equity?").await;
     host.turn(OPP, &host.sam, "decline", "Too low.").await;
     host.store
-        .append_message(&OpportunityId::new(OPP), &support::park_message("dana"))
+        .append_message(
+            &OpportunityId::parse(OPP).unwrap(),
+            &support::park_message("dana"),
+        )
         .await
         .unwrap();
 

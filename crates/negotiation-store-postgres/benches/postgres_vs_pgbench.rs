@@ -54,12 +54,14 @@ async fn fresh(url: &str, name: &str, clients: u32) -> PostgresStore {
     let service = Negotiations::new(&store);
     for client in 1..=clients {
         let seat = |user: &str| Seat {
-            user_id: user.into(),
-            intent_id: format!("{user}-intent").into(),
+            user_id: user.parse().unwrap(),
+            intent_id: format!("{user}-intent").parse().unwrap(),
         };
         service
             .open(&OpenNegotiation {
-                opportunity_id: format!("bench-{client}").into(),
+                opportunity_id: format!("00000000-0000-4000-8000-{client:012x}")
+                    .parse()
+                    .unwrap(),
                 initiator: seat("alice"),
                 responder: seat("bob"),
                 eligible: true,
@@ -77,7 +79,8 @@ async fn store_rate(url: &str, clients: u32) -> f64 {
         .map(|client| {
             let store = store.clone();
             tokio::spawn(async move {
-                let id = OpportunityId::new(format!("bench-{client}"));
+                let id =
+                    OpportunityId::parse(format!("00000000-0000-4000-8000-{client:012x}")).unwrap();
                 let turn = NegotiationTurn::new(NegotiationAction::Propose, "A benchmark turn.");
                 for _ in 0..TURNS {
                     let decide = Box::new(
@@ -86,13 +89,13 @@ async fn store_rate(url: &str, clients: u32) -> f64 {
                                 turn_index: state.map_or(0, |s| s.turns.len()),
                                 outcome: None,
                                 round_ended: None,
-                                awaiting_user_id: Some("bob".to_owned()),
+                                awaiting_user_id: Some("bob".parse().unwrap()),
                                 opportunity_status: OpportunityStatus::Negotiating,
                             })
                         },
                     );
                     let decision = store
-                        .commit_negotiation_turn(&id, &"alice".into(), &turn, decide)
+                        .commit_negotiation_turn(&id, &"alice".parse().unwrap(), &turn, decide)
                         .await
                         .unwrap();
                     assert!(decision.is_ok());

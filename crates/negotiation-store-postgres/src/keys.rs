@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use tokio_postgres::{AsyncMessage, Client, Connection};
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, KeyScope, StoreError,
+    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, KeyScope, StoreError, stored_id,
 };
 
 use crate::rows::pg_error;
@@ -25,7 +25,7 @@ fn key_from_row(row: &tokio_postgres::Row) -> Result<ApiKeyRecord, StoreError> {
             <[u8; 32]>::try_from(hash.as_slice())
                 .map_err(|_| StoreError::Corrupt("a key hash is not 32 bytes".to_owned()))?,
         ),
-        user_id: row.get::<_, String>(2).into(),
+        user_id: stored_id(row.get(2))?,
         scope: KeyScope::from_name(&scope)
             .ok_or_else(|| StoreError::Corrupt(format!("unknown key scope {scope:?}")))?,
         revoked: row.get(4),

@@ -6,7 +6,7 @@ use tokio_postgres::Row;
 use index_negotiation::{NegotiationAction, NegotiationMessage, NegotiationOutcome, SeatTurn};
 use index_negotiation_store::{
     ListFilter, NegotiationSummary, OpportunityId, RecordStatus, Seat, StateFilter, StoreError,
-    UserId, message_from_text,
+    UserId, message_from_text, stored_id,
 };
 
 /// PostgreSQL's errors as storage errors.
@@ -130,16 +130,16 @@ fn summary(row: &Row) -> Result<Stored, StoreError> {
     Ok(Stored {
         seq: row.get(0),
         summary: NegotiationSummary {
-            id: OpportunityId::new(row.get::<_, String>(1)),
+            id: stored_id(row.get(1))?,
             initiator: Seat {
-                user_id: row.get::<_, String>(2).into(),
-                intent_id: row.get::<_, String>(3).into(),
+                user_id: stored_id(row.get(2))?,
+                intent_id: stored_id(row.get(3))?,
             },
             responder: Seat {
-                user_id: row.get::<_, String>(4).into(),
-                intent_id: row.get::<_, String>(5).into(),
+                user_id: stored_id(row.get(4))?,
+                intent_id: stored_id(row.get(5))?,
             },
-            awaiting_user_id: row.get::<_, Option<String>>(6).map(UserId::from),
+            awaiting_user_id: row.get::<_, Option<String>>(6).map(stored_id).transpose()?,
             outcome,
             settled: row.get(8),
             status,
@@ -238,7 +238,7 @@ pub(crate) async fn turns(
             }
             let action: String = row.get(2);
             Ok(SeatTurn {
-                seat_user_id: row.get(1),
+                seat_user_id: stored_id(row.get(1))?,
                 action: NegotiationAction::from_name(&action)
                     .ok_or_else(|| StoreError::Corrupt(format!("unknown action {action:?}")))?,
                 message: row.get(3),

@@ -197,7 +197,7 @@ async fn commit_turn_once(
         .execute(
             &apply,
             &[
-                &permitted.awaiting_user_id,
+                &permitted.awaiting_user_id.as_ref().map(UserId::as_str),
                 &outcome,
                 &status,
                 &seq,
@@ -235,7 +235,7 @@ async fn commit_resume_once(
             .prepare_cached("UPDATE negotiations SET awaiting_user_id = $1 WHERE seq = $2")
             .await
             .map_err(|err| Attempt::Final(pg_error(err)))?;
-        tx.execute(&resume, &[&permitted.awaiting_user_id, &seq])
+        tx.execute(&resume, &[&permitted.awaiting_user_id.as_str(), &seq])
             .await
             .map_err(|err| Attempt::Final(pg_error(err)))?;
         tx.commit()

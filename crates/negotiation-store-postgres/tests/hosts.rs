@@ -29,14 +29,14 @@ use index_negotiation_store_postgres::{PostgresOptions, PostgresStore};
 
 fn request(id: &str) -> OpenNegotiation {
     OpenNegotiation {
-        opportunity_id: id.into(),
+        opportunity_id: id.parse().unwrap(),
         initiator: Seat {
-            user_id: "alice".into(),
-            intent_id: "a".into(),
+            user_id: "alice".parse().unwrap(),
+            intent_id: "a".parse().unwrap(),
         },
         responder: Seat {
-            user_id: "bob".into(),
-            intent_id: "b".into(),
+            user_id: "bob".parse().unwrap(),
+            intent_id: "b".parse().unwrap(),
         },
         eligible: true,
     }
@@ -99,7 +99,7 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
     assert_eq!(opened, 1);
     assert_eq!(
         first
-            .list_negotiations(&"alice".into(), &Default::default())
+            .list_negotiations(&"alice".parse().unwrap(), &Default::default())
             .await
             .unwrap()
             .len(),
@@ -112,7 +112,7 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
 async fn two_hosts_racing_turns_have_one_winner_per_index() {
     let (first, second, _, _) = two_hosts().await;
     Negotiations::new(&first)
-        .open(&request("opp-1"))
+        .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a61"))
         .await
         .unwrap();
     for (round, (who, action)) in [
@@ -130,8 +130,8 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
                 tokio::spawn(async move {
                     Negotiations::new(store)
                         .execute(
-                            &"opp-1".into(),
-                            &who.into(),
+                            &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a61".parse().unwrap(),
+                            &who.parse().unwrap(),
                             NegotiationTurn::new(action, format!("racer {i}")),
                         )
                         .await
@@ -149,7 +149,7 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
         assert_eq!(winners, 1, "round {round}");
     }
     let state = second
-        .read_negotiation_state(&"opp-1".into())
+        .read_negotiation_state(&"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a61".parse().unwrap())
         .await
         .unwrap()
         .unwrap();
@@ -161,7 +161,10 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
 async fn a_connection_dropped_mid_transaction_applies_nothing() {
     let (store, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
     let negotiations = Negotiations::new(&store);
-    negotiations.open(&request("opp-drop")).await.unwrap();
+    negotiations
+        .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62"))
+        .await
+        .unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&calls);
     let turn = NegotiationTurn::new(Propose, "never lands");
@@ -189,11 +192,16 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
         })
         .join()
         .unwrap();
-            decide_negotiation_turn(state, user.as_str(), turn)
+            decide_negotiation_turn(state, user, turn)
         },
     );
     let result = store
-        .commit_negotiation_turn(&"opp-drop".into(), &"alice".into(), &turn, decide)
+        .commit_negotiation_turn(
+            &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62".parse().unwrap(),
+            &"alice".parse().unwrap(),
+            &turn,
+            decide,
+        )
         .await;
     assert!(matches!(result, Err(StoreError::Backend(_))), "{result:?}");
     assert_eq!(
@@ -202,15 +210,15 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
         "decide ran once and was not retried"
     );
     let state = store
-        .read_negotiation_state(&"opp-drop".into())
+        .read_negotiation_state(&"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62".parse().unwrap())
         .await
         .unwrap()
         .unwrap();
     assert!(state.turns.is_empty(), "nothing was applied");
     let again = negotiations
         .execute(
-            &"opp-drop".into(),
-            &"alice".into(),
+            &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62".parse().unwrap(),
+            &"alice".parse().unwrap(),
             NegotiationTurn::new(Propose, "lands"),
         )
         .await
@@ -224,7 +232,7 @@ async fn a_statement_timeout_is_honoured() {
     let options = PostgresOptions::default().with_statement_timeout(Duration::from_millis(300));
     let (store, url, schema) = support::fresh_store_with(options).await;
     Negotiations::new(&store)
-        .open(&request("opp-slow"))
+        .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63"))
         .await
         .unwrap();
     let mut blocker = raw(&url, &schema).await;
@@ -238,8 +246,8 @@ async fn a_statement_timeout_is_honoured() {
     let started = std::time::Instant::now();
     let result = Negotiations::new(&store)
         .execute(
-            &"opp-slow".into(),
-            &"alice".into(),
+            &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63".parse().unwrap(),
+            &"alice".parse().unwrap(),
             NegotiationTurn::new(Propose, "blocked"),
         )
         .await;
@@ -250,15 +258,19 @@ async fn a_statement_timeout_is_honoured() {
     );
     tx.rollback().await.unwrap();
     let state = store
-        .read_negotiation_state(&"opp-slow".into())
+        .read_negotiation_state(&"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63".parse().unwrap())
         .await
         .unwrap()
         .unwrap();
     assert!(state.turns.is_empty());
-    let id = OpportunityId::from("opp-slow");
+    let id = OpportunityId::parse("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63").unwrap();
     assert!(
         Negotiations::new(&store)
-            .execute(&id, &"alice".into(), NegotiationTurn::new(Propose, "now"))
+            .execute(
+                &id,
+                &"alice".parse().unwrap(),
+                NegotiationTurn::new(Propose, "now")
+            )
             .await
             .unwrap()
             .is_ok()
@@ -339,7 +351,7 @@ async fn the_change_feed_wakes_on_another_hosts_commit() {
         .unwrap();
     let turn = NegotiationTurn::new(Propose, "Over LISTEN.");
     let decision = service
-        .execute(&opening.opportunity_id, &"alice".into(), turn)
+        .execute(&opening.opportunity_id, &"alice".parse().unwrap(), turn)
         .await
         .unwrap();
     assert!(decision.is_ok());
@@ -360,7 +372,7 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
         let turn = NegotiationTurn::new(action, "A turn.");
         assert!(
             service
-                .execute(&opening.opportunity_id, &who.into(), turn)
+                .execute(&opening.opportunity_id, &who.parse().unwrap(), turn)
                 .await
                 .unwrap()
                 .is_ok()

@@ -45,11 +45,11 @@ async fn a_trusted_server_is_used_over_tls_schema_and_all() {
         .expect("the server's authority is trusted, and the schema is made over TLS");
     let service = Negotiations::new(&store);
     let seat = |user: &str| Seat {
-        user_id: user.into(),
-        intent_id: format!("{user}-intent").into(),
+        user_id: user.parse().unwrap(),
+        intent_id: format!("{user}-intent").parse().unwrap(),
     };
     let opening = OpenNegotiation {
-        opportunity_id: "tls-1".into(),
+        opportunity_id: "6d1f0b7a-2c4e-4a93-8e15-0b7c9d2a4f36".parse().unwrap(),
         initiator: seat("alice"),
         responder: seat("bob"),
         eligible: true,
@@ -61,7 +61,7 @@ async fn a_trusted_server_is_used_over_tls_schema_and_all() {
     let decision = service
         .execute(
             &opening.opportunity_id,
-            &"alice".into(),
+            &"alice".parse().unwrap(),
             NegotiationTurn::new(NegotiationAction::Propose, "Over TLS."),
         )
         .await

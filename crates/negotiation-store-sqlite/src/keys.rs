@@ -3,7 +3,9 @@
 use async_trait::async_trait;
 use rusqlite::{OptionalExtension, params};
 
-use index_negotiation_store::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, StoreError};
+use index_negotiation_store::{
+    ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, StoreError, stored_id,
+};
 
 use crate::{SqliteStore, sql_error};
 
@@ -29,12 +31,13 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ApiKeyRecord
             "unknown key scope {scope:?}"
         ))));
     };
-    Ok(Ok(ApiKeyRecord {
-        id: row.get(0)?,
+    let (id, user_id, revoked) = (row.get(0)?, row.get::<_, String>(2)?, row.get(4)?);
+    Ok(stored_id(user_id).map(|user_id| ApiKeyRecord {
+        id,
         hash: KeyHash(hash),
-        user_id: row.get::<_, String>(2)?.into(),
+        user_id,
         scope,
-        revoked: row.get(4)?,
+        revoked,
     }))
 }
 

@@ -26,22 +26,23 @@
 //!
 //! ```
 //! use index_negotiation::{NegotiationAction, NegotiationTurn};
-//! use index_negotiation_store::{Negotiations, OpenNegotiation, Seat};
+//! use index_negotiation_store::{Negotiations, OpenNegotiation, OpportunityId, Seat};
 //! use index_negotiation_store_sqlite::SqliteStore;
 //!
 //! # tokio::runtime::Builder::new_multi_thread().build().unwrap().block_on(async {
 //! let dir = tempfile::tempdir().unwrap();
 //! let store = SqliteStore::open(dir.path().join("index.db")).await?;
 //! let negotiations = Negotiations::new(store);
+//! let opp: OpportunityId = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".parse()?;
 //! negotiations.open(&OpenNegotiation {
-//!     opportunity_id: "opp-1".into(),
-//!     initiator: Seat { user_id: "alice".into(), intent_id: "hire".into() },
-//!     responder: Seat { user_id: "bob".into(), intent_id: "join".into() },
+//!     opportunity_id: opp.clone(),
+//!     initiator: Seat { user_id: "alice".parse()?, intent_id: "hire".parse()? },
+//!     responder: Seat { user_id: "bob".parse()?, intent_id: "join".parse()? },
 //!     eligible: true,
 //! }).await?;
 //! let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
-//! assert!(negotiations.execute(&"opp-1".into(), &"alice".into(), turn).await?.is_ok());
-//! # Ok::<(), index_negotiation_store::StoreError>(())
+//! assert!(negotiations.execute(&opp, &"alice".parse()?, turn).await?.is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
 
@@ -248,14 +249,15 @@ impl SqliteStore {
                     .map_err(sql_error)?;
                 let mut found = Vec::new();
                 for id in ids {
-                    let id = index_negotiation_store::OpportunityId::new(id);
-                    let checked = rows::find(conn, &id).and_then(|stored| match stored {
-                        None => Ok(()),
-                        Some(stored) => {
-                            rows::turns(conn, stored.seq)?;
-                            rows::messages(conn, stored.seq).map(|_| ())
-                        }
-                    });
+                    let checked = index_negotiation_store::stored_id(id.clone())
+                        .and_then(|id| rows::find(conn, &id))
+                        .and_then(|stored| match stored {
+                            None => Ok(()),
+                            Some(stored) => {
+                                rows::turns(conn, stored.seq)?;
+                                rows::messages(conn, stored.seq).map(|_| ())
+                            }
+                        });
                     if let Err(err) = checked {
                         found.push(format!("negotiation {id}: {err}"));
                     }

@@ -6,6 +6,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use index_negotiation::{NegotiationAction, NegotiationMessage, NegotiationOutcome, SeatTurn};
 use index_negotiation_store::{
     NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId, message_from_text,
+    stored_id,
 };
 
 use crate::sql_error;
@@ -55,26 +56,32 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Stored, StoreError
             "unknown status {status:?}"
         ))));
     };
-    Ok(Ok(Stored {
-        seq: row.get(0)?,
-        summary: NegotiationSummary {
-            id: OpportunityId::new(row.get::<_, String>(1)?),
+    let text = |index| row.get::<_, String>(index);
+    let (id, initiator, initiator_intent, responder, responder_intent) =
+        (text(1)?, text(2)?, text(3)?, text(4)?, text(5)?);
+    let awaiting: Option<String> = row.get(8)?;
+    let seq = row.get(0)?;
+    let settled = row.get(10)?;
+    let summary = || {
+        Ok(NegotiationSummary {
+            id: stored_id(id)?,
             initiator: Seat {
-                user_id: row.get::<_, String>(2)?.into(),
-                intent_id: row.get::<_, String>(3)?.into(),
+                user_id: stored_id(initiator)?,
+                intent_id: stored_id(initiator_intent)?,
             },
             responder: Seat {
-                user_id: row.get::<_, String>(4)?.into(),
-                intent_id: row.get::<_, String>(5)?.into(),
+                user_id: stored_id(responder)?,
+                intent_id: stored_id(responder_intent)?,
             },
             status,
-            awaiting_user_id: row.get::<_, Option<String>>(8)?.map(UserId::from),
+            awaiting_user_id: awaiting.map(stored_id).transpose()?,
             outcome,
-            settled: row.get(10)?,
+            settled,
             eligible: initiator_eligible && responder_eligible,
             turn_count: usize::try_from(turn_count).unwrap_or(0),
-        },
-    }))
+        })
+    };
+    Ok(summary().map(|summary| Stored { seq, summary }))
 }
 
 /// The negotiation `id`, if it exists.
@@ -135,7 +142,7 @@ pub(crate) fn turns(conn: &Connection, seq: i64) -> Result<Vec<SeatTurn>, StoreE
             let action = NegotiationAction::from_name(&action)
                 .ok_or_else(|| StoreError::Corrupt(format!("unknown action {action:?}")))?;
             Ok(SeatTurn {
-                seat_user_id,
+                seat_user_id: stored_id(seat_user_id)?,
                 action,
                 message,
             })

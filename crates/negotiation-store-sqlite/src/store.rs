@@ -101,7 +101,7 @@ impl NegotiationStore for SqliteStore {
                 execute(&tx, "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
                      settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
                     params![
-                        permitted.awaiting_user_id,
+                        permitted.awaiting_user_id.as_ref().map(UserId::as_str),
                         permitted.outcome.map(NegotiationOutcome::as_str),
                         RecordStatus::from(permitted.opportunity_status).as_str(),
                         seq
@@ -132,7 +132,7 @@ impl NegotiationStore for SqliteStore {
                     execute(
                         &tx,
                         "UPDATE negotiations SET awaiting_user_id = ?1 WHERE seq = ?2",
-                        params![permitted.awaiting_user_id, seq],
+                        params![permitted.awaiting_user_id.as_str(), seq],
                     )
                     .map_err(sql_error)?;
                     tx.commit().map_err(sql_error)?;

@@ -38,19 +38,19 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn opp() -> OpportunityId {
-    OpportunityId::new("5a7e1c3d-9b2f-4e60-8d14-7c3b9a0e2f51")
+    OpportunityId::parse("5a7e1c3d-9b2f-4e60-8d14-7c3b9a0e2f51").unwrap()
 }
 
 async fn open_pair<S: NegotiationStore>(store: &S) {
     let request = OpenNegotiation {
         opportunity_id: opp(),
         initiator: Seat {
-            user_id: "alice".into(),
-            intent_id: "a".into(),
+            user_id: "alice".parse().unwrap(),
+            intent_id: "a".parse().unwrap(),
         },
         responder: Seat {
-            user_id: "bob".into(),
-            intent_id: "b".into(),
+            user_id: "bob".parse().unwrap(),
+            intent_id: "b".parse().unwrap(),
         },
         eligible: true,
     };
@@ -61,7 +61,11 @@ async fn open_pair<S: NegotiationStore>(store: &S) {
 /// resume if the pair is paused. Returns whether anything was applied.
 async fn step<S: NegotiationStore>(store: &S, who: &str) -> bool {
     let service = Negotiations::new(store);
-    let Some(seen) = service.observe(&opp(), &who.into()).await.unwrap() else {
+    let Some(seen) = service
+        .observe(&opp(), &who.parse().unwrap())
+        .await
+        .unwrap()
+    else {
         return false;
     };
     let action = seen
@@ -72,18 +76,26 @@ async fn step<S: NegotiationStore>(store: &S, who: &str) -> bool {
         .unwrap_or(Decline);
     if seen.blocked_reason.is_none() {
         let decision = service
-            .execute(&opp(), &who.into(), NegotiationTurn::new(action, "step"))
+            .execute(
+                &opp(),
+                &who.parse().unwrap(),
+                NegotiationTurn::new(action, "step"),
+            )
             .await
             .unwrap();
         return decision.is_ok();
     }
-    service.resume(&opp(), &who.into()).await.unwrap().is_ok()
+    service
+        .resume(&opp(), &who.parse().unwrap())
+        .await
+        .unwrap()
+        .is_ok()
 }
 
 /// Replays the log through the rules from an opened state and checks the
 /// stored state is exactly what the rules would have produced.
 fn assert_replays(stored: &NegotiationState) {
-    let mut replayed = NegotiationState::opened("alice", "bob");
+    let mut replayed = NegotiationState::opened("alice".parse().unwrap(), "bob".parse().unwrap());
     for turn in &stored.turns {
         if replayed.awaiting_user_id.is_none() {
             let resumed = decide_negotiation_resume(Some(&replayed), &turn.seat_user_id);
@@ -168,7 +180,7 @@ async fn two_stores_on_one_file_serialize_their_commits() {
                 Negotiations::new(store)
                     .execute(
                         &opp(),
-                        &"alice".into(),
+                        &"alice".parse().unwrap(),
                         NegotiationTurn::new(Propose, format!("racer {i}")),
                     )
                     .await
@@ -295,7 +307,7 @@ fn a_writer_killed_mid_write_leaves_the_file_consistent() {
         let who = state
             .awaiting_user_id
             .clone()
-            .unwrap_or_else(|| "alice".to_owned());
+            .map_or_else(|| "alice".to_owned(), String::from);
         assert!(step(&store, &who).await);
     });
 }
@@ -369,7 +381,7 @@ async fn the_primary_key_reports_a_taken_index_as_raced() {
     let first = Negotiations::new(&store)
         .execute(
             &opp(),
-            &"alice".into(),
+            &"alice".parse().unwrap(),
             NegotiationTurn::new(Propose, "first"),
         )
         .await
@@ -387,7 +399,7 @@ async fn the_primary_key_reports_a_taken_index_as_raced() {
     let state = store.read_negotiation_state(&opp()).await.unwrap().unwrap();
     assert_eq!(state.turns.len(), 1);
     assert_eq!(
-        state.awaiting_user_id.as_deref(),
+        state.awaiting_user_id.as_ref().map(UserId::as_str),
         Some("bob"),
         "the raced commit applied nothing"
     );
@@ -403,11 +415,11 @@ async fn commit_stale(
     let stale = Box::new(|state: Option<&NegotiationState>, user: &_, turn: &_| {
         let mut stale = state.cloned().unwrap();
         stale.turns.clear();
-        stale.awaiting_user_id = Some("bob".into());
-        decide_negotiation_turn(Some(&stale), UserId::as_str(user), turn)
+        stale.awaiting_user_id = Some("bob".parse().unwrap());
+        decide_negotiation_turn(Some(&stale), user, turn)
     });
     store
-        .commit_negotiation_turn(&opp(), &"bob".into(), &turn, stale)
+        .commit_negotiation_turn(&opp(), &"bob".parse().unwrap(), &turn, stale)
         .await
         .unwrap()
         .rejection()
@@ -473,7 +485,7 @@ async fn opening_for_reading_writes_nothing_and_creates_nothing() {
     assert_eq!(state.turns.len(), 1);
     assert_eq!(
         reader
-            .list_negotiations(&"bob".into(), &ListFilter::default())
+            .list_negotiations(&"bob".parse().unwrap(), &ListFilter::default())
             .await
             .unwrap()
             .len(),
@@ -620,7 +632,7 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
     let turn = Negotiations::new(&store)
         .execute(
             &opp(),
-            &"bob".into(),
+            &"bob".parse().unwrap(),
             NegotiationTurn::new(Counter, "On a broken log?"),
         )
         .await;

@@ -35,9 +35,9 @@ use index_negotiation::{
 };
 
 use crate::{
-    ApiKeyRecord, ApiKeyStore, CloseReason, KeyHash, KeyScope, ListFilter, NegotiationStore,
-    Negotiations, OpenDecision, OpenNegotiation, OpenRejection, OpportunityId, RecordStatus, Seat,
-    StateFilter, UserId,
+    ApiKeyRecord, ApiKeyStore, CloseReason, IntentId, KeyHash, KeyScope, ListFilter,
+    NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpenRejection, OpportunityId,
+    RecordStatus, Seat, StateFilter, UserId,
 };
 
 /// Generates one `#[tokio::test]` per conformance case, each on a fresh
@@ -98,11 +98,11 @@ const ALICE: &str = "alice";
 const BOB: &str = "bob";
 
 fn id(n: u32) -> OpportunityId {
-    OpportunityId::new(format!("0b3c9e2a-4f6d-4a8b-9c1e-{n:012x}"))
+    OpportunityId::parse(format!("0b3c9e2a-4f6d-4a8b-9c1e-{n:012x}")).unwrap()
 }
 
 fn user(name: &str) -> UserId {
-    UserId::from(name)
+    UserId::parse(name).unwrap()
 }
 
 fn request(n: u32) -> OpenNegotiation {
@@ -110,11 +110,11 @@ fn request(n: u32) -> OpenNegotiation {
         opportunity_id: id(n),
         initiator: Seat {
             user_id: user(ALICE),
-            intent_id: format!("alice-intent-{n}").into(),
+            intent_id: IntentId::parse(format!("alice-intent-{n}")).unwrap(),
         },
         responder: Seat {
             user_id: user(BOB),
-            intent_id: format!("bob-intent-{n}").into(),
+            intent_id: IntentId::parse(format!("bob-intent-{n}")).unwrap(),
         },
         eligible: true,
     }
@@ -181,7 +181,7 @@ pub async fn opening_creates_a_negotiation_with_the_initiator_to_move<S: Negotia
 ) {
     let id = open(&store, 1).await;
     let state = state(&store, &id).await;
-    assert_eq!(state, NegotiationState::opened(ALICE, BOB));
+    assert_eq!(state, NegotiationState::opened(user(ALICE), user(BOB)));
     let summary = store.get_negotiation(&id).await.unwrap().unwrap();
     assert_eq!(summary.status, RecordStatus::Negotiating);
     assert_eq!(summary.awaiting_user_id, Some(user(ALICE)));
@@ -211,7 +211,7 @@ pub async fn opening_twice_is_refused<S: NegotiationStore>(store: S) {
 pub async fn an_upper_case_id_names_the_same_negotiation<S: NegotiationStore>(store: S) {
     let id = open(&store, 1).await;
     let mut shouted = request(1);
-    shouted.opportunity_id = OpportunityId::new(id.as_str().to_ascii_uppercase());
+    shouted.opportunity_id = OpportunityId::parse(id.as_str().to_ascii_uppercase()).unwrap();
     assert_eq!(shouted.opportunity_id, id);
     let again = Negotiations::new(&store).open(&shouted).await.unwrap();
     assert_eq!(
@@ -274,7 +274,10 @@ pub async fn turns_alternate_and_are_logged_in_order<S: NegotiationStore>(store:
         .collect();
     assert_eq!(log, [(ALICE, Propose), (BOB, Counter), (ALICE, Propose)]);
     assert_eq!(state.turns[1].message, "bob says counter");
-    assert_eq!(state.awaiting_user_id.as_deref(), Some(BOB));
+    assert_eq!(
+        state.awaiting_user_id.as_ref().map(UserId::as_str),
+        Some(BOB)
+    );
     assert_eq!(
         store
             .get_negotiation(&id)
@@ -351,7 +354,11 @@ pub async fn resume_is_refused_while_a_seat_holds_the_turn<S: NegotiationStore>(
         );
     }
     assert_eq!(
-        state(&store, &id).await.awaiting_user_id.as_deref(),
+        state(&store, &id)
+            .await
+            .awaiting_user_id
+            .as_ref()
+            .map(UserId::as_str),
         Some(ALICE)
     );
 }
@@ -552,7 +559,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
                 if let Ok(mut handed) = handed.lock() {
                     handed.push((who.clone(), turn.clone()));
                 }
-                decide_negotiation_turn(state, who.as_str(), turn)
+                decide_negotiation_turn(state, who, turn)
             },
         )
     };
@@ -600,7 +607,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
                 &user(ALICE),
                 "the decider decides for the seat resuming"
             );
-            decide_negotiation_resume(state, who.as_str())
+            decide_negotiation_resume(state, who)
         });
         let decision = store
             .commit_negotiation_resume(&id, &user(ALICE), decide)
@@ -721,7 +728,7 @@ pub async fn listing_filters_by_intent_and_state<S: NegotiationStore>(store: S) 
         [b]
     );
     let by_intent = ListFilter {
-        intent_id: Some("bob-intent-3".into()),
+        intent_id: Some(IntentId::parse("bob-intent-3").unwrap()),
         state: None,
     };
     assert_eq!(
@@ -813,7 +820,11 @@ pub async fn racing_resumes_have_one_winner<S: NegotiationStore + Clone + 'stati
     }
     let winner = winner.expect("one resume wins");
     assert_eq!(
-        state(&store, &id).await.awaiting_user_id.as_deref(),
+        state(&store, &id)
+            .await
+            .awaiting_user_id
+            .as_ref()
+            .map(UserId::as_str),
         Some(winner)
     );
 }

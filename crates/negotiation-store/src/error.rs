@@ -53,7 +53,8 @@ pub enum StoreError {
     /// Stored data cannot be read back (an unknown action, a malformed message).
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
-    /// The request itself is unusable (an empty id, for example).
+    /// The request itself is unusable (a connection string that does not
+    /// parse, for example).
     #[error("invalid request: {0}")]
     InvalidRequest(String),
 }
@@ -63,4 +64,22 @@ impl StoreError {
     pub fn backend(err: impl std::error::Error + Send + Sync + 'static) -> Self {
         StoreError::Backend(Box::new(err))
     }
+}
+
+/// An id read back from storage, checked as every id is. One that fails
+/// its check was written around the store, so it is
+/// [`StoreError::Corrupt`], never a panic.
+///
+/// ```
+/// use index_negotiation_store::{StoreError, UserId, stored_id};
+/// let dana: UserId = stored_id("dana".to_owned())?;
+/// assert_eq!(dana, "dana");
+/// assert!(matches!(stored_id::<UserId>(" ".to_owned()), Err(StoreError::Corrupt(_))));
+/// # Ok::<(), StoreError>(())
+/// ```
+pub fn stored_id<T>(text: String) -> Result<T, StoreError>
+where
+    T: TryFrom<String, Error = index_negotiation::InvalidId>,
+{
+    T::try_from(text).map_err(|invalid| StoreError::Corrupt(format!("a stored id: {invalid}")))
 }

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 
 use crate::error::StoreError;
-use crate::ids::UserId;
+use index_negotiation::UserId;
 
 index_js::wire_enum! {
     crate index_negotiation_store;

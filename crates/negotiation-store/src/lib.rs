@@ -9,20 +9,21 @@
 //!
 //! ```
 //! use index_negotiation::{NegotiationAction, NegotiationTurn};
-//! use index_negotiation_store::{MemoryStore, Negotiations, OpenNegotiation, Seat, StoreError};
+//! use index_negotiation_store::{MemoryStore, Negotiations, OpenNegotiation, OpportunityId, Seat};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let negotiations = Negotiations::new(MemoryStore::new());
+//! let opp: OpportunityId = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".parse()?;
 //! negotiations.open(&OpenNegotiation {
-//!     opportunity_id: "opp-1".into(),
-//!     initiator: Seat { user_id: "alice".into(), intent_id: "hire".into() },
-//!     responder: Seat { user_id: "bob".into(), intent_id: "join".into() },
+//!     opportunity_id: opp.clone(),
+//!     initiator: Seat { user_id: "alice".parse()?, intent_id: "hire".parse()? },
+//!     responder: Seat { user_id: "bob".parse()?, intent_id: "join".parse()? },
 //!     eligible: true,
 //! }).await?;
 //! let turn = NegotiationTurn::new(NegotiationAction::Counter, "Counter before anything is offered?");
-//! let decision = negotiations.execute(&"opp-1".into(), &"alice".into(), turn).await?;
+//! let decision = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
 //! assert_eq!(decision.rejection().map(|r| r.as_str()), Some("counter_is_first"));
-//! # Ok::<(), StoreError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
 //!
@@ -34,7 +35,7 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod error;
-mod ids;
+
 mod keys;
 mod memory;
 mod message_text;
@@ -42,8 +43,12 @@ mod model;
 mod service;
 mod store;
 
-pub use error::StoreError;
-pub use ids::{IntentId, OpportunityId, UserId, is_hyphenated_uuid};
+pub use error::{StoreError, stored_id};
+/// The ids, checked where they are made; they live with the rules, which
+/// take them too.
+pub use index_negotiation::{
+    IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid,
+};
 pub use keys::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope};
 pub use memory::MemoryStore;
 pub use message_text::{message_from_text, message_parts_text};

@@ -13,12 +13,12 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
-use crate::ids::{OpportunityId, UserId};
 use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash};
 use crate::model::{
     CloseReason, ListFilter, NegotiationSummary, OpenNegotiation, RecordStatus, Seat,
 };
 use crate::store::{NegotiationStore, ResumeDecider, TurnDecider};
+use index_negotiation::{OpportunityId, UserId};
 
 /// Negotiations in memory.
 ///
@@ -58,7 +58,7 @@ impl Record {
             initiator: self.initiator.clone(),
             responder: self.responder.clone(),
             status: self.status,
-            awaiting_user_id: self.state.awaiting_user_id.as_deref().map(UserId::from),
+            awaiting_user_id: self.state.awaiting_user_id.clone(),
             outcome: self.state.outcome,
             settled: self.state.settled,
             eligible: self.state.eligible,
@@ -127,7 +127,7 @@ impl NegotiationStore for MemoryStore {
                     index_negotiation::NegotiationRejection::Raced,
                 ));
             }
-            record.state.apply_turn(user_id.as_str(), turn, permitted);
+            record.state.apply_turn(user_id, turn, permitted);
             record.status = permitted.opportunity_status.into();
         }
         Ok(decision)
@@ -163,8 +163,8 @@ impl NegotiationStore for MemoryStore {
             responder_eligible: true,
             status: RecordStatus::Negotiating,
             state: NegotiationState::opened(
-                negotiation.initiator.user_id.as_str(),
-                negotiation.responder.user_id.as_str(),
+                negotiation.initiator.user_id.clone(),
+                negotiation.responder.user_id.clone(),
             ),
             messages: Vec::new(),
         };

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use index_negotiation::{NegotiationOutcome, NegotiationState};
 
-use crate::ids::{IntentId, OpportunityId, UserId};
+use index_negotiation::{IntentId, OpportunityId, UserId};
 
 /// A seat: a person and the intent they negotiate for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -150,12 +150,9 @@ impl NegotiationSummary {
     /// The rules' view of this negotiation, given its turns.
     pub fn state(&self, turns: Vec<index_negotiation::SeatTurn>) -> NegotiationState {
         NegotiationState {
-            initiator_user_id: self.initiator.user_id.as_str().to_owned(),
-            responder_user_id: self.responder.user_id.as_str().to_owned(),
-            awaiting_user_id: self
-                .awaiting_user_id
-                .as_ref()
-                .map(|u| u.as_str().to_owned()),
+            initiator_user_id: self.initiator.user_id.clone(),
+            responder_user_id: self.responder.user_id.clone(),
+            awaiting_user_id: self.awaiting_user_id.clone(),
             outcome: self.outcome,
             settled: self.settled,
             eligible: self.eligible,

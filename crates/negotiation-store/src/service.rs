@@ -7,8 +7,9 @@ use index_negotiation::{
     decide_negotiation_turn, observe_negotiation,
 };
 
+use index_negotiation::{OpportunityId, UserId};
+
 use crate::error::StoreError;
-use crate::ids::{OpportunityId, UserId};
 use crate::model::{
     NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus,
 };
@@ -24,18 +25,19 @@ use crate::store::NegotiationStore;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let negotiations = Negotiations::new(MemoryStore::new());
-/// let seat = |user: &str, intent: &str| Seat { user_id: user.into(), intent_id: intent.into() };
+/// let seat = |user: &str, intent: &str| -> Result<Seat, InvalidId> { Ok(Seat { user_id: user.parse()?, intent_id: intent.parse()? }) };
+/// let opp: OpportunityId = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".parse()?;
 /// let request = OpenNegotiation {
-///     opportunity_id: "opp-1".into(),
-///     initiator: seat("alice", "intent-a"),
-///     responder: seat("bob", "intent-b"),
+///     opportunity_id: opp.clone(),
+///     initiator: seat("alice", "intent-a")?,
+///     responder: seat("bob", "intent-b")?,
 ///     eligible: true,
 /// };
 /// negotiations.open(&request).await?;
 /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
-/// let decision = negotiations.execute(&"opp-1".into(), &"alice".into(), turn).await?;
+/// let decision = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
 /// assert!(decision.is_ok());
-/// # Ok::<(), StoreError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
 #[derive(Debug, Clone)]
@@ -62,7 +64,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         user_id: &UserId,
     ) -> Result<Option<NegotiationObservation>, StoreError> {
         let state = self.store.read_negotiation_state(id).await?;
-        Ok(state.map(|state| observe_negotiation(&state, user_id.as_str())))
+        Ok(state.map(|state| observe_negotiation(&state, user_id)))
     }
 
     /// Takes a turn: decided and applied in one commit. The turn is
@@ -76,7 +78,7 @@ impl<S: NegotiationStore> Negotiations<S> {
     ) -> Result<NegotiationDecision, StoreError> {
         let turn = turn.normalized();
         let decide = Box::new(|state: Option<&_>, user: &UserId, turn: &_| {
-            decide_negotiation_turn(state, user.as_str(), turn)
+            decide_negotiation_turn(state, user, turn)
         });
         self.store
             .commit_negotiation_turn(id, user_id, &turn, decide)
@@ -90,9 +92,8 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
     ) -> Result<NegotiationResumeDecision, StoreError> {
-        let decide = Box::new(|state: Option<&_>, user: &UserId| {
-            decide_negotiation_resume(state, user.as_str())
-        });
+        let decide =
+            Box::new(|state: Option<&_>, user: &UserId| decide_negotiation_resume(state, user));
         self.store
             .commit_negotiation_resume(id, user_id, decide)
             .await
@@ -102,10 +103,10 @@ impl<S: NegotiationStore> Negotiations<S> {
     /// has none yet.
     pub async fn open(&self, request: &OpenNegotiation) -> Result<OpenDecision, StoreError> {
         let opening = NegotiationOpening {
-            user_a: request.initiator.user_id.as_str().to_owned(),
-            user_b: request.responder.user_id.as_str().to_owned(),
-            intent_a: request.initiator.intent_id.as_str().to_owned(),
-            intent_b: request.responder.intent_id.as_str().to_owned(),
+            user_a: request.initiator.user_id.clone(),
+            user_b: request.responder.user_id.clone(),
+            intent_a: request.initiator.intent_id.clone(),
+            intent_b: request.responder.intent_id.clone(),
             eligible: request.eligible,
         };
         if decide_negotiation_opening(&opening).is_none() {

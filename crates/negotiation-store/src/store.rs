@@ -11,8 +11,8 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
-use crate::ids::{OpportunityId, UserId};
 use crate::model::{CloseReason, ListFilter, NegotiationSummary, OpenNegotiation};
+use index_negotiation::{OpportunityId, UserId};
 
 /// Decides a turn against the state as locked inside the commit's
 /// transaction (`None` when there is no such negotiation), for the seat and

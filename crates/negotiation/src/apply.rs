@@ -4,6 +4,7 @@
 //! depends on the other.
 
 use crate::decision::{ResumePermitted, TurnPermitted};
+use crate::ids::UserId;
 use crate::state::{NegotiationState, SeatTurn};
 use crate::turn::NegotiationTurn;
 
@@ -15,17 +16,24 @@ impl NegotiationState {
     ///
     /// ```
     /// use index_negotiation::*;
-    /// let mut state = NegotiationState::opened("alice", "bob");
+    /// let (alice, bob) = (UserId::parse("alice")?, UserId::parse("bob")?);
+    /// let mut state = NegotiationState::opened(alice.clone(), bob.clone());
     /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Coffee Tuesday?");
-    /// if let Decision::Permitted(permitted) = decide_negotiation_turn(Some(&state), "alice", &turn) {
-    ///     state.apply_turn("alice", &turn, &permitted);
+    /// if let Decision::Permitted(permitted) = decide_negotiation_turn(Some(&state), &alice, &turn) {
+    ///     state.apply_turn(&alice, &turn, &permitted);
     /// }
     /// assert_eq!(state.turns.len(), 1);
-    /// assert_eq!(state.awaiting_user_id.as_deref(), Some("bob"));
+    /// assert_eq!(state.awaiting_user_id, Some(bob));
+    /// # Ok::<(), InvalidId>(())
     /// ```
-    pub fn apply_turn(&mut self, user_id: &str, turn: &NegotiationTurn, permitted: &TurnPermitted) {
+    pub fn apply_turn(
+        &mut self,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        permitted: &TurnPermitted,
+    ) {
         self.turns.push(SeatTurn {
-            seat_user_id: user_id.to_owned(),
+            seat_user_id: user_id.clone(),
             action: turn.action,
             message: turn.message.clone(),
         });

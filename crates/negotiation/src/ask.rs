@@ -12,6 +12,8 @@ use index_question_block::StructuredQuestion;
 
 use index_js::number_from_str;
 
+use crate::ids::UserId;
+
 /// The ask rounds a negotiation may spend when nothing overrides it. Three
 /// leaves room for one park after a stall even once each side has asked
 /// once mid-negotiation.
@@ -206,7 +208,7 @@ impl NegotiationMessage {
 }
 
 /// The sender id of `user_id`'s agent.
-pub fn agent_sender_id(user_id: &str) -> String {
+pub fn agent_sender_id(user_id: &UserId) -> String {
     format!("agent:{user_id}")
 }
 
@@ -225,7 +227,7 @@ pub fn count_negotiation_ask_rounds(messages: &[NegotiationMessage]) -> usize {
 }
 
 /// Whether `user_id`'s side has already asked in this negotiation.
-pub fn has_prior_ask_user(messages: &[NegotiationMessage], user_id: &str) -> bool {
+pub fn has_prior_ask_user(messages: &[NegotiationMessage], user_id: &UserId) -> bool {
     let sender = agent_sender_id(user_id);
     messages
         .iter()
@@ -343,11 +345,12 @@ impl AskUserTurn {
     ///         question: StructuredQuestion { title: "Budget".into(), prompt: "Which budget?".into(), options: vec![option("low"), option("high")], multi_select: false },
     ///     },
     /// };
-    /// let message = turn.to_message("alice");
+    /// let message = turn.to_message(&"alice".parse()?);
     /// assert_eq!(message.sender_id, "agent:alice");
     /// assert!(message.is_ask_user());
+    /// # Ok::<(), InvalidId>(())
     /// ```
-    pub fn to_message(&self, user_id: &str) -> NegotiationMessage {
+    pub fn to_message(&self, user_id: &UserId) -> NegotiationMessage {
         let data = match serde_json::to_value(self) {
             Ok(serde_json::Value::Object(map)) => map,
             // A struct of strings, enums and a unit always serializes to an

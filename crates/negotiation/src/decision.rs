@@ -7,6 +7,7 @@
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::ids::UserId;
 use crate::state::{NegotiationOutcome, OpportunityStatus, RoundEnded};
 
 /// Either what the rules permit (`T`) or why they refuse (`R`).
@@ -217,7 +218,7 @@ pub struct TurnPermitted {
     /// Why the turn ended its round, if it did.
     pub round_ended: Option<RoundEnded>,
     /// Who moves next; `None` when the turn settled or ended the round.
-    pub awaiting_user_id: Option<String>,
+    pub awaiting_user_id: Option<UserId>,
     /// The opportunity's status after the turn.
     pub opportunity_status: OpportunityStatus,
 }
@@ -227,7 +228,7 @@ pub struct TurnPermitted {
 #[serde(rename_all = "camelCase")]
 pub struct ResumePermitted {
     /// The seat that now holds the turn.
-    pub awaiting_user_id: String,
+    pub awaiting_user_id: UserId,
 }
 
 /// The decision on a turn.

@@ -15,13 +15,16 @@
 //! same decision, checked in the reference's order.
 //!
 //! ```
-//! use index_negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationState, NegotiationTurn};
+//! use index_negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationState, NegotiationTurn, UserId};
 //!
-//! let state = NegotiationState::opened("alice", "bob");
+//! // Ids are checked once, when made; the rules take them as they are.
+//! let (alice, bob) = (UserId::parse("alice")?, UserId::parse("bob")?);
+//! let state = NegotiationState::opened(alice.clone(), bob.clone());
 //! let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call next week?");
-//! let decision = decide_negotiation_turn(Some(&state), "alice", &turn);
+//! let decision = decide_negotiation_turn(Some(&state), &alice, &turn);
 //! let permitted = decision.permitted().expect("alice opens");
-//! assert_eq!(permitted.awaiting_user_id.as_deref(), Some("bob"));
+//! assert_eq!(permitted.awaiting_user_id, Some(bob));
+//! # Ok::<(), index_negotiation::InvalidId>(())
 //! ```
 //!
 //! The ask-round budget ([`count_negotiation_ask_rounds`],
@@ -34,6 +37,7 @@ mod apply;
 mod ask;
 mod decision;
 mod guidance;
+mod ids;
 mod rules;
 mod state;
 mod timeout;
@@ -51,6 +55,7 @@ pub use decision::{
     NegotiationResumeRejection, ResumePermitted, TurnPermitted,
 };
 pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATION_GUIDANCE};
+pub use ids::{IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid};
 pub use rules::{
     NegotiationObservation, current_round, decide_negotiation_opening, decide_negotiation_resume,
     decide_negotiation_resume_value, decide_negotiation_turn, decide_negotiation_turn_value,

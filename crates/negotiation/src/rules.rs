@@ -7,6 +7,7 @@ use crate::decision::{
     NegotiationResumeRejection, ResumePermitted, TurnPermitted,
 };
 use crate::guidance::NEGOTIATION_GUIDANCE;
+use crate::ids::UserId;
 use crate::state::{
     NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,
     NegotiationState, OpportunityStatus, RoundEnded,
@@ -45,10 +46,11 @@ pub fn current_round<T: HasAction>(turns: &[T]) -> &[T] {
 /// ```
 /// use index_negotiation::{decide_negotiation_opening, NegotiationOpening};
 /// let pair = NegotiationOpening {
-///     user_a: "alice".into(), user_b: "bob".into(),
-///     intent_a: "i-1".into(), intent_b: "i-2".into(), eligible: true,
+///     user_a: "alice".parse()?, user_b: "bob".parse()?,
+///     intent_a: "i-1".parse()?, intent_b: "i-2".parse()?, eligible: true,
 /// };
 /// assert_eq!(decide_negotiation_opening(&pair).unwrap().awaiting_user_id, "alice");
+/// # Ok::<(), index_negotiation::InvalidId>(())
 /// ```
 pub fn decide_negotiation_opening(pair: &NegotiationOpening) -> NegotiationOpeningDecision {
     (pair.eligible && pair.user_a != pair.user_b && pair.intent_a != pair.intent_b).then(|| {
@@ -63,7 +65,7 @@ pub fn decide_negotiation_opening(pair: &NegotiationOpening) -> NegotiationOpeni
 /// not a seat, settled, an intent inactive, not this seat's turn.
 pub fn negotiation_blocked_reason(
     state: &NegotiationState,
-    user_id: &str,
+    user_id: &UserId,
 ) -> Option<NegotiationRejection> {
     if !state.is_seat(user_id) {
         Some(NegotiationRejection::NotASeat)
@@ -71,7 +73,7 @@ pub fn negotiation_blocked_reason(
         Some(NegotiationRejection::AlreadySettled)
     } else if !state.eligible {
         Some(NegotiationRejection::IntentInactive)
-    } else if state.awaiting_user_id.as_deref() != Some(user_id) {
+    } else if state.awaiting_user_id.as_ref() != Some(user_id) {
         Some(NegotiationRejection::NotYourTurn)
     } else {
         None
@@ -89,15 +91,17 @@ pub fn negotiation_blocked_reason(
 /// ends the round with nobody to move.
 ///
 /// ```
-/// use index_negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationRejection, NegotiationState, NegotiationTurn};
-/// let state = NegotiationState::opened("alice", "bob");
+/// use index_negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationRejection, NegotiationState, NegotiationTurn, UserId};
+/// let alice = UserId::parse("alice")?;
+/// let state = NegotiationState::opened(alice.clone(), UserId::parse("bob")?);
 /// let counter = NegotiationTurn::new(NegotiationAction::Counter, "What is on offer?");
-/// let decision = decide_negotiation_turn(Some(&state), "alice", &counter);
+/// let decision = decide_negotiation_turn(Some(&state), &alice, &counter);
 /// assert_eq!(decision.rejection(), Some(NegotiationRejection::CounterIsFirst));
+/// # Ok::<(), index_negotiation::InvalidId>(())
 /// ```
 pub fn decide_negotiation_turn(
     state: Option<&NegotiationState>,
-    user_id: &str,
+    user_id: &UserId,
     turn: &NegotiationTurn,
 ) -> NegotiationDecision {
     decide_turn(state, user_id, is_valid_turn(turn).then_some(turn.action))
@@ -108,15 +112,17 @@ pub fn decide_negotiation_turn(
 /// bounds is `invalid_turn`, reported after the checks that come before it.
 ///
 /// ```
-/// use index_negotiation::{decide_negotiation_turn_value, NegotiationRejection, NegotiationState};
-/// let state = NegotiationState::opened("alice", "bob");
+/// use index_negotiation::{decide_negotiation_turn_value, NegotiationRejection, NegotiationState, UserId};
+/// let alice = UserId::parse("alice")?;
+/// let state = NegotiationState::opened(alice.clone(), UserId::parse("bob")?);
 /// let turn = serde_json::json!({"action": "haggle", "message": "hm"});
-/// assert_eq!(decide_negotiation_turn_value(Some(&state), "alice", &turn).rejection(), Some(NegotiationRejection::InvalidTurn));
-/// assert_eq!(decide_negotiation_turn_value(None, "alice", &turn).rejection(), Some(NegotiationRejection::NotFound));
+/// assert_eq!(decide_negotiation_turn_value(Some(&state), &alice, &turn).rejection(), Some(NegotiationRejection::InvalidTurn));
+/// assert_eq!(decide_negotiation_turn_value(None, &alice, &turn).rejection(), Some(NegotiationRejection::NotFound));
+/// # Ok::<(), index_negotiation::InvalidId>(())
 /// ```
 pub fn decide_negotiation_turn_value(
     state: Option<&NegotiationState>,
-    user_id: &str,
+    user_id: &UserId,
     turn: &serde_json::Value,
 ) -> NegotiationDecision {
     decide_turn(
@@ -129,7 +135,7 @@ pub fn decide_negotiation_turn_value(
 /// The shared decision; `action` is `None` when the turn failed its schema.
 fn decide_turn(
     state: Option<&NegotiationState>,
-    user_id: &str,
+    user_id: &UserId,
     action: Option<NegotiationAction>,
 ) -> NegotiationDecision {
     let Some(state) = state else {
@@ -149,7 +155,7 @@ fn decide_turn(
     }
     // Only a propose stands to be accepted: a counter asks without offering.
     let other_seat_proposed = previous
-        .is_some_and(|p| p.seat_user_id != user_id && p.action == NegotiationAction::Propose);
+        .is_some_and(|p| p.seat_user_id != *user_id && p.action == NegotiationAction::Propose);
     if action == NegotiationAction::Accept && !other_seat_proposed {
         return Decision::Refused(NegotiationRejection::AcceptWithoutOffer);
     }
@@ -187,15 +193,17 @@ fn decide_turn(
 /// when its person's new context bears on the pair.
 ///
 /// ```
-/// use index_negotiation::{decide_negotiation_resume, NegotiationResumeRejection, NegotiationState};
-/// let mut state = NegotiationState::opened("alice", "bob");
-/// assert_eq!(decide_negotiation_resume(Some(&state), "bob").rejection(), Some(NegotiationResumeRejection::NotPaused));
+/// use index_negotiation::{decide_negotiation_resume, NegotiationResumeRejection, NegotiationState, UserId};
+/// let bob = UserId::parse("bob")?;
+/// let mut state = NegotiationState::opened(UserId::parse("alice")?, bob.clone());
+/// assert_eq!(decide_negotiation_resume(Some(&state), &bob).rejection(), Some(NegotiationResumeRejection::NotPaused));
 /// state.awaiting_user_id = None;
-/// assert_eq!(decide_negotiation_resume(Some(&state), "bob").permitted().unwrap().awaiting_user_id, "bob");
+/// assert_eq!(decide_negotiation_resume(Some(&state), &bob).permitted().unwrap().awaiting_user_id, bob);
+/// # Ok::<(), index_negotiation::InvalidId>(())
 /// ```
 pub fn decide_negotiation_resume(
     state: Option<&NegotiationState>,
-    user_id: &str,
+    user_id: &UserId,
 ) -> NegotiationResumeDecision {
     let Some(state) = state else {
         return Decision::Refused(NegotiationResumeRejection::NotFound);
@@ -210,7 +218,7 @@ pub fn decide_negotiation_resume(
         NegotiationResumeRejection::NotPaused
     } else {
         return Decision::Permitted(ResumePermitted {
-            awaiting_user_id: user_id.to_owned(),
+            awaiting_user_id: user_id.clone(),
         });
     };
     Decision::Refused(rejection)
@@ -224,17 +232,19 @@ pub fn decide_negotiation_resume(
 /// (`undefined !== null`).
 ///
 /// ```
-/// use index_negotiation::{decide_negotiation_resume_value, NegotiationResumeRejection};
+/// use index_negotiation::{decide_negotiation_resume_value, NegotiationResumeRejection, UserId};
 /// let paused = serde_json::json!({"initiatorUserId": "u1", "responderUserId": "u2",
 ///     "awaitingUserId": null, "settled": false, "eligible": true, "turns": []});
-/// assert!(decide_negotiation_resume_value(&paused, "u2").permitted().is_some());
+/// let u2 = UserId::parse("u2")?;
+/// assert!(decide_negotiation_resume_value(&paused, &u2).permitted().is_some());
 /// let mut missing = paused.clone();
 /// missing.as_object_mut().unwrap().remove("awaitingUserId");
-/// assert_eq!(decide_negotiation_resume_value(&missing, "u2").rejection(), Some(NegotiationResumeRejection::NotPaused));
+/// assert_eq!(decide_negotiation_resume_value(&missing, &u2).rejection(), Some(NegotiationResumeRejection::NotPaused));
+/// # Ok::<(), index_negotiation::InvalidId>(())
 /// ```
 pub fn decide_negotiation_resume_value(
     state: &serde_json::Value,
-    user_id: &str,
+    user_id: &UserId,
 ) -> NegotiationResumeDecision {
     use serde_json::Value;
     /// JavaScript's truthiness; a missing property is `undefined`, falsy.
@@ -253,7 +263,7 @@ pub fn decide_negotiation_resume_value(
     // Only an object has these properties; on anything else they are
     // `undefined`.
     let get = |key: &str| state.as_object().and_then(|object| object.get(key));
-    let is = |key: &str| get(key).and_then(Value::as_str) == Some(user_id);
+    let is = |key: &str| get(key).and_then(Value::as_str) == Some(user_id.as_str());
     let rejection = if !is("initiatorUserId") && !is("responderUserId") {
         NegotiationResumeRejection::NotASeat
     } else if truthy(get("settled")) {
@@ -264,7 +274,7 @@ pub fn decide_negotiation_resume_value(
         NegotiationResumeRejection::NotPaused
     } else {
         return Decision::Permitted(ResumePermitted {
-            awaiting_user_id: user_id.to_owned(),
+            awaiting_user_id: user_id.clone(),
         });
     };
     Decision::Refused(rejection)
@@ -294,12 +304,14 @@ pub struct NegotiationObservation {
 /// [`decide_negotiation_turn`] would permit it with a valid message.
 ///
 /// ```
-/// use index_negotiation::{observe_negotiation, NegotiationAction::*, NegotiationState};
-/// let state = NegotiationState::opened("alice", "bob");
-/// assert_eq!(observe_negotiation(&state, "alice").available_actions, [Propose, Decline]);
-/// assert!(observe_negotiation(&state, "bob").available_actions.is_empty());
+/// use index_negotiation::{observe_negotiation, NegotiationAction::*, NegotiationState, UserId};
+/// let (alice, bob) = (UserId::parse("alice")?, UserId::parse("bob")?);
+/// let state = NegotiationState::opened(alice.clone(), bob.clone());
+/// assert_eq!(observe_negotiation(&state, &alice).available_actions, [Propose, Decline]);
+/// assert!(observe_negotiation(&state, &bob).available_actions.is_empty());
+/// # Ok::<(), index_negotiation::InvalidId>(())
 /// ```
-pub fn observe_negotiation(state: &NegotiationState, user_id: &str) -> NegotiationObservation {
+pub fn observe_negotiation(state: &NegotiationState, user_id: &UserId) -> NegotiationObservation {
     let blocked_reason = negotiation_blocked_reason(state, user_id);
     let round = current_round(&state.turns);
     let available_actions = match (blocked_reason, round.last().map(|turn| turn.action)) {

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::{IntentId, UserId};
 use crate::turn::{HasAction, NegotiationAction};
 
 index_js::wire_enum! {
@@ -23,7 +24,7 @@ index_js::wire_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct SeatTurn {
     /// The seat (user id) that took the turn.
-    pub seat_user_id: String,
+    pub seat_user_id: UserId,
     /// What it did.
     pub action: NegotiationAction,
     /// What it said.
@@ -41,12 +42,12 @@ impl HasAction for SeatTurn {
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationState {
     /// The seat that opened the negotiation.
-    pub initiator_user_id: String,
+    pub initiator_user_id: UserId,
     /// The other seat.
-    pub responder_user_id: String,
+    pub responder_user_id: UserId,
     /// The seat whose turn it is, or `None` (JSON `null`) when nobody may
     /// move: between rounds, or once settled.
-    pub awaiting_user_id: Option<String>,
+    pub awaiting_user_id: Option<UserId>,
     /// How the negotiation ended, or `None` while in talks.
     pub outcome: Option<NegotiationOutcome>,
     /// Whether the negotiation is over; nothing may happen after.
@@ -61,16 +62,17 @@ impl NegotiationState {
     /// A freshly opened negotiation: eligible, no turns, the initiator to move.
     ///
     /// ```
-    /// use index_negotiation::NegotiationState;
-    /// let state = NegotiationState::opened("alice", "bob");
-    /// assert_eq!(state.awaiting_user_id.as_deref(), Some("alice"));
+    /// use index_negotiation::{NegotiationState, UserId};
+    /// let alice = UserId::parse("alice")?;
+    /// let state = NegotiationState::opened(alice.clone(), UserId::parse("bob")?);
+    /// assert_eq!(state.awaiting_user_id, Some(alice));
+    /// # Ok::<(), index_negotiation::InvalidId>(())
     /// ```
-    pub fn opened(initiator: impl Into<String>, responder: impl Into<String>) -> Self {
-        let initiator = initiator.into();
+    pub fn opened(initiator: UserId, responder: UserId) -> Self {
         NegotiationState {
             awaiting_user_id: Some(initiator.clone()),
             initiator_user_id: initiator,
-            responder_user_id: responder.into(),
+            responder_user_id: responder,
             outcome: None,
             settled: false,
             eligible: true,
@@ -79,13 +81,13 @@ impl NegotiationState {
     }
 
     /// Whether `user_id` holds one of the two seats.
-    pub fn is_seat(&self, user_id: &str) -> bool {
-        user_id == self.initiator_user_id || user_id == self.responder_user_id
+    pub fn is_seat(&self, user_id: &UserId) -> bool {
+        *user_id == self.initiator_user_id || *user_id == self.responder_user_id
     }
 
     /// The seat across from `user_id` (the initiator for anyone else).
-    pub fn other_seat(&self, user_id: &str) -> &str {
-        if user_id == self.initiator_user_id {
+    pub fn other_seat(&self, user_id: &UserId) -> &UserId {
+        if *user_id == self.initiator_user_id {
             &self.responder_user_id
         } else {
             &self.initiator_user_id
@@ -122,13 +124,13 @@ index_js::wire_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationOpening {
     /// The user who would initiate.
-    pub user_a: String,
+    pub user_a: UserId,
     /// The user who would respond.
-    pub user_b: String,
+    pub user_b: UserId,
     /// The initiator's intent.
-    pub intent_a: String,
+    pub intent_a: IntentId,
     /// The responder's intent.
-    pub intent_b: String,
+    pub intent_b: IntentId,
     /// Whether both are current members with active intents shared into a
     /// common network.
     pub eligible: bool,
@@ -146,7 +148,7 @@ pub type NegotiationOpeningDecision = Option<NegotiationOpened>;
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationOpened {
     /// Who moves first: the initiator, user A.
-    pub awaiting_user_id: String,
+    pub awaiting_user_id: UserId,
     /// Always [`OpportunityStatus::Negotiating`].
     pub opportunity_status: OpportunityStatus,
 }

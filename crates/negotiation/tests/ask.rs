@@ -17,6 +17,13 @@ use index_negotiation::{
 use index_question_block::{QuestionOption, StructuredQuestion};
 use serde_json::json;
 
+use index_negotiation::UserId;
+
+/// A user id for a test, which is never blank.
+fn user(id: &str) -> UserId {
+    UserId::parse(id).unwrap()
+}
+
 fn message(sender: &str, parts: serde_json::Value) -> NegotiationMessage {
     serde_json::from_value(json!({"senderId": sender, "parts": parts})).unwrap()
 }
@@ -48,11 +55,11 @@ fn ask_rounds_count_the_first_data_part_only() {
         message("agent:bob", json!([])),
     ];
     assert_eq!(count_negotiation_ask_rounds(&messages), 2);
-    assert!(has_prior_ask_user(&messages, "alice"));
-    assert!(has_prior_ask_user(&messages, "bob"));
-    assert!(!has_prior_ask_user(&messages, "carol"));
-    assert!(!has_prior_ask_user(&messages[..1], "bob"));
-    assert!(!has_prior_ask_user(&messages, "agent:alice"));
+    assert!(has_prior_ask_user(&messages, &user("alice")));
+    assert!(has_prior_ask_user(&messages, &user("bob")));
+    assert!(!has_prior_ask_user(&messages, &user("carol")));
+    assert!(!has_prior_ask_user(&messages[..1], &user("bob")));
+    assert!(!has_prior_ask_user(&messages, &user("agent:alice")));
     assert_eq!(count_negotiation_ask_rounds(&[]), 0);
 }
 
@@ -132,7 +139,7 @@ fn park_turn_wire_shape() {
     insta::assert_snapshot!(serde_json::to_string_pretty(&turn).unwrap());
     let back: AskUserTurn = serde_json::from_value(serde_json::to_value(&turn).unwrap()).unwrap();
     assert_eq!(back, turn);
-    let message = turn.to_message("alice");
+    let message = turn.to_message(&user("alice"));
     assert!(
         matches!(&message.parts[..], [MessagePart::Data { data }] if data["action"] == "ask_user")
     );

@@ -17,6 +17,13 @@ use index_negotiation::{
 };
 use proptest::prelude::*;
 
+use index_negotiation::UserId;
+
+/// A user id for a test, which is never blank.
+fn user(id: &str) -> UserId {
+    UserId::parse(id).unwrap()
+}
+
 const USERS: [&str; 3] = ["alice", "bob", "carol"];
 
 #[derive(Debug, Clone)]
@@ -51,7 +58,8 @@ fn op() -> impl Strategy<Value = Op> {
 /// Checks that observe offers exactly what decide permits, for every user
 /// and action, with a valid message.
 fn observe_agrees_with_decide(state: &NegotiationState) -> Result<(), TestCaseError> {
-    for user in USERS {
+    for user in USERS.map(user) {
+        let user = &user;
         let offered = observe_negotiation(state, user).available_actions;
         for action in NegotiationAction::ALL {
             let permitted = decide_negotiation_turn(
@@ -87,14 +95,14 @@ proptest! {
 
     #[test]
     fn rules_hold_over_random_histories(ops in prop::collection::vec(op(), 0..80)) {
-        let mut state = NegotiationState::opened("alice", "bob");
+        let mut state = NegotiationState::opened(user("alice"), user("bob"));
         // Length of each round so far, as ended by the decisions themselves.
         let mut rounds: Vec<usize> = vec![0];
         for op in ops {
             observe_agrees_with_decide(&state)?;
             match op {
-                Op::Turn(user, action, message) => {
-                    let user = USERS[user];
+                Op::Turn(seat, action, message) => {
+                    let user = &user(USERS[seat]);
                     let turn = NegotiationTurn::new(action, message);
                     let round_before = current_round(&state.turns).to_vec();
                     if let Decision::Permitted(permitted) = decide_negotiation_turn(Some(&state), user, &turn) {
@@ -113,8 +121,8 @@ proptest! {
                         }
                     }
                 }
-                Op::Resume(user) => {
-                    let user = USERS[user];
+                Op::Resume(seat) => {
+                    let user = &user(USERS[seat]);
                     let was_paused = state.awaiting_user_id.is_none();
                     if let Decision::Permitted(permitted) = decide_negotiation_resume(Some(&state), user) {
                         prop_assert!(was_paused && state.is_seat(user) && !state.settled && state.eligible);
@@ -141,16 +149,17 @@ proptest! {
         initiator in "[ab]", responder in "[ab]", awaiting in prop::option::of("[abc]"),
         settled in any::<bool>(), eligible in any::<bool>(),
         log in prop::collection::vec(("[abc]", prop::sample::select(NegotiationAction::ALL.to_vec())), 0..40),
-        user in "[abc]", action in prop::sample::select(NegotiationAction::ALL.to_vec()), message in message(),
+        mover in "[abc]", action in prop::sample::select(NegotiationAction::ALL.to_vec()), message in message(),
     ) {
-        let mut state = NegotiationState::opened(initiator, responder);
-        state.awaiting_user_id = awaiting;
+        let mut state = NegotiationState::opened(user(&initiator), user(&responder));
+        state.awaiting_user_id = awaiting.as_deref().map(user);
         state.settled = settled;
         state.eligible = eligible;
-        state.turns = log.into_iter().map(|(seat, action)| index_negotiation::SeatTurn { seat_user_id: seat, action, message: "m".into() }).collect();
-        let _ = decide_negotiation_turn(Some(&state), &user, &NegotiationTurn::new(action, message));
-        let _ = decide_negotiation_resume(Some(&state), &user);
-        let observation = observe_negotiation(&state, &user);
+        state.turns = log.into_iter().map(|(seat, action)| index_negotiation::SeatTurn { seat_user_id: user(&seat), action, message: "m".into() }).collect();
+        let mover = user(&mover);
+        let _ = decide_negotiation_turn(Some(&state), &mover, &NegotiationTurn::new(action, message));
+        let _ = decide_negotiation_resume(Some(&state), &mover);
+        let observation = observe_negotiation(&state, &mover);
         prop_assert!(observation.remaining_turns >= 1 && observation.remaining_turns <= NEGOTIATION_MAX_TURNS);
     }
 

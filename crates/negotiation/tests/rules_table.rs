@@ -17,18 +17,25 @@ use index_negotiation::{
     decide_negotiation_turn_value,
 };
 
+use index_negotiation::UserId;
+
+/// A user id for a test, which is never blank.
+fn user(id: &str) -> UserId {
+    UserId::parse(id).unwrap()
+}
+
 /// A state with `log` as (seat, action) pairs and `awaiting` to move.
 fn state(log: &[(&str, NegotiationAction)], awaiting: Option<&str>) -> NegotiationState {
-    let mut state = NegotiationState::opened("alice", "bob");
+    let mut state = NegotiationState::opened(user("alice"), user("bob"));
     state.turns = log
         .iter()
         .map(|(seat, action)| SeatTurn {
-            seat_user_id: (*seat).to_owned(),
+            seat_user_id: user(seat),
             action: *action,
             message: "m".to_owned(),
         })
         .collect();
-    state.awaiting_user_id = awaiting.map(str::to_owned);
+    state.awaiting_user_id = awaiting.map(user);
     state
 }
 
@@ -50,11 +57,19 @@ fn check(
     action: NegotiationAction,
     message: &str,
 ) -> String {
-    match decide_negotiation_turn(state, user, &NegotiationTurn::new(action, message)) {
+    match decide_negotiation_turn(
+        state,
+        &self::user(user),
+        &NegotiationTurn::new(action, message),
+    ) {
         index_negotiation::Decision::Refused(r) => r.as_str().to_owned(),
         index_negotiation::Decision::Permitted(p) => format!(
             "ok index={} awaiting={:?} outcome={:?} round_ended={:?} status={:?}",
-            p.turn_index, p.awaiting_user_id, p.outcome, p.round_ended, p.opportunity_status
+            p.turn_index,
+            p.awaiting_user_id.as_ref().map(UserId::as_str),
+            p.outcome,
+            p.round_ended,
+            p.opportunity_status
         ),
     }
 }
@@ -253,7 +268,7 @@ fn the_twelfth_turn_of_a_round_ends_it_but_an_accept_still_settles() {
     let resumed = state(&twelve, Some("alice"));
     let decision = decide_negotiation_turn(
         Some(&resumed),
-        "alice",
+        &user("alice"),
         &NegotiationTurn::new(Propose, "Fresh start"),
     );
     let permitted = decision.permitted().unwrap();
@@ -271,7 +286,7 @@ fn the_twelfth_turn_of_a_round_ends_it_but_an_accept_still_settles() {
     let last = state(&round_two, Some("bob"));
     let decision = decide_negotiation_turn(
         Some(&last),
-        "bob",
+        &user("bob"),
         &NegotiationTurn::new(Counter, "Still apart"),
     );
     assert_eq!(
@@ -303,7 +318,7 @@ fn messages_are_measured_as_javascript_measures_them() {
 fn untyped_turns_are_checked_after_the_seat_checks() {
     let opened = state(&[], Some("alice"));
     let decide = |s: Option<&NegotiationState>, user: &str, v: serde_json::Value| {
-        decide_negotiation_turn_value(s, user, &v)
+        decide_negotiation_turn_value(s, &self::user(user), &v)
             .rejection()
             .map(R::as_str)
     };
@@ -358,7 +373,7 @@ fn resume_rejections_in_check_order() {
         (Some(state(&[("alice", Decline)], None)), "alice", None),
     ];
     for (state, user, expected) in rows {
-        let decision = decide_negotiation_resume(state.as_ref(), user);
+        let decision = decide_negotiation_resume(state.as_ref(), &self::user(user));
         assert_eq!(decision.rejection(), expected, "{user} on {state:?}");
         if expected.is_none() {
             assert_eq!(decision.permitted().unwrap().awaiting_user_id, user);

@@ -16,6 +16,13 @@
 use index_negotiation::*;
 use serde_json::{Value, json};
 
+use index_negotiation::UserId;
+
+/// A user id for a test, which is never blank.
+fn user(id: &str) -> UserId {
+    UserId::parse(id).unwrap()
+}
+
 const VECTORS: &str = include_str!("../../../fixtures/negotiation/vectors.jsonl");
 
 fn check(vector: &Value) -> Option<String> {
@@ -29,7 +36,7 @@ fn check(vector: &Value) -> Option<String> {
         "resume" => (
             serde_json::to_value(decide_negotiation_resume_value(
                 &vector["state"],
-                vector["userId"].as_str().unwrap(),
+                &user(vector["userId"].as_str().unwrap()),
             ))
             .unwrap(),
             vector["output"].clone(),
@@ -42,7 +49,7 @@ fn check(vector: &Value) -> Option<String> {
                 json!({
                     "written": written,
                     "rounds": count_negotiation_ask_rounds(&messages),
-                    "priorU1": has_prior_ask_user(&messages, "u1"),
+                    "priorU1": has_prior_ask_user(&messages, &user("u1")),
                 }),
                 json!({
                     "written": vector["messages"],

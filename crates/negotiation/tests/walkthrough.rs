@@ -17,6 +17,13 @@ use index_negotiation::{
     decide_negotiation_resume, decide_negotiation_turn, observe_negotiation,
 };
 
+use index_negotiation::UserId;
+
+/// A user id for a test, which is never blank.
+fn user(id: &str) -> UserId {
+    UserId::parse(id).unwrap()
+}
+
 struct Walk {
     state: NegotiationState,
     status: OpportunityStatus,
@@ -25,10 +32,11 @@ struct Walk {
 impl Walk {
     fn turn(&mut self, user: &str, action: NegotiationAction) -> Option<RoundEnded> {
         let turn = NegotiationTurn::new(action, format!("{user} {action}s"));
-        match decide_negotiation_turn(Some(&self.state), user, &turn) {
+        let seat = self::user(user);
+        match decide_negotiation_turn(Some(&self.state), &seat, &turn) {
             Decision::Permitted(permitted) => {
                 assert_eq!(permitted.turn_index, self.state.turns.len());
-                self.state.apply_turn(user, &turn, &permitted);
+                self.state.apply_turn(&seat, &turn, &permitted);
                 self.status = permitted.opportunity_status;
                 permitted.round_ended
             }
@@ -37,7 +45,7 @@ impl Walk {
     }
 
     fn resume(&mut self, user: &str) {
-        let permitted = decide_negotiation_resume(Some(&self.state), user)
+        let permitted = decide_negotiation_resume(Some(&self.state), &self::user(user))
             .permitted()
             .cloned()
             .unwrap();
@@ -46,13 +54,14 @@ impl Walk {
     }
 
     fn remaining(&self, user: &str) -> usize {
-        observe_negotiation(&self.state, user).remaining_turns
+        observe_negotiation(&self.state, &self::user(user)).remaining_turns
     }
 
     /// Nobody may move: both seats are refused and offered nothing.
     fn assert_paused(&self) {
         assert_eq!(self.state.awaiting_user_id, None);
-        for seat in ["alice", "bob"] {
+        for seat in ["alice", "bob"].map(user) {
+            let seat = &seat;
             let observation = observe_negotiation(&self.state, seat);
             assert!(observation.available_actions.is_empty());
             assert_eq!(
@@ -72,10 +81,10 @@ impl Walk {
 #[test]
 fn decline_resume_turn_limit_resume_agree() {
     let opening = NegotiationOpening {
-        user_a: "alice".into(),
-        user_b: "bob".into(),
-        intent_a: "intent-a".into(),
-        intent_b: "intent-b".into(),
+        user_a: user("alice"),
+        user_b: user("bob"),
+        intent_a: "intent-a".parse().unwrap(),
+        intent_b: "intent-b".parse().unwrap(),
         eligible: true,
     };
     let opened = decide_negotiation_opening(&opening).unwrap();
@@ -90,19 +99,19 @@ fn decline_resume_turn_limit_resume_agree() {
     };
     assert_eq!(walk.remaining("alice"), 12);
     assert_eq!(
-        observe_negotiation(&walk.state, "alice").available_actions,
+        observe_negotiation(&walk.state, &user("alice")).available_actions,
         [Propose, Decline]
     );
 
     // Round one: a proposal, a question, a decline.
     assert_eq!(walk.turn("alice", Propose), None);
     assert_eq!(
-        observe_negotiation(&walk.state, "bob").available_actions,
+        observe_negotiation(&walk.state, &user("bob")).available_actions,
         [Counter, Accept, Decline]
     );
     assert_eq!(walk.turn("bob", Counter), None);
     assert_eq!(
-        observe_negotiation(&walk.state, "alice").available_actions,
+        observe_negotiation(&walk.state, &user("alice")).available_actions,
         [Propose, Counter, Decline]
     );
     assert_eq!(walk.remaining("alice"), 10);
@@ -114,7 +123,7 @@ fn decline_resume_turn_limit_resume_agree() {
     // Bob's person adds context: bob resumes and opens round two.
     walk.resume("bob");
     assert_eq!(
-        observe_negotiation(&walk.state, "bob").available_actions,
+        observe_negotiation(&walk.state, &user("bob")).available_actions,
         [Propose, Decline]
     );
     let seats = ["bob", "alice"];
@@ -140,9 +149,9 @@ fn decline_resume_turn_limit_resume_agree() {
     assert!(walk.state.settled);
     assert_eq!(walk.state.outcome, Some(NegotiationOutcome::Agreed));
     assert_eq!(walk.state.turns.len(), 17);
-    for seat in ["alice", "bob"] {
+    for seat in ["alice", "bob"].map(user) {
         assert_eq!(
-            observe_negotiation(&walk.state, seat).blocked_reason,
+            observe_negotiation(&walk.state, &seat).blocked_reason,
             Some(NegotiationRejection::AlreadySettled)
         );
     }

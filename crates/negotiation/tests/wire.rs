@@ -15,20 +15,27 @@ use index_negotiation::{
     decide_negotiation_resume, decide_negotiation_turn, observe_negotiation,
 };
 
+use index_negotiation::UserId;
+
+/// A user id for a test, which is never blank.
+fn user(id: &str) -> UserId {
+    UserId::parse(id).unwrap()
+}
+
 fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap()
 }
 
 #[test]
 fn turn_decisions_serialize_as_the_reference_union() {
-    let state = NegotiationState::opened("alice", "bob");
+    let state = NegotiationState::opened(user("alice"), user("bob"));
     let propose = NegotiationTurn::new(NegotiationAction::Propose, "Intro?");
-    let ok = decide_negotiation_turn(Some(&state), "alice", &propose);
+    let ok = decide_negotiation_turn(Some(&state), &user("alice"), &propose);
     assert_eq!(
         json(&ok),
         r#"{"ok":true,"turnIndex":0,"outcome":null,"roundEnded":null,"awaitingUserId":"bob","opportunityStatus":"negotiating"}"#
     );
-    let refused = decide_negotiation_turn(Some(&state), "bob", &propose);
+    let refused = decide_negotiation_turn(Some(&state), &user("bob"), &propose);
     assert_eq!(
         json(&refused),
         r#"{"ok":false,"rejection":"not_your_turn"}"#
@@ -41,13 +48,13 @@ fn turn_decisions_serialize_as_the_reference_union() {
 
 #[test]
 fn resume_decisions_serialize_as_the_reference_union() {
-    let mut state = NegotiationState::opened("alice", "bob");
+    let mut state = NegotiationState::opened(user("alice"), user("bob"));
     assert_eq!(
-        json(&decide_negotiation_resume(Some(&state), "bob")),
+        json(&decide_negotiation_resume(Some(&state), &user("bob"))),
         r#"{"ok":false,"rejection":"not_paused"}"#
     );
     state.awaiting_user_id = None;
-    let ok = decide_negotiation_resume(Some(&state), "bob");
+    let ok = decide_negotiation_resume(Some(&state), &user("bob"));
     assert_eq!(json(&ok), r#"{"ok":true,"awaitingUserId":"bob"}"#);
     let back: NegotiationResumeDecision = serde_json::from_str(&json(&ok)).unwrap();
     assert_eq!(back, ok);
@@ -62,7 +69,7 @@ fn resume_decisions_serialize_as_the_reference_union() {
 
 #[test]
 fn state_keeps_nulls() {
-    let mut state = NegotiationState::opened("alice", "bob");
+    let mut state = NegotiationState::opened(user("alice"), user("bob"));
     state.awaiting_user_id = None;
     assert_eq!(
         json(&state),
@@ -72,8 +79,8 @@ fn state_keeps_nulls() {
 
 #[test]
 fn observation_shape() {
-    let state = NegotiationState::opened("alice", "bob");
-    let value = serde_json::to_value(observe_negotiation(&state, "alice")).unwrap();
+    let state = NegotiationState::opened(user("alice"), user("bob"));
+    let value = serde_json::to_value(observe_negotiation(&state, &user("alice"))).unwrap();
     let keys: Vec<&str> = value
         .as_object()
         .unwrap()

@@ -8,13 +8,15 @@
 //! part's own crate instead is equally supported.
 //!
 //! ```
-//! use index_protocol::negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationState, NegotiationTurn};
+//! use index_protocol::negotiation::{decide_negotiation_turn, NegotiationAction, NegotiationState, NegotiationTurn, UserId};
 //! use index_protocol::question_block::QUESTION_BLOCK_MARKER;
 //!
-//! let state = NegotiationState::opened("alice", "bob");
+//! let alice: UserId = "alice".parse()?;
+//! let state = NegotiationState::opened(alice.clone(), "bob".parse()?);
 //! let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
-//! assert!(decide_negotiation_turn(Some(&state), "alice", &turn).is_ok());
+//! assert!(decide_negotiation_turn(Some(&state), &alice, &turn).is_ok());
 //! assert_eq!(QUESTION_BLOCK_MARKER, "index-questions");
+//! # Ok::<(), index_protocol::negotiation::InvalidId>(())
 //! ```
 
 /// JavaScript's string, number and path semantics that every contract

@@ -4,8 +4,8 @@
 use async_trait::async_trait;
 
 use index_negotiation::{
-    AskUser, AskUserAssessment, AskUserTurn, NegotiationMessage, SuggestedRoles, agent_sender_id,
-    count_negotiation_ask_rounds, has_prior_ask_user,
+    AskUser, AskUserAssessment, AskUserTurn, IntentId, NegotiationMessage, OpportunityId,
+    SuggestedRoles, UserId, agent_sender_id, count_negotiation_ask_rounds, has_prior_ask_user,
 };
 
 use crate::author::StallGapAuthor;
@@ -63,9 +63,9 @@ pub struct NegotiationEnd {
     /// The error it stopped on, if any.
     pub error: Option<String>,
     /// The opportunity the negotiation runs on.
-    pub opportunity_id: Option<String>,
+    pub opportunity_id: Option<OpportunityId>,
     /// The parking side's intent.
-    pub source_intent_id: Option<String>,
+    pub source_intent_id: Option<IntentId>,
     /// The network the pair met in.
     pub network_id: Option<String>,
 }
@@ -88,14 +88,13 @@ impl NegotiationEnd {
         StallReason::classify(self.at_turn_cap, self.error.as_deref())
     }
 
+    /// Whether every id a park records is there. The typed ids cannot be
+    /// empty; the network id is free text and counts only when not empty,
+    /// as the reference's truthiness check reads it.
     fn has_ids(&self) -> bool {
-        [
-            &self.opportunity_id,
-            &self.source_intent_id,
-            &self.network_id,
-        ]
-        .iter()
-        .all(|id| id.as_deref().is_some_and(|id| !id.is_empty()))
+        self.opportunity_id.is_some()
+            && self.source_intent_id.is_some()
+            && self.network_id.as_deref().is_some_and(|id| !id.is_empty())
     }
 }
 
@@ -103,7 +102,7 @@ impl NegotiationEnd {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParkContext {
     /// The side that would park: its person is asked.
-    pub source_user_id: String,
+    pub source_user_id: UserId,
     /// That person's display name.
     pub user_name: String,
     /// Their signal.
@@ -182,11 +181,13 @@ pub async fn park_stalled_negotiation(
     author: &dyn StallGapAuthor,
     sink: &dyn ParkSink,
 ) -> ParkOutcome {
+    let Some(opportunity_id) = end.opportunity_id.as_ref().map(OpportunityId::as_str) else {
+        return ParkOutcome::NotApplicable;
+    };
     if !end.ended_unconcluded() || !end.has_ids() {
         return ParkOutcome::NotApplicable;
     }
     let stall_reason = end.stall_reason();
-    let opportunity_id = end.opportunity_id.as_deref().unwrap_or_default();
     let ask_rounds = count_negotiation_ask_rounds(&context.messages);
     let cap = context.ask_rounds_cap;
     if ask_rounds >= cap {
@@ -291,7 +292,11 @@ pub async fn park_stalled_negotiation(
 /// reasoning, and the reasoning of every turn in the record that the other
 /// seat's agent sent (its assessment is never shown to this side's person).
 /// The fixed park reasoning is not private.
-fn private_texts(seed: &str, messages: &[NegotiationMessage], source_user_id: &str) -> Vec<String> {
+fn private_texts(
+    seed: &str,
+    messages: &[NegotiationMessage],
+    source_user_id: &UserId,
+) -> Vec<String> {
     let own_agent = agent_sender_id(source_user_id);
     let others = messages
         .iter()
@@ -311,9 +316,11 @@ fn private_texts(seed: &str, messages: &[NegotiationMessage], source_user_id: &s
 ///
 /// ```
 /// use index_stall_gap::can_spend_ask_round;
-/// assert!(can_spend_ask_round(&[], "alice", 3));
-/// assert!(!can_spend_ask_round(&[], "alice", 0));
+/// let alice = "alice".parse()?;
+/// assert!(can_spend_ask_round(&[], &alice, 3));
+/// assert!(!can_spend_ask_round(&[], &alice, 0));
+/// # Ok::<(), index_negotiation::InvalidId>(())
 /// ```
-pub fn can_spend_ask_round(messages: &[NegotiationMessage], user_id: &str, cap: usize) -> bool {
+pub fn can_spend_ask_round(messages: &[NegotiationMessage], user_id: &UserId, cap: usize) -> bool {
     !has_prior_ask_user(messages, user_id) && count_negotiation_ask_rounds(messages) < cap
 }

@@ -67,8 +67,8 @@ fn end() -> NegotiationEnd {
     NegotiationEnd {
         turn_count: 6,
         last_action: Some("counter".into()),
-        opportunity_id: Some("opp-1".into()),
-        source_intent_id: Some("intent-1".into()),
+        opportunity_id: Some("7b3e9c1d-5f2a-4c8e-9d60-1a2b3c4d5e6f".parse().unwrap()),
+        source_intent_id: Some("intent-1".parse().unwrap()),
         network_id: Some("net-1".into()),
         ..NegotiationEnd::default()
     }
@@ -85,7 +85,7 @@ fn ask(who: &str) -> NegotiationMessage {
 
 fn context(prior_asks: usize) -> ParkContext {
     ParkContext {
-        source_user_id: "dana".into(),
+        source_user_id: "dana".parse().unwrap(),
         user_name: "Dana".into(),
         signal: Signal {
             title: "Pilot".into(),
@@ -176,11 +176,11 @@ async fn concluded_or_unidentified_negotiations_are_left_alone() {
     cases.push(e);
     for missing in 0..3 {
         let mut e = end();
-        *[
-            &mut e.opportunity_id,
-            &mut e.source_intent_id,
-            &mut e.network_id,
-        ][missing] = None;
+        match missing {
+            0 => e.opportunity_id = None,
+            1 => e.source_intent_id = None,
+            _ => e.network_id = None,
+        }
         cases.push(e);
     }
     let mut e = end();
@@ -427,15 +427,27 @@ async fn the_park_keeps_the_last_turns_roles_and_the_stall_reason_reaches_the_pr
 
 #[test]
 fn mid_flight_consults_respect_the_ration_and_the_cap() {
-    assert!(can_spend_ask_round(&[], "dana", 3));
+    assert!(can_spend_ask_round(&[], &"dana".parse().unwrap(), 3));
     assert!(
-        !can_spend_ask_round(&[ask("dana")], "dana", 3),
+        !can_spend_ask_round(&[ask("dana")], &"dana".parse().unwrap(), 3),
         "dana already asked"
     );
-    assert!(can_spend_ask_round(&[ask("dana")], "sam", 3));
+    assert!(can_spend_ask_round(
+        &[ask("dana")],
+        &"sam".parse().unwrap(),
+        3
+    ));
     assert!(
-        !can_spend_ask_round(&[ask("dana"), ask("sam"), ask("sam")], "lee", 3),
+        !can_spend_ask_round(
+            &[ask("dana"), ask("sam"), ask("sam")],
+            &"lee".parse().unwrap(),
+            3
+        ),
         "at the cap"
     );
-    assert!(can_spend_ask_round(&[ask("dana"), ask("sam")], "lee", 3));
+    assert!(can_spend_ask_round(
+        &[ask("dana"), ask("sam")],
+        &"lee".parse().unwrap(),
+        3
+    ));
 }

@@ -48,7 +48,12 @@ impl Running {
         let key = |user: &str, scope| {
             let host = host.clone();
             let user = user.to_owned();
-            async move { host.create_key(user.into(), scope).await.unwrap().secret }
+            async move {
+                host.create_key(user.parse().unwrap(), scope)
+                    .await
+                    .unwrap()
+                    .secret
+            }
         };
         let (host_key, dana, sam, stranger) = (
             key("host", KeyScope::Host).await,
@@ -177,5 +182,5 @@ pub fn park_message(user_id: &str) -> index_negotiation::NegotiationMessage {
             question: question(),
         },
     }
-    .to_message(user_id)
+    .to_message(&user_id.parse().unwrap())
 }
