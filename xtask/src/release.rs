@@ -1,13 +1,15 @@
 //! `cargo xtask release <major|minor|patch|rc> [--dry-run]`: one version for
 //! every crate, no smaller than the public API's changes demand, with the
 //! changelog moved under it, committed and tagged.
+//!
+//! What the API's changes demand since the last release tag is
+//! `cargo semver-checks`'s judgement (it knows `#[non_exhaustive]`, auto
+//! traits, async and the rest of Rust's semver rules): the smallest release
+//! type it passes is the one needed.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::process::Command;
-
-use crate::api::{ApiDiff, diff_all};
 
 /// A workspace version: `X.Y.Z` or a release candidate `X.Y.Z-rc.N`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,20 +97,56 @@ pub(crate) enum Needed {
     Major,
 }
 
-/// What `diffs` demand of a release from `current`: removed or changed
-/// items need a major release (minor before 1.0), additions a minor one.
-pub(crate) fn needed(current: Version, diffs: &BTreeMap<String, ApiDiff>) -> Needed {
-    if diffs.values().any(ApiDiff::is_breaking) {
-        if current.major == 0 {
-            Needed::Minor
-        } else {
-            Needed::Major
+impl Needed {
+    /// The release type as `cargo semver-checks --release-type` spells it.
+    fn release_type(self) -> &'static str {
+        match self {
+            Needed::Patch => "patch",
+            Needed::Minor => "minor",
+            Needed::Major => "major",
         }
-    } else if diffs.values().any(|d| !d.is_empty()) {
-        Needed::Minor
-    } else {
-        Needed::Patch
     }
+}
+
+/// The smallest release the library crates' API changes since `tag` need,
+/// as `cargo semver-checks` judges them: it tries patch, then minor, then
+/// major. Before 1.0 it treats a minor release as one that may break, as
+/// Cargo does, so a break there needs `Minor`.
+fn needed_since(root: &Path, tag: &str) -> Result<Needed, String> {
+    for needed in [Needed::Patch, Needed::Minor, Needed::Major] {
+        let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+            .args([
+                "semver-checks",
+                "check-release",
+                "--workspace",
+                "--exclude",
+                "xtask",
+            ])
+            .args([
+                "--baseline-rev",
+                tag,
+                "--release-type",
+                needed.release_type(),
+            ])
+            .current_dir(root)
+            .output()
+            .map_err(|e| format!("could not run cargo semver-checks: {e}"))?;
+        if output.status.success() {
+            return Ok(needed);
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if stderr.contains("no such command") {
+            return Err("a release after the first needs cargo-semver-checks: \
+                 `cargo install cargo-semver-checks --locked`"
+                .to_owned());
+        }
+        if !stderr.contains("semver requires new") {
+            return Err(format!("cargo semver-checks failed:\n{}", stderr.trim()));
+        }
+    }
+    Err(format!(
+        "cargo semver-checks refuses even a major release since {tag}"
+    ))
 }
 
 /// The next version. A release candidate's final release keeps its number
@@ -287,35 +325,6 @@ fn git(root: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
-/// The API snapshots in `root/api/`, or as they were at `tag`.
-fn snapshots(root: &Path, tag: Option<&str>) -> Result<BTreeMap<String, String>, String> {
-    let mut found = BTreeMap::new();
-    let names: Vec<String> = match tag {
-        None => std::fs::read_dir(root.join("api"))
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default(),
-        Some(tag) => git(root, &["ls-tree", "--name-only", tag, "api/"])?
-            .lines()
-            .map(|l| l.trim_start_matches("api/").to_owned())
-            .collect(),
-    };
-    for name in names.into_iter().filter(|n| n.ends_with(".txt")) {
-        let text = match tag {
-            None => {
-                std::fs::read_to_string(root.join("api").join(&name)).map_err(|e| e.to_string())?
-            }
-            Some(tag) => git(root, &["show", &format!("{tag}:api/{name}")])?,
-        };
-        found.insert(name.trim_end_matches(".txt").to_owned(), text);
-    }
-    Ok(found)
-}
-
 /// Plans (and unless `dry_run`, makes) a release of the repository at `root`.
 /// Returns what was, or would be, done.
 pub(crate) fn release(
@@ -335,25 +344,15 @@ pub(crate) fn release(
         .ok_or("Cargo.toml has no [workspace.package] version")
         .and_then(|v| Version::parse(v).map_err(|_| "unreadable [workspace.package] version"))?;
     let last_tag = git(root, &["describe", "--tags", "--abbrev=0", "--match", "v*"]).ok();
-    let diffs = match &last_tag {
-        Some(tag) => diff_all(&snapshots(root, Some(tag))?, &snapshots(root, None)?),
-        None => BTreeMap::new(),
+    let needed = match &last_tag {
+        Some(tag) => needed_since(root, tag)?,
+        None => Needed::Patch,
     };
-    let needed = needed(current, &diffs);
     let to = next(current, bump, needed);
     if !satisfies(current, to, needed) {
-        let items: Vec<String> = diffs
-            .iter()
-            .flat_map(|(krate, diff)| {
-                diff.removed
-                    .iter()
-                    .map(move |line| format!("  {krate}: removed or changed: {line}"))
-            })
-            .collect();
         return Err(format!(
-            "{current} -> {to} is too small a step: the public API changed in a way that needs a {needed:?} release since {}:\n{}",
+            "{current} -> {to} is too small a step: cargo semver-checks finds API changes since {} that need a {needed:?} release",
             last_tag.as_deref().unwrap_or("the start"),
-            items.join("\n")
         ));
     }
     let changelog_path = root.join("CHANGELOG.md");
@@ -361,7 +360,7 @@ pub(crate) fn release(
         .map_err(|e| format!("{}: {e}", changelog_path.display()))?;
     let new_changelog = rewrite_changelog(&changelog, to, date)?;
     let tag = format!("v{to}");
-    let mut plan = vec![
+    let plan = vec![
         format!(
             "version {current} -> {to} (the API since {} needs at least {needed:?})",
             last_tag.as_deref().unwrap_or("the start")
@@ -370,9 +369,6 @@ pub(crate) fn release(
         format!("CHANGELOG.md: Unreleased -> {to} - {date}"),
         format!("commit \"release {tag}\" and tag {tag}"),
     ];
-    for (krate, diff) in &diffs {
-        plan.push(format!("  {krate}: {}", diff.describe()));
-    }
     if dry_run {
         return Ok(plan);
     }
@@ -453,24 +449,6 @@ mod tests {
             "before 1.0 a minor bump may break"
         );
         assert!(!satisfies(v("0.1.0"), v("0.1.1"), Needed::Minor));
-        let breaking = BTreeMap::from([(
-            "a".to_owned(),
-            ApiDiff {
-                removed: vec!["x".into()],
-                added: vec![],
-            },
-        )]);
-        let additive = BTreeMap::from([(
-            "a".to_owned(),
-            ApiDiff {
-                removed: vec![],
-                added: vec!["x".into()],
-            },
-        )]);
-        assert_eq!(needed(v("1.0.0"), &breaking), Needed::Major);
-        assert_eq!(needed(v("0.3.0"), &breaking), Needed::Minor);
-        assert_eq!(needed(v("0.3.0"), &additive), Needed::Minor);
-        assert_eq!(needed(v("0.3.0"), &BTreeMap::new()), Needed::Patch);
     }
 
     #[test]
@@ -579,38 +557,79 @@ mod tests {
             git(copy.path(), &["log", "-1", "--format=%s"]).unwrap(),
             format!("release v{expected}")
         );
+    }
 
-        // After the tag: remove an item from an API snapshot, with something
-        // to release, and ask for too small a step.
-        let snapshot = copy.path().join("api/index-negotiation.txt");
-        let text = std::fs::read_to_string(&snapshot).unwrap();
-        let removed = text
-            .lines()
-            .find(|l| l.starts_with("pub fn index_negotiation::current_round"))
-            .unwrap()
-            .to_owned();
-        std::fs::write(&snapshot, text.replace(&format!("{removed}\n"), "")).unwrap();
-        let changelog = std::fs::read_to_string(copy.path().join("CHANGELOG.md")).unwrap();
+    /// A one-crate workspace at 1.0.0, released and tagged, with `lib` as
+    /// its library's source.
+    fn released_workspace(lib: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("crates/a/src")).unwrap();
         std::fs::write(
-            copy.path().join("CHANGELOG.md"),
-            changelog.replacen(
-                "## Unreleased\n",
-                "## Unreleased\n\n### Removed\n\n- index-negotiation: current_round\n",
-                1,
-            ),
+            root.join("Cargo.toml"),
+            "[workspace]\nresolver = \"3\"\nmembers = [\"crates/a\"]\n\n[workspace.package]\nversion = \"1.0.0\"\nedition = \"2024\"\n",
         )
         .unwrap();
-        git(copy.path(), &["commit", "-qam", "remove current_round"]).unwrap();
-        let refused = release(copy.path(), Bump::Patch, true, "2026-11-30").unwrap_err();
+        std::fs::write(
+            root.join("crates/a/Cargo.toml"),
+            "[package]\nname = \"a\"\nversion.workspace = true\nedition.workspace = true\ndescription = \"a\"\nlicense = \"MIT\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("crates/a/src/lib.rs"), lib).unwrap();
+        std::fs::write(
+            root.join("CHANGELOG.md"),
+            "# Changelog\n\n## Unreleased\n\n## 1.0.0\n",
+        )
+        .unwrap();
+        std::fs::write(root.join(".gitignore"), "target\nCargo.lock\n").unwrap();
+        git(root, &["init", "-q"]).unwrap();
+        for (key, value) in [
+            ("user.name", "Release Test"),
+            ("user.email", "release@example.invalid"),
+        ] {
+            git(root, &["config", key, value]).unwrap();
+        }
+        git(root, &["add", "."]).unwrap();
+        git(root, &["commit", "-qm", "1.0.0"]).unwrap();
+        git(root, &["tag", "v1.0.0"]).unwrap();
+        dir
+    }
+
+    /// Commits `lib` as the library's new source, with a changelog line.
+    fn change(root: &Path, lib: &str) {
+        std::fs::write(root.join("crates/a/src/lib.rs"), lib).unwrap();
+        let changelog = std::fs::read_to_string(root.join("CHANGELOG.md")).unwrap();
+        std::fs::write(
+            root.join("CHANGELOG.md"),
+            changelog.replacen("## Unreleased\n", "## Unreleased\n\n- a: changed\n", 1),
+        )
+        .unwrap();
+        git(root, &["commit", "-qam", "change"]).unwrap();
+    }
+
+    #[test]
+    #[ignore = "needs cargo-semver-checks (`cargo install cargo-semver-checks --locked`)"]
+    fn cargo_semver_checks_decides_how_big_a_release_must_be() {
+        let both = "//! a\n/// f\npub fn f() {}\n/// g\npub fn g() {}\n";
+        let copy = released_workspace(both);
+        change(copy.path(), "//! a\n/// f\npub fn f() {}\n");
+        let refused = release(copy.path(), Bump::Minor, true, "2026-12-02").unwrap_err();
         assert!(
-            refused.contains("too small a step") && refused.contains(&removed),
-            "{refused}"
+            refused.contains("too small a step") && refused.contains("Major"),
+            "a removed function needs a major release: {refused}"
         );
-        let plan = release(copy.path(), Bump::Minor, true, "2026-11-30").unwrap();
+        let plan = release(copy.path(), Bump::Major, true, "2026-12-02").unwrap();
+        assert!(plan[0].starts_with("version 1.0.0 -> 2.0.0"), "{plan:?}");
+
+        let copy = released_workspace(both);
+        change(
+            copy.path(),
+            "//! a\n/// f\npub fn f() {}\n/// g\npub fn g() {}\n/// h\npub fn h() {}\n",
+        );
+        let plan = release(copy.path(), Bump::Patch, true, "2026-12-02").unwrap();
         assert!(
-            plan.iter()
-                .any(|l| l.contains("index-negotiation: 1 removed or changed")),
-            "{plan:?}"
+            plan[0].starts_with("version 1.0.0 -> 1.0.1"),
+            "an addition breaks nothing: {plan:?}"
         );
     }
 }
