@@ -6,8 +6,10 @@ use std::fmt;
 /// list that is never empty and is itself an error, so a caller can use
 /// `?`, print it whole, or go through the problems one by one.
 ///
-/// Every contract crate reports a list of problems this way (or with a type
-/// of the same shape: a private, never-empty list behind an accessor).
+/// Every contract crate reports a list of problems this way: as this type,
+/// or as a named error that holds one and adds its own wording (the
+/// question block's reports, which the browser build writes without
+/// `core::fmt`).
 ///
 /// ```
 /// use index_js::Problems;

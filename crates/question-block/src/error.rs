@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use index_js::push_decimal;
 pub use index_js::{IssuePath, PathSegment};
+use index_js::{Problems, push_decimal};
 
 /// The text `push` appends to an empty string.
 fn built(push: impl FnOnce(&mut String)) -> String {
@@ -272,16 +272,18 @@ impl fmt::Display for ValidationIssue {
 /// the reference's schema reports them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
 pub struct InvalidQuestionBlock {
-    issues: Vec<ValidationIssue>,
+    issues: Problems<ValidationIssue>,
 }
 
 impl InvalidQuestionBlock {
-    pub(crate) fn new(issues: Vec<ValidationIssue>) -> Self {
+    pub(crate) fn new(issues: Problems<ValidationIssue>) -> Self {
         InvalidQuestionBlock { issues }
     }
 
-    /// Every problem, never empty.
-    pub fn issues(&self) -> &[ValidationIssue] {
+    /// Every problem, as the one list shape every contract reports with;
+    /// the block's own type adds the report's wording, which the browser
+    /// build writes without `core::fmt`.
+    pub fn issues(&self) -> &Problems<ValidationIssue> {
         &self.issues
     }
 }
@@ -326,10 +328,7 @@ impl NotAQuestionMessage {
             NotAQuestionMessage::Unclosed { .. } => "unclosed-fence",
             NotAQuestionMessage::ContentAfterBlock { .. } => "content-after-block",
             NotAQuestionMessage::InvalidJson { .. } => "invalid-json",
-            NotAQuestionMessage::InvalidBlock(invalid) => invalid
-                .issues()
-                .first()
-                .map_or("invalid-block", |issue| issue.code.rule()),
+            NotAQuestionMessage::InvalidBlock(invalid) => invalid.issues().first().code.rule(),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! checks the limits, counted in UTF-16 code units as the reference counts.
 
 use garde::Validate;
+use index_js::Problems;
 use serde::{Deserialize, Serialize};
 
 /// One answer a person can pick.
@@ -58,14 +59,15 @@ pub struct StructuredQuestion {
 /// Why a value is not a [`StructuredQuestion`]: each problem as
 /// `path: message`, paths written zod's way (`options.1.label`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("invalid structured question: {}", problems.join("; "))]
+#[error("invalid structured question: {problems}")]
 pub struct InvalidStructuredQuestion {
-    problems: Vec<String>,
+    problems: Problems<String>,
 }
 
 impl InvalidStructuredQuestion {
-    /// Every problem found, as `path: message`; never empty.
-    pub fn problems(&self) -> &[String] {
+    /// Every problem found, as `path: message`, in the one list shape every
+    /// contract reports with.
+    pub fn problems(&self) -> &Problems<String> {
         &self.problems
     }
 }
@@ -86,14 +88,14 @@ impl StructuredQuestion {
             .is_none_or(|options| options.iter().all(serde_json::Value::is_object));
         if !value.is_object() || !options_are_objects {
             return Err(InvalidStructuredQuestion {
-                problems: vec![
+                problems: Problems::one(
                     "a structured question and each of its options must be JSON objects".to_owned(),
-                ],
+                ),
             });
         }
         let question =
             StructuredQuestion::deserialize(value).map_err(|err| InvalidStructuredQuestion {
-                problems: vec![err.to_string()],
+                problems: Problems::one(err.to_string()),
             })?;
         question.check()?;
         Ok(question)
@@ -113,12 +115,14 @@ impl StructuredQuestion {
     /// assert_eq!(question.check().unwrap_err().problems().len(), 2);
     /// ```
     pub fn check(&self) -> Result<(), InvalidStructuredQuestion> {
-        self.validate().map_err(|report| InvalidStructuredQuestion {
-            problems: report
+        let problems = match self.validate() {
+            Ok(()) => Vec::new(),
+            Err(report) => report
                 .iter()
                 .map(|(path, error)| format!("{}: {error}", zod_path(&path.to_string())))
                 .collect(),
-        })
+        };
+        Problems::check(problems).map_err(|problems| InvalidStructuredQuestion { problems })
     }
 }
 

@@ -8,10 +8,11 @@
 
 use std::borrow::Cow;
 
+use index_js::Problems;
 use serde::{Deserialize, Deserializer};
 
 use crate::block::{QuestionBlock, QuestionBlockQuestion, QuestionBlockVersion};
-use crate::error::{InvalidQuestionBlock, IssueCode, JsonType};
+use crate::error::{InvalidQuestionBlock, IssueCode, JsonType, ValidationIssue};
 use crate::limits::{MAX_QUESTIONS, QUESTION_BLOCK_VERSION};
 use crate::rules::{
     At, Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt,
@@ -87,9 +88,18 @@ pub(crate) fn question_from_root<V: JsonView>(
     value: &V,
 ) -> Result<QuestionBlockQuestion, InvalidQuestionBlock> {
     let mut issues = Issues::default();
-    match question_from_view(&At::Root, value, &mut issues) {
-        Some(question) if issues.0.is_empty() => Ok(question),
-        _ => Err(InvalidQuestionBlock::new(issues.0)),
+    let question = question_from_view(&At::Root, value, &mut issues);
+    match finish(issues, question)? {
+        Some(question) => Ok(question),
+        // Reading no question always records why; were that ever not so,
+        // this is still a refusal rather than a panic.
+        None => Err(InvalidQuestionBlock::new(Problems::one(ValidationIssue {
+            path: At::Root.path(),
+            code: IssueCode::InvalidType {
+                expected: JsonType::Object,
+                received: Some(value.json_type()),
+            },
+        }))),
     }
 }
 
@@ -152,11 +162,9 @@ fn question_from_view<V: JsonView>(
 }
 
 pub(crate) fn finish<T>(issues: Issues, value: T) -> Result<T, InvalidQuestionBlock> {
-    if issues.0.is_empty() {
-        Ok(value)
-    } else {
-        Err(InvalidQuestionBlock::new(issues.0))
-    }
+    Problems::check(issues.0)
+        .map(|()| value)
+        .map_err(InvalidQuestionBlock::new)
 }
 
 /// Whether `found` has the `expected` type, reporting a problem when not.
