@@ -84,7 +84,7 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
             let store = alternate(&first, &second, i);
             tokio::spawn(async move {
                 Negotiations::new(store)
-                    .open(&request("opp-race"))
+                    .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a64"))
                     .await
                     .unwrap()
             })
@@ -238,7 +238,7 @@ async fn a_statement_timeout_is_honoured() {
     let mut blocker = raw(&url, &schema).await;
     let tx = blocker.transaction().await.unwrap();
     tx.query(
-        "SELECT seq FROM negotiations WHERE id = 'opp-slow' FOR UPDATE",
+        "SELECT seq FROM negotiations WHERE id = '0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63' FOR UPDATE",
         &[],
     )
     .await
@@ -343,7 +343,7 @@ async fn the_change_feed_wakes_on_another_hosts_commit() {
         .unwrap()
         .expect("PostgreSQL has a feed");
     let service = Negotiations::new(&writer);
-    let opening = request("feed-1");
+    let opening = request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a65");
     service.open(&opening).await.unwrap();
     tokio::time::timeout(Duration::from_secs(5), feed.recv())
         .await
@@ -366,7 +366,7 @@ async fn the_change_feed_wakes_on_another_hosts_commit() {
 async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
     let (store, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
     let service = Negotiations::new(&store);
-    let opening = request("gap-1");
+    let opening = request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a66");
     service.open(&opening).await.unwrap();
     for (who, action) in [("alice", Propose), ("bob", Counter), ("alice", Propose)] {
         let turn = NegotiationTurn::new(action, "A turn.");
