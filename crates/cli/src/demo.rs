@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use index_negotiation::NegotiationAction::{self, Accept, Counter, Decline, Propose};
-use index_negotiation_store::{OpportunityId, Seat, UserId};
+use index_negotiation_store::{InvalidId, OpportunityId, Seat};
 use index_negotiation_store_sqlite::Synchronous;
 
 use crate::cli::{ModelChoice, ParkArgs};
@@ -17,9 +17,9 @@ use crate::questions;
 const DANA: &str = "dana";
 const SAM: &str = "sam";
 
-/// A person of the demo, read as `--as` reads one.
-fn user(name: &str) -> Result<UserId, Failure> {
-    negotiation::name("--as", name.to_owned())
+/// A user or intent id of the demo, read as the command line reads one.
+fn demo_id<T: TryFrom<String, Error = InvalidId>>(text: &str) -> Result<T, Failure> {
+    negotiation::name("a demo id", text.to_owned())
 }
 
 fn heading(out: Out, n: usize, text: &str) {
@@ -50,7 +50,7 @@ async fn turn(
             shell_quote(message)
         ),
     );
-    negotiation::turn(session, id, &user(who)?, action, message.to_owned())
+    negotiation::turn(session, id, &demo_id(who)?, action, message.to_owned())
         .await
         .map(|_| ())
 }
@@ -60,7 +60,7 @@ async fn show(session: &Session, id: &OpportunityId, who: &str) -> Result<(), Fa
         session.out,
         &format!("index negotiation show {id} --as {who}"),
     );
-    negotiation::show(session, id, &user(who)?, false).await
+    negotiation::show(session, id, &demo_id(who)?, false).await
 }
 
 async fn resume(session: &Session, id: &OpportunityId, who: &str) -> Result<(), Failure> {
@@ -68,7 +68,7 @@ async fn resume(session: &Session, id: &OpportunityId, who: &str) -> Result<(), 
         session.out,
         &format!("index negotiation resume {id} --as {who}"),
     );
-    negotiation::resume(session, id, &user(who)?).await
+    negotiation::resume(session, id, &demo_id(who)?).await
 }
 
 /// Runs the walk-through on the store at `db`, or on a temporary one.
@@ -115,18 +115,12 @@ pub(crate) async fn run(
         Opening {
             id: negotiation::opportunity_id("--opportunity-id", &id_text)?,
             initiator: Seat {
-                user_id: user(DANA)?,
-                intent_id: negotiation::name(
-                    "--initiator-intent",
-                    "hire-founding-engineer".to_owned(),
-                )?,
+                user_id: demo_id(DANA)?,
+                intent_id: demo_id("hire-founding-engineer")?,
             },
             responder: Seat {
-                user_id: user(SAM)?,
-                intent_id: negotiation::name(
-                    "--responder-intent",
-                    "join-early-startup".to_owned(),
-                )?,
+                user_id: demo_id(SAM)?,
+                intent_id: demo_id("join-early-startup")?,
             },
         },
     )
@@ -213,7 +207,7 @@ pub(crate) async fn run(
     let message = questions::park(
         &session,
         &id,
-        &user(DANA)?,
+        &demo_id(DANA)?,
         ParkArgs {
             id: id.to_string(),
             user: DANA.into(),
@@ -231,7 +225,7 @@ pub(crate) async fn run(
         return Err(Failure::Input("the demo expected a park".into()));
     }
     typed(out, &format!("index negotiation show {id} --as {DANA}"));
-    negotiation::show(&session, &id, &user(DANA)?, false).await?;
+    negotiation::show(&session, &id, &demo_id(DANA)?, false).await?;
     out.line("");
     out.line("What Dana's client shows (the block read, its refs kept out of sight):");
     typed(out, "index question-block render question.txt");
@@ -258,7 +252,7 @@ pub(crate) async fn run(
     );
     let delivered = questions::answer(
         &session,
-        &user(DANA)?,
+        &demo_id(DANA)?,
         Some(&scratch_message),
         &[(0, "1% to 3%".to_owned())],
     )
@@ -283,7 +277,7 @@ pub(crate) async fn run(
     .await?;
     turn(&session, &id, SAM, Accept, "Agreed.").await?;
     typed(out, &format!("index negotiation list --as {DANA}"));
-    negotiation::list(&session, &user(DANA)?, None, None).await?;
+    negotiation::list(&session, &demo_id(DANA)?, None, None).await?;
 
     out.line("");
     out.line(styled(

@@ -35,7 +35,6 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod error;
-
 mod keys;
 mod memory;
 mod message_text;
