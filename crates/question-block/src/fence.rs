@@ -10,12 +10,13 @@
 //!
 //! Both fences start with a backtick at a line start, so the search looks
 //! only at those. The text is classified 64 bytes at a time into bit masks
-//! with the `wide` crate's portable SIMD, in stages: a block without
-//! backticks, or whose backticks all sit mid-line, costs one or two
-//! comparisons per sixteen bytes. Only where a line starts with backticks
-//! are the runs found (by carrying an addition through them), the byte after
-//! each run tested (the marker's first byte; blanks, then a line end), and
-//! the few candidates left confirmed byte by byte. The opening search also
+//! with the `wide` crate's portable SIMD: one pass finds the backticks and
+//! the bytes after which a line may start, which settles every block whose
+//! backticks all sit mid-line. Only where a line starts with backticks are
+//! the runs found (by carrying an addition through them), the byte after
+//! each run tested (the marker's first byte; blanks, then a line end, from
+//! a second pass over that block alone), and the few candidates left
+//! confirmed byte by byte. The opening search also
 //! skips, with memchr's SIMD substring search, every 4 KiB window that does
 //! not hold the marker. A test checks both searches against a literal
 //! evaluation of the two regular expressions on random bodies.
@@ -69,11 +70,13 @@ fn is_line_start(bytes: &[u8], at: usize) -> bool {
 const BLOCK: usize = 64;
 
 /// The fence-relevant part of one 64-byte block, as bit masks (bit `i`
-/// describes byte `i`), classified in stages so that a block which cannot
-/// hold a fence costs one comparison per sixteen bytes.
-struct Block {
-    /// How many bytes the block has (fewer than 64 at the end of the text).
-    remaining: usize,
+/// describes byte `i`). One pass finds the backticks and the bytes after
+/// which a line may start, which is all that most blocks need; the masks
+/// that only a block with a candidate fence needs come later, from the same
+/// bytes, when asked for.
+struct Block<'a> {
+    /// The block's bytes (fewer than 64 at the end of the text).
+    bytes: &'a [u8],
     /// Backticks.
     ticks: u64,
     /// The byte after each run of backticks that starts at a line start and
@@ -82,55 +85,31 @@ struct Block {
     /// Where the run of backticks continuing from the previous block ends,
     /// if it ends here (the case `after_runs` cannot see).
     leading_run_end: Option<usize>,
-    /// `i`, the marker's first byte (for the opening search).
-    marker_heads: u64,
-    /// Spaces and tabs (for the closing search).
-    blanks: u64,
-    /// Bytes that may start a line terminator: LF, CR and 0xE2 (for the
-    /// closing search).
-    breaks: u64,
 }
 
-impl Block {
+impl<'a> Block<'a> {
     /// The block of `text` at `start`, or `None` when no fence line can
     /// start or end in it: no backtick at a line start, and no run going on
     /// from the previous block.
     #[inline(always)]
-    fn at(text: &[u8], start: usize) -> Option<Self> {
+    fn at(text: &'a [u8], start: usize) -> Option<Self> {
         Self::scan(text, start).ok()
     }
 
     /// [`Block::at`], saying when the block is `Err(true)`: has no backtick
     /// at all (and none goes on into it), so the search may skip ahead to
     /// the next one.
-    fn scan(text: &[u8], start: usize) -> Result<Self, bool> {
+    #[inline(always)]
+    fn scan(text: &'a [u8], start: usize) -> Result<Self, bool> {
         let bytes = text
             .get(start..)
             .map_or(&[][..], |rest| rest.get(..BLOCK).unwrap_or(rest));
         let previous = start.checked_sub(1).and_then(|i| text.get(i).copied());
-        let [ticks] = masks(bytes, |v| [v.simd_eq(u8x16::splat(b'`'))]);
+        let [ticks, ends] = masks(bytes, |v| [v.simd_eq(u8x16::splat(b'`')), may_end_a_line(v)]);
         let continues = previous == Some(b'`');
-        // Inside a long run of backticks (a block of them, the run going on
-        // from the one before) no line starts and no run ends.
-        if continues && ticks == u64::MAX && bytes.len() == BLOCK {
-            return Err(false);
-        }
         if !continues && ticks == 0 {
             return Err(true);
         }
-        if !continues && !may_start_a_line_with_a_tick(text, start) {
-            return Err(false);
-        }
-        // The masks either search reads later come from the same pass.
-        let [ends, marker_heads, blanks, breaks] = masks(bytes, |v| {
-            let lf_or_cr = v.simd_eq(u8x16::splat(b'\n')) | v.simd_eq(u8x16::splat(b'\r'));
-            [
-                may_end_a_line(v),
-                v.simd_eq(u8x16::splat(b'i')),
-                v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t')),
-                lf_or_cr | v.simd_eq(u8x16::splat(0xE2)),
-            ]
-        });
         let first = match previous {
             None | Some(b'\n' | b'\r' | 0xA8 | 0xA9) => 1,
             Some(_) => 0,
@@ -142,20 +121,21 @@ impl Block {
         let after_runs = starts.wrapping_add(ticks) & !ticks;
         let leading_end = ticks.trailing_ones() as usize;
         let leading_run_end = (continues && leading_end < BLOCK).then_some(leading_end);
-        let block = Block {
-            remaining: bytes.len(),
+        if after_runs == 0 && leading_run_end.is_none() {
+            return Err(false);
+        }
+        Ok(Block {
+            bytes,
             ticks,
             after_runs,
             leading_run_end,
-            marker_heads,
-            blanks,
-            breaks,
-        };
-        if after_runs != 0 || leading_run_end.is_some() {
-            Ok(block)
-        } else {
-            Err(false)
-        }
+        })
+    }
+
+    /// `i`, the marker's first byte (for the opening search).
+    fn marker_heads(&self) -> u64 {
+        let [heads] = masks(self.bytes, |v| [v.simd_eq(u8x16::splat(b'i'))]);
+        heads
     }
 
     /// Which of `positions` may be followed, past blanks, by a line
@@ -166,11 +146,20 @@ impl Block {
     /// highest blank position is kept then; it is the last position, as no
     /// other can follow a run of blanks that reaches the end.
     fn may_end_lines_after_blanks(&self, positions: u64) -> u64 {
-        let (blanks, breaks) = (self.blanks, self.breaks);
+        // Spaces and tabs, and the bytes that may start a line terminator
+        // (LF, CR and 0xE2).
+        let [blanks, breaks] = masks(self.bytes, |v| {
+            [
+                v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t')),
+                v.simd_eq(u8x16::splat(b'\n'))
+                    | v.simd_eq(u8x16::splat(b'\r'))
+                    | v.simd_eq(u8x16::splat(0xE2)),
+            ]
+        });
         let on_blanks = positions & blanks;
         let (skipped, overflow) = on_blanks.overflowing_add(blanks);
         let landing = (skipped | positions) & !blanks;
-        let end_of_text = u32::try_from(self.remaining)
+        let end_of_text = u32::try_from(self.bytes.len())
             .ok()
             .and_then(|bit| 1u64.checked_shl(bit))
             .unwrap_or(0);
@@ -187,39 +176,11 @@ impl Block {
 /// The bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
 /// last byte of U+2028 and U+2029, but also of other characters, so a line
 /// start found with this is confirmed by [`is_line_start`]).
+#[inline(always)]
 fn may_end_a_line(v: u8x16) -> u8x16 {
     v.simd_eq(u8x16::splat(b'\n'))
         | v.simd_eq(u8x16::splat(b'\r'))
         | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8))
-}
-
-/// Whether a backtick of the block at `start` follows a byte after which a
-/// line may start (see [`Block::at`]): the first and cheapest test, one
-/// mask per sixteen bytes, comparing each byte with the one before it read
-/// from the text itself. Conservative: `true` when the block is the first
-/// or the last.
-#[inline(always)]
-fn may_start_a_line_with_a_tick(text: &[u8], start: usize) -> bool {
-    let (Some(from), true) = (start.checked_sub(1), start + BLOCK <= text.len()) else {
-        return true;
-    };
-    let tick = u8x16::splat(b'`');
-    let mut any = 0;
-    for lane in 0..BLOCK / 16 {
-        let at = from + 16 * lane;
-        let (Some(previous), Some(current)) = (text.get(at..at + 16), text.get(at + 1..at + 17))
-        else {
-            return true;
-        };
-        let load = |slice: &[u8]| {
-            let mut bytes = [0u8; 16];
-            bytes.copy_from_slice(slice);
-            u8x16::from(bytes)
-        };
-        let (previous, current) = (load(previous), load(current));
-        any |= (current.simd_eq(tick) & may_end_a_line(previous)).to_bitmask();
-    }
-    any != 0
 }
 
 /// Bit masks of the bytes of `block` (64 bytes, or fewer at the end of the
@@ -410,7 +371,7 @@ fn open_fence_in_block(bytes: &[u8], start: usize) -> Option<OpenFence> {
     let block = Block::at(bytes, start)?;
     let candidates = match block.after_runs {
         0 => 0,
-        after => after & block.marker_heads,
+        after => after & block.marker_heads(),
     };
     bits_down(candidates)
         .find_map(|bit| open_fence_at(bytes, start + bit))
