@@ -74,10 +74,12 @@ fn pretty_question(out: &mut String, question: &QuestionBlockQuestion) {
 /// `payload` with every escaped lone surrogate inside a string literal
 /// rewritten as `\ufffd`, borrowed unchanged when there is none.
 pub(crate) fn replace_lone_surrogate_escapes(payload: &str) -> Cow<'_, str> {
-    if memchr::memmem::find(payload.as_bytes(), b"\\u").is_none() {
+    let bytes = payload.as_bytes();
+    let escapes_a_unit =
+        memchr::memchr_iter(b'\\', bytes).any(|at| bytes.get(at + 1) == Some(&b'u'));
+    if !escapes_a_unit {
         return Cow::Borrowed(payload);
     }
-    let bytes = payload.as_bytes();
     let mut out: Option<String> = None;
     let mut copied = 0;
     let mut in_string = false;

@@ -114,32 +114,31 @@ where
     Q: IntoIterator<Item = R>,
     R: IntoIterator<Item = &'a str>,
 {
-    let refs: Vec<(usize, usize, &str)> = questions
+    // Every ref with its place, sorted by ref and then by place: each entry
+    // whose predecessor holds the same ref repeats it. (A set would cost the
+    // browser build a B-tree.)
+    let mut sorted: Vec<(&str, usize, usize)> = questions
         .into_iter()
         .enumerate()
         .flat_map(|(question, refs)| {
             refs.into_iter()
                 .enumerate()
-                .map(move |(position, reference)| (question, position, reference))
+                .map(move |(position, reference)| (reference, question, position))
         })
         .collect();
-    // Positions sorted by ref, then by position: each position whose
-    // predecessor holds the same ref repeats it. (A set would cost the
-    // browser build a B-tree.)
-    let mut order: Vec<usize> = (0..refs.len()).collect();
-    let text = |i: usize| refs.get(i).map_or("", |r| r.2);
-    order.sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
-    let mut repeats = vec![false; refs.len()];
-    for pair in order.windows(2) {
-        if let [earlier, later] = *pair
-            && text(earlier) == text(later)
-            && let Some(repeat) = repeats.get_mut(later)
-        {
-            *repeat = true;
-        }
-    }
-    let repeated = refs.iter().zip(&repeats).filter(|(_, repeat)| **repeat);
-    for (&(question_index, ref_index, reference), _) in repeated {
+    sorted.sort_unstable();
+    // Repeats are rare; reported in the order the block holds them.
+    let mut repeats: Vec<(usize, usize, &str)> = sorted
+        .windows(2)
+        .filter_map(|pair| match *pair {
+            [(earlier, ..), (later, question, position)] if earlier == later => {
+                Some((question, position, later))
+            }
+            _ => None,
+        })
+        .collect();
+    repeats.sort_unstable();
+    for (question_index, ref_index, reference) in repeats {
         let root = At::Root;
         let questions = root.key("questions");
         let question = questions.index(question_index);

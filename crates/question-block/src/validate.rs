@@ -4,6 +4,9 @@
 //! ([`crate::walk`]) would; anything else takes the walk.
 
 use std::fmt;
+use std::sync::LazyLock;
+
+use memchr::memmem;
 
 use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -76,6 +79,11 @@ pub(crate) fn block_from_str(json: &str) -> Result<QuestionBlock, FromStrError> 
     block_from_view(&&value).map_err(FromStrError::Invalid)
 }
 
+/// The searcher for the `questions` key, built once: building one costs
+/// more than searching a typical payload.
+static QUESTIONS_KEY: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("questions"));
+
 /// [`block_from_str`]'s decision alone, which can stop early: a payload
 /// with too many questions is refused without reading them all.
 pub(crate) fn decide_block(json: &str) -> Option<QuestionBlock> {
@@ -83,7 +91,7 @@ pub(crate) fn decide_block(json: &str) -> Option<QuestionBlock> {
     // replace the first) would be spelled out; with no second spelling,
     // the 21st question settles it and the rest need not even be JSON.
     let one_questions_key = memchr::memchr(b'\\', json.as_bytes()).is_none()
-        && memchr::memmem::find_iter(json.as_bytes(), "questions")
+        && QUESTIONS_KEY.find_iter(json.as_bytes())
             .take(2)
             .count()
             == 1;
