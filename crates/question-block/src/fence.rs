@@ -454,7 +454,11 @@ fn close_fence_in_block(
 
 /// The longest run of backticks in `text`.
 pub(crate) fn longest_backtick_run(text: &str) -> usize {
-    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+    let (longest, _) = text.bytes().fold((0, 0), |(longest, run), b| {
+        let run = if b == b'`' { run + 1 } else { 0 };
+        (longest.max(run), run)
+    });
+    longest
 }
 
 #[cfg(test)]
