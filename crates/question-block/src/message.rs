@@ -43,17 +43,13 @@ pub fn serialize_question_message(
     block.validate()?;
     // The JSON writer neither adds nor escapes backticks, so the payload's
     // longest run is the longest in the block's strings.
-    let longest_run = block
-        .questions
-        .iter()
-        .flat_map(|q| {
-            [&q.prompt, &q.opportunity_id]
-                .into_iter()
-                .chain(q.also_unblocks.iter().flatten())
-        })
-        .map(|s| longest_backtick_run(s))
-        .max()
-        .unwrap_or(0);
+    let mut longest_run = 0;
+    for q in &block.questions {
+        let refs = q.also_unblocks.iter().flatten();
+        for text in [&q.prompt, &q.opportunity_id].into_iter().chain(refs) {
+            longest_run = longest_run.max(longest_backtick_run(text));
+        }
+    }
     let fence_length = longest_run.saturating_add(1).max(3);
     let prose = js::trim_end(prose);
     let mut message = String::with_capacity(

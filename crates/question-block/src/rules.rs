@@ -4,6 +4,7 @@
 
 use index_js::utf16_len;
 
+use crate::block::QuestionBlockQuestion;
 use crate::error::{IssueCode, JsonType, ValidationIssue};
 use crate::limits::{MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS};
 
@@ -106,53 +107,51 @@ pub(crate) fn check_also_unblocks_count(at: &At<'_>, count: usize, issues: &mut 
 /// so it may appear once in the whole block. Each repeat is reported at its
 /// own position (`questions.Q.opportunityId` or `questions.Q.alsoUnblocks.K`).
 ///
-/// `questions` yields each question's refs, primary first. Refs compare as
-/// exact strings, so two spellings of one UUID (`AB…` and `ab…`) are distinct,
-/// as they are in the reference.
-pub(crate) fn check_duplicate_refs<'a, Q, R>(questions: Q, issues: &mut Issues)
-where
-    Q: IntoIterator<Item = R>,
-    R: IntoIterator<Item = &'a str>,
-{
-    // Every ref with its place, sorted by ref and then by place: each entry
-    // whose predecessor holds the same ref repeats it. (A set would cost the
+/// Refs compare as exact strings, so two spellings of one UUID (`AB…` and
+/// `ab…`) are distinct, as they are in the reference.
+pub(crate) fn check_duplicate_refs(questions: &[QuestionBlockQuestion], issues: &mut Issues) {
+    // Every ref with its place in the block (counted across questions,
+    // primary first), sorted by ref and then by place: each entry whose
+    // predecessor holds the same ref repeats it. (A set would cost the
     // browser build a B-tree.)
-    let mut sorted: Vec<(&str, usize, usize)> = questions
-        .into_iter()
-        .enumerate()
-        .flat_map(|(question, refs)| {
-            refs.into_iter()
-                .enumerate()
-                .map(move |(position, reference)| (reference, question, position))
-        })
-        .collect();
+    let mut sorted: Vec<(&str, usize)> = Vec::new();
+    for question in questions {
+        for reference in question.refs() {
+            sorted.push((reference, sorted.len()));
+        }
+    }
     sorted.sort_unstable();
-    // Repeats are rare; reported in the order the block holds them.
-    let mut repeats: Vec<(usize, usize, &str)> = sorted
-        .windows(2)
-        .filter_map(|pair| match *pair {
-            [(earlier, ..), (later, question, position)] if earlier == later => {
-                Some((question, position, later))
+    let mut repeated = vec![false; sorted.len()];
+    for pair in sorted.windows(2) {
+        if let [(earlier, _), (later, place)] = *pair
+            && earlier == later
+            && let Some(repeat) = repeated.get_mut(place)
+        {
+            *repeat = true;
+        }
+    }
+    // Reported in the order the block holds them.
+    let mut places = repeated.into_iter();
+    for (question_index, question) in questions.iter().enumerate() {
+        for (ref_index, reference) in question.refs().enumerate() {
+            if places.next() != Some(true) {
+                continue;
             }
-            _ => None,
-        })
-        .collect();
-    repeats.sort_unstable();
-    for (question_index, ref_index, reference) in repeats {
-        let root = At::Root;
-        let questions = root.key("questions");
-        let question = questions.index(question_index);
-        let refs = question.key("alsoUnblocks");
-        let at = match ref_index.checked_sub(1) {
-            None => question.key("opportunityId"),
-            Some(also_index) => refs.index(also_index),
-        };
-        issues.push(
-            &at,
-            IssueCode::DuplicateRef {
-                reference: reference.to_owned(),
-            },
-        );
+            let root = At::Root;
+            let questions = root.key("questions");
+            let question = questions.index(question_index);
+            let refs = question.key("alsoUnblocks");
+            let at = match ref_index.checked_sub(1) {
+                None => question.key("opportunityId"),
+                Some(also_index) => refs.index(also_index),
+            };
+            issues.push(
+                &at,
+                IssueCode::DuplicateRef {
+                    reference: reference.to_owned(),
+                },
+            );
+        }
     }
 }
 

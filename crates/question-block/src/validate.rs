@@ -202,10 +202,7 @@ pub(crate) fn validate_block(block: &QuestionBlock) -> Result<(), InvalidQuestio
             }
         }
     }
-    check_duplicate_refs(
-        block.questions.iter().map(QuestionBlockQuestion::refs),
-        &mut issues,
-    );
+    check_duplicate_refs(&block.questions, &mut issues);
     finish(issues, ())
 }
 

@@ -64,10 +64,7 @@ pub(crate) fn block_from_view<V: JsonView>(
     check_unknown_keys(&root, value, &BLOCK_KEYS, &mut issues);
 
     if issues.refinement_runs() {
-        check_duplicate_refs(
-            questions.iter().map(QuestionBlockQuestion::refs),
-            &mut issues,
-        );
+        check_duplicate_refs(&questions, &mut issues);
     }
     finish(issues, QuestionBlock::new(questions))
 }
