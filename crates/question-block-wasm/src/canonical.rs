@@ -35,6 +35,7 @@ impl Canonical {
     /// canonical JSON value.
     pub(crate) fn read(text: &str) -> Option<Canonical> {
         let mut reader = Reader {
+            text,
             bytes: text.as_bytes(),
             at: 0,
             depth: 0,
@@ -97,6 +98,7 @@ impl JsonView for &Canonical {
 const MAX_DEPTH: usize = 128;
 
 struct Reader<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     at: usize,
     depth: usize,
@@ -189,64 +191,39 @@ impl Reader<'_> {
 
     /// A string literal; an escaped lone surrogate reads as U+FFFD (one
     /// UTF-16 unit, like the surrogate, so every length stays the same).
+    /// `JSON.stringify` escapes only control characters and lone
+    /// surrogates with `\u`, so a pair of escaped surrogates is two lone
+    /// ones here, two U+FFFD, which keeps the length too.
     fn string(&mut self) -> Option<String> {
         self.eat(b'"').then_some(())?;
-        let mut out = Vec::new();
+        let mut out = String::new();
         loop {
-            match self.peek()? {
-                b'"' => {
-                    self.at += 1;
-                    return String::from_utf8(out).ok();
-                }
-                b'\\' => {
-                    self.at += 1;
-                    let escaped = self.peek()?;
-                    self.at += 1;
-                    let simple = match escaped {
-                        b'"' => b'"',
-                        b'\\' => b'\\',
-                        b'/' => b'/',
-                        b'b' => 0x08,
-                        b'f' => 0x0C,
-                        b'n' => b'\n',
-                        b'r' => b'\r',
-                        b't' => b'\t',
-                        b'u' => {
-                            let mut buffer = [0u8; 4];
-                            out.extend_from_slice(
-                                self.unicode_escape()?.encode_utf8(&mut buffer).as_bytes(),
-                            );
-                            continue;
-                        }
-                        _ => return None,
-                    };
-                    out.push(simple);
-                }
-                byte => {
-                    out.push(byte);
-                    self.at += 1;
-                }
+            // Up to the next quote or backslash, copied whole: both are
+            // ASCII, so both ends of the run are character boundaries.
+            let start = self.at;
+            while !matches!(self.peek()?, b'"' | b'\\') {
+                self.at += 1;
             }
-        }
-    }
-
-    /// The character of a `\uXXXX` escape (its `\u` already read), joined
-    /// with a following low-surrogate escape when it is a high surrogate.
-    fn unicode_escape(&mut self) -> Option<char> {
-        let unit = self.hex4()?;
-        if (0xD800..0xDC00).contains(&unit) && self.bytes.get(self.at..self.at + 2) == Some(b"\\u")
-        {
-            let saved = self.at;
-            self.at += 2;
-            match self.hex4() {
-                Some(low @ 0xDC00..0xE000) => {
-                    let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                    return char::from_u32(code);
-                }
-                _ => self.at = saved,
+            out.push_str(self.text.get(start..self.at)?);
+            self.at += 1;
+            if self.bytes.get(self.at - 1) == Some(&b'"') {
+                return Some(out);
             }
+            let escaped = self.peek()?;
+            self.at += 1;
+            out.push(match escaped {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => char::from_u32(self.hex4()?).unwrap_or(char::REPLACEMENT_CHARACTER),
+                _ => return None,
+            });
         }
-        Some(char::from_u32(unit).unwrap_or(char::REPLACEMENT_CHARACTER))
     }
 
     fn hex4(&mut self) -> Option<u32> {
@@ -266,7 +243,7 @@ mod tests {
 
     #[test]
     fn reads_what_json_stringify_writes() {
-        let text = r#"{"version":1,"questions":[{"prompt":"a\"\\\n\u0001\ud83d\ude00","opportunityId":"x"}],"n":null,"b":[true,false,-1.5e-7]}"#;
+        let text = r#"{"version":1,"questions":[{"prompt":"a\"\\\n\u0001😀","opportunityId":"x"}],"n":null,"b":[true,false,-1.5e-7]}"#;
         let value = Canonical::read(text).unwrap();
         let view = &value;
         assert!(view.member("version").unwrap().is_number_one());
@@ -282,10 +259,10 @@ mod tests {
 
     #[test]
     fn lone_surrogates_read_as_one_replacement_character() {
-        let value = Canonical::read(r#""\ud800x\udc00\ud800\ud800""#).unwrap();
+        let value = Canonical::read(r#""\ud800x\udc00\ud800\ud800\ud83d\ude00""#).unwrap();
         assert_eq!(
             (&value).as_text().unwrap(),
-            "\u{fffd}x\u{fffd}\u{fffd}\u{fffd}"
+            "\u{fffd}x\u{fffd}\u{fffd}\u{fffd}\u{fffd}\u{fffd}"
         );
     }
 
