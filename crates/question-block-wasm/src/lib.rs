@@ -23,7 +23,7 @@ mod canonical;
 
 use wasm_bindgen::prelude::*;
 
-use index_js::json_string;
+use index_js::push_json_string;
 use index_question_block::{
     InvalidQuestionBlock, JsonSyntaxError, NotAQuestionMessage, ParsedQuestionMessage,
     QuestionBlock, explain_question_message_with, parse_question_message_with,
@@ -104,14 +104,16 @@ impl Object {
         if self.0.len() > 1 {
             self.0.push(',');
         }
-        self.0.push_str(&json_string(key));
+        push_json_string(&mut self.0, key);
         self.0.push(':');
         self.0.push_str(json);
         self
     }
 
-    fn text(self, key: &str, value: &str) -> Self {
-        self.raw(key, &json_string(value))
+    fn text(mut self, key: &str, value: &str) -> Self {
+        self = self.raw(key, "");
+        push_json_string(&mut self.0, value);
+        self
     }
 
     fn done(mut self) -> String {
@@ -130,19 +132,19 @@ fn parsed(object: Object, parsed: &ParsedQuestionMessage) -> String {
 /// Every problem of an invalid block, as a JSON array of `{path, rule,
 /// message}`.
 fn problems(invalid: &InvalidQuestionBlock) -> String {
-    let items: Vec<String> = invalid
-        .issues()
-        .iter()
-        .map(|issue| {
-            Object::new()
+    let mut list = String::from("[");
+    for issue in invalid.issues().iter() {
+        if list.len() > 1 {
+            list.push(',');
+        }
+        list.push_str(
+            &Object::new()
                 .text("path", &issue.path_text())
                 .text("rule", issue.code.rule())
                 .text("message", &issue.code.text())
-                .done()
-        })
-        .collect();
-    let mut list = String::from("[");
-    list.push_str(&items.join(","));
+                .done(),
+        );
+    }
     list.push(']');
     list
 }
