@@ -4,9 +4,12 @@
 //! rustup cannot fetch targets here, so the build uses Debian's `rustc`
 //! (from `rustc-web`, with its `rust-src` for `-Zbuild-std`) and
 //! `wasm-ld-19`, then `wasm-bindgen` at exactly the version of the
-//! `wasm-bindgen` crate in `Cargo.lock`. The package's `index.js` loads the
-//! module in Node or a browser and adds the constants; `fixture.js` holds
-//! the canonical fixture, written from the crate's literals.
+//! `wasm-bindgen` crate in `Cargo.lock`. The bindings are generated for a
+//! bundler (plain functions, no loader of their own) and the package's
+//! `index.js` instantiates the module itself, in Node or a browser, with a
+//! few lines instead of the web target's general-purpose loader, then adds
+//! the constants; `fixture.js` holds the canonical fixture, written from the
+//! crate's literals.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -178,7 +181,7 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
         Command::new(&tools.wasm_bindgen)
             .args([
                 "--target",
-                "web",
+                "bundler",
                 "--remove-name-section",
                 "--remove-producers-section",
                 "--out-name",
@@ -229,6 +232,7 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
     std::fs::rename(&bundled, pkg.join("index.js")).map_err(|e| format!("index.js: {e}"))?;
     for bundled in [
         "index_question_block.js",
+        "index_question_block_bg.js",
         "index_question_block.d.ts",
         "index_question_block_bg.wasm.d.ts",
     ] {
@@ -256,14 +260,15 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
         "// The question block contract, compiled from Rust to WebAssembly. Loads\n\
          // the module once, in Node or a browser. Values cross into the module as\n\
          // JSON text and come back as JSON text, read here.\n\
-         import * as wasm from \"./index_question_block.js\";\n\n\
+         import * as wasm from \"./index_question_block_bg.js\";\n\n\
          const url = new URL(\"./index_question_block_bg.wasm\", import.meta.url);\n\
-         if (typeof process !== \"undefined\" && process.versions && process.versions.node) {{\n\
-         \x20 const {{ readFile }} = await import(\"node:fs/promises\");\n\
-         \x20 wasm.initSync({{ module: await readFile(url) }});\n\
-         }} else {{\n\
-         \x20 await wasm.default({{ module_or_path: url }});\n\
-         }}\n\n\
+         const bytes =\n\
+         \x20 typeof process !== \"undefined\" && process.versions && process.versions.node\n\
+         \x20   ? await (await import(\"node:fs/promises\")).readFile(url)\n\
+         \x20   : await (await fetch(url)).arrayBuffer();\n\
+         const {{ instance }} = await WebAssembly.instantiate(bytes, {{ \"./index_question_block_bg.js\": wasm }});\n\
+         wasm.__wbg_set_wasm(instance.exports);\n\
+         instance.exports.__wbindgen_start();\n\n\
          function json(value) {{\n\
          \x20 const text = JSON.stringify(value);\n\
          \x20 if (text === undefined) throw new Error(\"the value has no JSON form\");\n\
