@@ -189,24 +189,38 @@ fn may_end_a_line(v: u8x16) -> u8x16 {
 #[inline(always)]
 fn masks<const N: usize>(block: &[u8], tests: impl Fn(u8x16) -> [u8x16; N]) -> [u64; N] {
     let mut masks = [0u64; N];
-    let mut lane = |index: usize, bytes: [u8; 16]| {
-        for (mask, found) in masks.iter_mut().zip(tests(u8x16::from(bytes))) {
-            *mask |= u64::from(found.to_bitmask()) << (16 * index);
+    let mut lane = |index: usize, bytes: &[u8; 16]| {
+        let found = tests(u8x16::from(*bytes));
+        // Indexed: iterators here cost the size-optimised browser build a
+        // call per lane, several times slower.
+        for test in 0..N {
+            if let (Some(mask), Some(found)) = (masks.get_mut(test), found.get(test)) {
+                *mask |= u64::from(found.to_bitmask()) << (16 * index);
+            }
         }
     };
-    if block.len() == BLOCK {
+    // Natively a whole block takes a path of its own, which the compiler
+    // unrolls; the browser build keeps one path, for size.
+    if block.len() == BLOCK && cfg!(not(target_arch = "wasm32")) {
         for (index, chunk) in block.chunks_exact(16).enumerate() {
             let mut bytes = [0u8; 16];
             bytes.copy_from_slice(chunk);
-            lane(index, bytes);
+            lane(index, &bytes);
         }
     } else {
-        for (index, chunk) in block.chunks(16).enumerate() {
-            let mut bytes = [0u8; 16];
-            if let Some(to) = bytes.get_mut(..chunk.len()) {
-                to.copy_from_slice(chunk);
+        for index in 0..BLOCK / 16 {
+            // The end of the text is copied into zeros.
+            let rest = block.get(16 * index..).unwrap_or_default();
+            match rest.first_chunk::<16>() {
+                Some(bytes) => lane(index, bytes),
+                None => {
+                    let mut bytes = [0u8; 16];
+                    if let Some(to) = bytes.get_mut(..rest.len()) {
+                        to.copy_from_slice(rest);
+                    }
+                    lane(index, &bytes);
+                }
             }
-            lane(index, bytes);
         }
     }
     masks
