@@ -269,18 +269,20 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
          const {{ instance }} = await WebAssembly.instantiate(bytes, {{ \"./index_question_block_bg.js\": wasm }});\n\
          wasm.__wbg_set_wasm(instance.exports);\n\
          instance.exports.__wbindgen_start();\n\n\
+         const utf8 = new TextEncoder();\n\
+         const text = (string) => utf8.encode(string);\n\
          function json(value) {{\n\
          \x20 const text = JSON.stringify(value);\n\
          \x20 if (text === undefined) throw new Error(\"the value has no JSON form\");\n\
-         \x20 return text;\n\
+         \x20 return utf8.encode(text);\n\
          }}\n\n\
          export const QUESTION_BLOCK_MARKER = {};\n\
          export const QUESTION_BLOCK_VERSION = {QUESTION_BLOCK_VERSION};\n\
-         export const parseQuestionMessage = (body) => JSON.parse(wasm.parseQuestionMessage(body));\n\
-         export const explainQuestionMessage = (body) => JSON.parse(wasm.explainQuestionMessage(body));\n\
+         export const parseQuestionMessage = (body) => JSON.parse(wasm.parseQuestionMessage(text(body)));\n\
+         export const explainQuestionMessage = (body) => JSON.parse(wasm.explainQuestionMessage(text(body)));\n\
          export const validateQuestionBlock = (value) => JSON.parse(wasm.validateQuestionBlock(json(value)));\n\
          export function serializeQuestionMessage(prose, block) {{\n\
-         \x20 const result = JSON.parse(wasm.serializeQuestionMessage(prose, json(block)));\n\
+         \x20 const result = JSON.parse(wasm.serializeQuestionMessage(text(prose), json(block)));\n\
          \x20 if (\"error\" in result) throw new Error(result.error);\n\
          \x20 return result.message;\n\
          }}\n",
