@@ -162,13 +162,15 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
         .arg(&build_dir)
         .env("RUSTC_BOOTSTRAP", "1")
         .env("RUSTC", DEBIAN_RUSTC)
-        // Panics abort without formatting a message: a browser bundle has
-        // no use for the machinery, and the contract never panics on input.
+        // Panics abort without formatting a message or recording where: a
+        // browser bundle has no use for the machinery, and the contract
+        // never panics on input.
         // SIMD128 (in every browser since 2023, and in Node) makes the fence
         // search both faster and smaller than its scalar fallback.
         .env(
             "RUSTFLAGS",
-            "-Zunstable-options -Cpanic=immediate-abort -Ctarget-feature=+simd128",
+            "-Zunstable-options -Cpanic=immediate-abort -Ctarget-feature=+simd128 \
+             -Zlocation-detail=none",
         )
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER", LINKER),
         "the wasm32 build",
@@ -196,7 +198,12 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
     run_checked(
         Command::new(&tools.wasm_opt)
             .args([
+                // Shrink until nothing shrinks further, and drop the
+                // target-features section (only tools read it, and the
+                // features are named here).
                 "-Oz",
+                "--converge",
+                "--strip-target-features",
                 "--enable-simd",
                 "--enable-bulk-memory",
                 "--enable-reference-types",
