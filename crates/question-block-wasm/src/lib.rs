@@ -97,14 +97,18 @@ fn syntax_offset(payload: &str, message: &str) -> usize {
                 })
         })
         .unwrap_or(0);
+    // Each character starts with a byte that is not a continuation byte,
+    // and is two UTF-16 units when that byte starts four.
     let mut seen = 0;
-    payload
-        .char_indices()
-        .find(|(_, c)| {
-            seen += c.len_utf16();
-            seen > units
-        })
-        .map_or(payload.len(), |(at, _)| at)
+    for (at, &byte) in payload.as_bytes().iter().enumerate() {
+        if byte & 0xC0 != 0x80 {
+            seen += if byte >= 0xF0 { 2 } else { 1 };
+            if seen > units {
+                return at;
+            }
+        }
+    }
+    payload.len()
 }
 
 /// A JSON object written member by member, in the contract's key order.
@@ -241,5 +245,21 @@ pub fn validate(value: &[u8]) -> String {
             .raw("ok", "false")
             .raw("problems", &problems(&invalid))
             .done(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_parse_positions_count_utf16_units() {
+        let payload = "é😀x";
+        let at = |message: &str| syntax_offset(payload, message);
+        assert_eq!(at("Unexpected token 'x', \"é😀x\" is not valid JSON at position 3"), 6);
+        assert_eq!(at("Unexpected token in JSON at position 1"), 2);
+        assert_eq!(at("Unexpected token in JSON at position 0"), 0);
+        assert_eq!(at("Unexpected end of JSON input"), 0);
+        assert_eq!(at("at position 99"), payload.len());
     }
 }

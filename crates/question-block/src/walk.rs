@@ -204,11 +204,8 @@ fn expect_string<'v, V: JsonView>(
 }
 
 fn check_unknown_keys<V: JsonView>(at: &At<'_>, object: &V, known: &[&str], issues: &mut Issues) {
-    let keys: Vec<String> = object
-        .keys()
-        .into_iter()
-        .filter(|key| !known.contains(&key.as_str()))
-        .collect();
+    let mut keys = object.keys();
+    keys.retain(|key| !known.contains(&key.as_str()));
     if !keys.is_empty() {
         issues.push(at, IssueCode::UnrecognizedKeys { keys });
     }
