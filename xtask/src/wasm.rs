@@ -217,7 +217,9 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
             .arg(&module),
         "wasm-opt",
     )?;
-    for (name, contents) in package_files()? {
+    let bindings = std::fs::read_to_string(pkg.join("index_question_block_bg.js"))
+        .map_err(|e| format!("index_question_block_bg.js: {e}"))?;
+    for (name, contents) in package_files(&module_imports(&bindings)?)? {
         std::fs::write(pkg.join(name), contents).map_err(|e| format!("{name}: {e}"))?;
     }
     // index.js, the bindings and their snippets become one minified file.
@@ -253,8 +255,26 @@ fn js_string(text: &str) -> String {
     serde_json::Value::String(text.to_owned()).to_string()
 }
 
-/// The package's own files around the generated bindings.
-fn package_files() -> Result<Vec<(&'static str, String)>, String> {
+/// The functions of the generated bindings that the module imports (named
+/// by wasm-bindgen, with a hash): `index.js` hands the module just these.
+fn module_imports(bindings: &str) -> Result<Vec<&str>, String> {
+    let imports: Vec<&str> = bindings
+        .lines()
+        .filter_map(|line| line.strip_prefix("export function "))
+        .filter_map(|rest| rest.split('(').next())
+        .filter(|name| {
+            name.starts_with("__wbindgen_") || (name.starts_with("__wbg_") && *name != "__wbg_set_wasm")
+        })
+        .collect();
+    if imports.is_empty() {
+        return Err("the bindings export no function for the module to import".into());
+    }
+    Ok(imports)
+}
+
+/// The package's own files around the generated bindings; `imports` names
+/// the functions the module imports from them.
+fn package_files(imports: &[&str]) -> Result<Vec<(&'static str, String)>, String> {
     let version = crate::workspace_root().join("Cargo.toml");
     let manifest = std::fs::read_to_string(version).map_err(|e| e.to_string())?;
     let version = manifest
@@ -267,14 +287,15 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
         "// The question block contract, compiled from Rust to WebAssembly. Loads\n\
          // the module once, in Node or a browser. Values cross into the module as\n\
          // JSON text and come back as JSON text, read here.\n\
-         import * as wasm from \"./index_question_block_bg.js\";\n\n\
+         import {{ {imports}, __wbg_set_wasm, parseQuestionMessage as parse, explainQuestionMessage as explain,\n\
+         \x20 validateQuestionBlock as validate, serializeQuestionMessage as serialize }} from \"./index_question_block_bg.js\";\n\n\
          const url = new URL(\"./index_question_block_bg.wasm\", import.meta.url);\n\
          const bytes =\n\
          \x20 typeof process !== \"undefined\" && process.versions && process.versions.node\n\
          \x20   ? await (await import(\"node:fs/promises\")).readFile(url)\n\
          \x20   : await (await fetch(url)).arrayBuffer();\n\
-         const {{ instance }} = await WebAssembly.instantiate(bytes, {{ \"./index_question_block_bg.js\": wasm }});\n\
-         wasm.__wbg_set_wasm(instance.exports);\n\
+         const {{ instance }} = await WebAssembly.instantiate(bytes, {{ \"./index_question_block_bg.js\": {{ {imports} }} }});\n\
+         __wbg_set_wasm(instance.exports);\n\
          instance.exports.__wbindgen_start();\n\n\
          const utf8 = new TextEncoder();\n\
          const text = (string) => utf8.encode(string);\n\
@@ -285,15 +306,16 @@ fn package_files() -> Result<Vec<(&'static str, String)>, String> {
          }}\n\n\
          export const QUESTION_BLOCK_MARKER = {};\n\
          export const QUESTION_BLOCK_VERSION = {QUESTION_BLOCK_VERSION};\n\
-         export const parseQuestionMessage = (body) => JSON.parse(wasm.parseQuestionMessage(text(body)));\n\
-         export const explainQuestionMessage = (body) => JSON.parse(wasm.explainQuestionMessage(text(body)));\n\
-         export const validateQuestionBlock = (value) => JSON.parse(wasm.validateQuestionBlock(json(value)));\n\
+         export const parseQuestionMessage = (body) => JSON.parse(parse(text(body)));\n\
+         export const explainQuestionMessage = (body) => JSON.parse(explain(text(body)));\n\
+         export const validateQuestionBlock = (value) => JSON.parse(validate(json(value)));\n\
          export function serializeQuestionMessage(prose, block) {{\n\
-         \x20 const result = JSON.parse(wasm.serializeQuestionMessage(text(prose), json(block)));\n\
+         \x20 const result = JSON.parse(serialize(text(prose), json(block)));\n\
          \x20 if (\"error\" in result) throw new Error(result.error);\n\
          \x20 return result.message;\n\
          }}\n",
-        js_string(QUESTION_BLOCK_MARKER)
+        js_string(QUESTION_BLOCK_MARKER),
+        imports = imports.join(", "),
     );
     let types = "export const QUESTION_BLOCK_MARKER: \"index-questions\";\n\
         export const QUESTION_BLOCK_VERSION: 1;\n\
