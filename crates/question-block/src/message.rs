@@ -409,24 +409,27 @@ fn json_error_reason(err: &serde_json::Error) -> String {
 }
 
 /// 1-based line and character column of byte `offset` in `body`, counting
-/// LF, CR, CRLF, U+2028 and U+2029 as one line break each.
+/// LF, CR, CRLF, U+2028 and U+2029 as one line break each. Counted over
+/// bytes: each character starts with a byte that is not a continuation
+/// byte, and the character is a line terminator when that byte starts one.
 fn line_column(body: &str, offset: usize) -> (usize, usize) {
-    let mut line = 1;
-    let mut column = 1;
-    let mut previous = None;
-    for (i, c) in body.char_indices() {
-        if i >= offset {
-            break;
+    let bytes = body.as_bytes();
+    let before = bytes.get(..offset).unwrap_or(bytes);
+    let (mut line, mut column) = (1, 1);
+    let mut previous = 0;
+    for (at, &byte) in before.iter().enumerate() {
+        if byte & 0xC0 == 0x80 {
+            continue;
         }
-        if js::is_js_line_terminator(c) {
-            if !(c == '\n' && previous == Some('\r')) {
+        if terminator_len(before, at).is_some() {
+            if !(byte == b'\n' && previous == b'\r') {
                 line += 1;
             }
             column = 1;
         } else {
             column += 1;
         }
-        previous = Some(c);
+        previous = byte;
     }
     (line, column)
 }
@@ -441,6 +444,8 @@ mod tests {
         assert_eq!(line_column("a\r\nb\rc\u{2028}d", 3), (2, 1));
         assert_eq!(line_column("a\r\nb\rc\u{2028}d", 5), (3, 1));
         assert_eq!(line_column("a\r\nb\rc\u{2028}d", 9), (4, 1));
+        assert_eq!(line_column("é🙂\u{2029}\u{2028}é🙂x", 19), (3, 4));
+        assert_eq!(line_column("\u{228}x", 2), (1, 2));
     }
 
     #[test]
