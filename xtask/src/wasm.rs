@@ -265,7 +265,8 @@ fn module_imports(bindings: &str) -> Result<Vec<&str>, String> {
         .filter_map(|line| line.strip_prefix("export function "))
         .filter_map(|rest| rest.split('(').next())
         .filter(|name| {
-            name.starts_with("__wbindgen_") || (name.starts_with("__wbg_") && *name != "__wbg_set_wasm")
+            name.starts_with("__wbindgen_")
+                || (name.starts_with("__wbg_") && *name != "__wbg_set_wasm")
         })
         .collect();
     if imports.is_empty() {

@@ -90,7 +90,11 @@ mod tests {
             for at in 0..40 {
                 let mut s: String = "plain text, quite long enough".repeat(2);
                 s.insert(at, escaped);
-                assert_eq!(Some(json_string(&s)), serde_json::to_string(&s).ok(), "{s:?}");
+                assert_eq!(
+                    Some(json_string(&s)),
+                    serde_json::to_string(&s).ok(),
+                    "{s:?}"
+                );
             }
         }
     }

@@ -73,7 +73,7 @@ fn read_payload(payload: &str) -> Result<Canonical, JsonSyntaxError> {
             offset: syntax_offset(payload, reason),
             reason: reason.to_owned(),
         }),
-        None => Canonical::read(&canonical).ok_or_else(|| JsonSyntaxError {
+        None => Canonical::read(canonical).ok_or_else(|| JsonSyntaxError {
             offset: 0,
             reason: "the host's JSON could not be read back".to_owned(),
         }),
@@ -256,7 +256,10 @@ mod tests {
     fn json_parse_positions_count_utf16_units() {
         let payload = "é😀x";
         let at = |message: &str| syntax_offset(payload, message);
-        assert_eq!(at("Unexpected token 'x', \"é😀x\" is not valid JSON at position 3"), 6);
+        assert_eq!(
+            at("Unexpected token 'x', \"é😀x\" is not valid JSON at position 3"),
+            6
+        );
         assert_eq!(at("Unexpected token in JSON at position 1"), 2);
         assert_eq!(at("Unexpected token in JSON at position 0"), 0);
         assert_eq!(at("Unexpected end of JSON input"), 0);

@@ -105,7 +105,9 @@ impl<'a> Block<'a> {
             .get(start..)
             .map_or(&[][..], |rest| rest.get(..BLOCK).unwrap_or(rest));
         let previous = start.checked_sub(1).and_then(|i| text.get(i).copied());
-        let [ticks, ends] = masks(bytes, |v| [v.simd_eq(u8x16::splat(b'`')), may_end_a_line(v)]);
+        let [ticks, ends] = masks(bytes, |v| {
+            [v.simd_eq(u8x16::splat(b'`')), may_end_a_line(v)]
+        });
         let continues = previous == Some(b'`');
         if !continues && ticks == 0 {
             return Err(true);

@@ -91,10 +91,7 @@ pub(crate) fn decide_block(json: &str) -> Option<QuestionBlock> {
     // replace the first) would be spelled out; with no second spelling,
     // the 21st question settles it and the rest need not even be JSON.
     let one_questions_key = memchr::memchr(b'\\', json.as_bytes()).is_none()
-        && QUESTIONS_KEY.find_iter(json.as_bytes())
-            .take(2)
-            .count()
-            == 1;
+        && QUESTIONS_KEY.find_iter(json.as_bytes()).take(2).count() == 1;
     let decoded = if one_questions_key {
         decode::<true>(json)
     } else {
