@@ -79,6 +79,8 @@ struct Block<'a> {
     bytes: &'a [u8],
     /// Backticks.
     ticks: u64,
+    /// The bytes after which a line may start (see [`may_end_a_line`]).
+    ends: u64,
     /// The byte after each run of backticks that starts at a line start and
     /// ends in this block.
     after_runs: u64,
@@ -129,6 +131,7 @@ impl<'a> Block<'a> {
         Ok(Block {
             bytes,
             ticks,
+            ends,
             after_runs,
             leading_run_end,
         })
@@ -142,33 +145,32 @@ impl<'a> Block<'a> {
 
     /// Which of `positions` may be followed, past blanks, by a line
     /// terminator or the end of the text: the rest of a fence line, to be
-    /// checked byte by byte. Adding each position that is a blank to the
-    /// blanks carries through its run of blanks to the byte after it. The
-    /// addition loses where the run reaching the block's end lands, so the
-    /// highest blank position is kept then; it is the last position, as no
-    /// other can follow a run of blanks that reaches the end.
+    /// checked byte by byte (an over-estimate is only slower). Adding each
+    /// position that is a blank to the blanks carries through its run of
+    /// blanks to the byte after it. Positions land in their order (a
+    /// backtick separates each from the next), so where the last landing
+    /// cannot be judged inside the block, the last position is kept.
     fn may_end_lines_after_blanks(&self, positions: u64) -> u64 {
-        // Spaces and tabs, and the bytes that may start a line terminator
-        // (LF, CR and 0xE2).
-        let [blanks, breaks] = masks(self.bytes, |v| {
-            [
-                v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t')),
-                v.simd_eq(u8x16::splat(b'\n'))
-                    | v.simd_eq(u8x16::splat(b'\r'))
-                    | v.simd_eq(u8x16::splat(0xE2)),
-            ]
+        let [blanks] = masks(self.bytes, |v| {
+            [v.simd_eq(u8x16::splat(b' ')) | v.simd_eq(u8x16::splat(b'\t'))]
         });
         let on_blanks = positions & blanks;
         let (skipped, overflow) = on_blanks.overflowing_add(blanks);
         let landing = (skipped | positions) & !blanks;
+        // A terminator starts where the blanks end: LF or CR, which `ends`
+        // holds, or U+2028 or U+2029, whose last byte it holds two bytes
+        // on.
         let end_of_text = u32::try_from(self.bytes.len())
             .ok()
             .and_then(|bit| 1u64.checked_shl(bit))
             .unwrap_or(0);
-        if landing & (breaks | end_of_text) != 0 {
+        if landing & (self.ends | (self.ends >> 2) | end_of_text) != 0 {
             positions
-        } else if overflow {
-            1 << (63 - on_blanks.leading_zeros())
+        } else if overflow || landing >> 62 != 0 {
+            // The last position's line goes on past the block (its blanks
+            // reach the end, or its landing is too near the end to see
+            // the rest of a terminator): only it may still end a fence.
+            1 << (63 - positions.leading_zeros())
         } else {
             0
         }
@@ -399,10 +401,13 @@ fn open_fence_in_block(bytes: &[u8], start: usize) -> Option<OpenFence> {
 }
 
 /// The closing fence of `length` backticks whose run starts at `start`.
+///
+/// The line's tail is tested first: past a run that does not close, it is
+/// the cheapest test to fail.
 fn close_fence_at(bytes: &[u8], start: usize, length: usize) -> Option<CloseFence> {
+    let end = fence_tail(bytes, start + length)?;
     let closes = backtick_run(bytes, start) == length && is_line_start(bytes, start);
-    let end = fence_tail(bytes, start + length).filter(|_| closes)?;
-    Some(CloseFence { start, end })
+    closes.then_some(CloseFence { start, end })
 }
 
 /// The first line of `text` made of exactly `length` backticks, then only
@@ -448,7 +453,11 @@ fn close_fence_in_block(
     start: usize,
     length: usize,
 ) -> Option<CloseFence> {
-    if let Some(end) = block.leading_run_end {
+    // The run's tail first: most runs are not followed by a fence line's.
+    if let Some(end) = block
+        .leading_run_end
+        .filter(|&end| fence_tail(bytes, start + end).is_some())
+    {
         let run_start = start + end - backtick_run_before(bytes, start + end);
         if let Some(fence) = close_fence_at(bytes, run_start, length) {
             return Some(fence);
