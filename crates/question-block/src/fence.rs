@@ -404,6 +404,7 @@ fn open_fence_in_block(bytes: &[u8], start: usize) -> Option<OpenFence> {
 ///
 /// The line's tail is tested first: past a run that does not close, it is
 /// the cheapest test to fail.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
 fn close_fence_at(bytes: &[u8], start: usize, length: usize) -> Option<CloseFence> {
     let end = fence_tail(bytes, start + length)?;
     let closes = backtick_run(bytes, start) == length && is_line_start(bytes, start);
