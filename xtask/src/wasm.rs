@@ -301,7 +301,9 @@ fn package_files(imports: &[&str]) -> Result<Vec<(&'static str, String)>, String
          __wbg_set_wasm(instance.exports);\n\
          instance.exports.__wbindgen_start();\n\n\
          const utf8 = new TextEncoder();\n\
-         const text = (string) => utf8.encode(string);\n\
+         // A body is read as the reference's regular expressions read it,\n\
+         // through String(); prose must be a string, as its trimEnd() needs.\n\
+         const text = (body) => utf8.encode(String(body));\n\
          function json(value) {{\n\
          \x20 const text = JSON.stringify(value);\n\
          \x20 if (text === undefined) throw new Error(\"the value has no JSON form\");\n\
@@ -313,7 +315,8 @@ fn package_files(imports: &[&str]) -> Result<Vec<(&'static str, String)>, String
          export const explainQuestionMessage = (body) => JSON.parse(explain(text(body)));\n\
          export const validateQuestionBlock = (value) => JSON.parse(validate(json(value)));\n\
          export function serializeQuestionMessage(prose, block) {{\n\
-         \x20 const result = JSON.parse(serialize(text(prose), json(block)));\n\
+         \x20 if (typeof prose !== \"string\") throw new TypeError(\"prose must be a string\");\n\
+         \x20 const result = JSON.parse(serialize(utf8.encode(prose), json(block)));\n\
          \x20 if (\"error\" in result) throw new Error(result.error);\n\
          \x20 return result.message;\n\
          }}\n",

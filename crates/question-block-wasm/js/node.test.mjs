@@ -82,3 +82,10 @@ test("validation lists every problem; serialize throws with them", () => {
   const ok = qb.validateQuestionBlock(fixture.questionBlockFixture);
   assert.equal(ok.ok, true);
 });
+
+test("a body that is not a string is read as the reference reads it; prose must be a string", () => {
+  assert.equal(qb.parseQuestionMessage(undefined), null);
+  assert.equal(qb.parseQuestionMessage(42), null);
+  assert.equal(qb.explainQuestionMessage(null).rule, "no-marker-fence");
+  assert.throws(() => qb.serializeQuestionMessage(undefined, fixture.questionBlockFixture), TypeError);
+});
