@@ -288,8 +288,8 @@ fn package_files(imports: &[&str]) -> Result<Vec<(&'static str, String)>, String
         .unwrap_or_default();
     let index = format!(
         "// The question block contract, compiled from Rust to WebAssembly. Loads\n\
-         // the module once, in Node or a browser. Values cross into the module as\n\
-         // JSON text and come back as JSON text, read here.\n\
+         // the module once, in Node or a browser. Text crosses into the module as\n\
+         // UTF-8 (values as their JSON) and comes back as JSON text, read here.\n\
          import {{ {imports}, __wbg_set_wasm, parseQuestionMessage as parse, explainQuestionMessage as explain,\n\
          \x20 validateQuestionBlock as validate, serializeQuestionMessage as serialize }} from \"./index_question_block_bg.js\";\n\n\
          const url = new URL(\"./index_question_block_bg.wasm\", import.meta.url);\n\
@@ -492,6 +492,22 @@ mod tests {
             Ok(tools) if reasons.is_empty() => tools,
             _ => panic!("missing: {}", reasons.join("; ")),
         }
+    }
+
+    #[test]
+    fn the_module_gets_only_the_bindings_it_imports() {
+        let bindings = "export function parseQuestionMessage(body) {\n}\n\
+            export function __wbg_canonicalJson_303d11805eaa6120(arg0, arg1) {\n}\n\
+            export function __wbindgen_init_externref_table() {\n}\n\
+            export function __wbg_set_wasm(val) {\n}\n";
+        assert_eq!(
+            module_imports(bindings).unwrap(),
+            [
+                "__wbg_canonicalJson_303d11805eaa6120",
+                "__wbindgen_init_externref_table"
+            ]
+        );
+        assert!(module_imports("export function parseQuestionMessage(body) {}").is_err());
     }
 
     #[test]

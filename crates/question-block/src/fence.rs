@@ -14,9 +14,9 @@
 //! the bytes after which a line may start, which settles every block whose
 //! backticks all sit mid-line. Only where a line starts with backticks are
 //! the runs found (by carrying an addition through them), the byte after
-//! each run tested (the marker's first byte; blanks, then a line end, from
-//! a second pass over that block alone), and the few candidates left
-//! confirmed byte by byte. The opening search also
+//! each run tested (the marker's first byte; or blanks, from a second pass
+//! over that block alone, then a line end from the first), and the few
+//! candidates left confirmed byte by byte, the line's tail first. The opening search also
 //! skips, with memchr's SIMD substring search, every 4 KiB window that does
 //! not hold the marker. A test checks both searches against a literal
 //! evaluation of the two regular expressions on random bodies.
