@@ -36,7 +36,6 @@ impl Canonical {
     pub(crate) fn read(text: &str) -> Option<Canonical> {
         let mut reader = Reader {
             text,
-            bytes: text.as_bytes(),
             at: 0,
             depth: 0,
         };
@@ -99,14 +98,17 @@ const MAX_DEPTH: usize = 128;
 
 struct Reader<'a> {
     text: &'a str,
-    bytes: &'a [u8],
     at: usize,
     depth: usize,
 }
 
 impl Reader<'_> {
+    fn bytes(&self) -> &[u8] {
+        self.text.as_bytes()
+    }
+
     fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
+        self.bytes().get(self.at).copied()
     }
 
     fn eat(&mut self, byte: u8) -> bool {
@@ -119,7 +121,7 @@ impl Reader<'_> {
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.at + word.len();
-        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+        (self.bytes().get(self.at..end)? == word).then(|| self.at = end)
     }
 
     fn value(&mut self) -> Option<Canonical> {
@@ -183,7 +185,7 @@ impl Reader<'_> {
         ) {
             self.at += 1;
         }
-        let text = self.bytes.get(start..self.at)?;
+        let text = self.bytes().get(start..self.at)?;
         text.iter()
             .any(u8::is_ascii_digit)
             .then_some(Canonical::Number { one: text == b"1" })
@@ -201,12 +203,15 @@ impl Reader<'_> {
             // Up to the next quote or backslash, copied whole: both are
             // ASCII, so both ends of the run are character boundaries.
             let start = self.at;
-            while !matches!(self.peek()?, b'"' | b'\\') {
-                self.at += 1;
-            }
+            let stop = loop {
+                match self.peek()? {
+                    stop @ (b'"' | b'\\') => break stop,
+                    _ => self.at += 1,
+                }
+            };
             out.push_str(self.text.get(start..self.at)?);
             self.at += 1;
-            if self.bytes.get(self.at - 1) == Some(&b'"') {
+            if stop == b'"' {
                 return Some(out);
             }
             let escaped = self.peek()?;
@@ -227,7 +232,7 @@ impl Reader<'_> {
     }
 
     fn hex4(&mut self) -> Option<u32> {
-        let digits = self.bytes.get(self.at..self.at + 4)?;
+        let digits = self.bytes().get(self.at..self.at + 4)?;
         let mut unit = 0;
         for &digit in digits {
             unit = unit * 16 + char::from(digit).to_digit(16)?;
