@@ -4,12 +4,12 @@
 //! rustup cannot fetch targets here, so the build uses Debian's `rustc`
 //! (from `rustc-web`, with its `rust-src` for `-Zbuild-std`) and
 //! `wasm-ld-19`, then `wasm-bindgen` at exactly the version of the
-//! `wasm-bindgen` crate in `Cargo.lock`. The bindings are generated for a
-//! bundler (plain functions, no loader of their own) and the package's
-//! `index.js` instantiates the module itself, in Node or a browser, with a
-//! few lines instead of the web target's general-purpose loader, then adds
-//! the constants; `fixture.js` holds the canonical fixture, written from the
-//! crate's literals.
+//! `wasm-bindgen` crate in `Cargo.lock`. The package's `index.js` (from
+//! `crates/question-block-wasm/js/index.js`, minified) instantiates the
+//! module itself, in Node or a browser, and calls its exports directly:
+//! wasm-bindgen's generated JavaScript is only read, to check that the
+//! module's interface is the one `index.js` calls. `fixture.js` holds the
+//! canonical fixture, written from the crate's literals.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -166,12 +166,15 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
         // browser bundle has no use for the machinery, and the contract
         // never panics on input.
         // SIMD128 (in every browser since 2023, and in Node) makes the fence
-        // search both faster and smaller than its scalar fallback. Inlining
-        // less than opt-level "z" does by default saves 200 bytes gzipped
-        // and was measured no slower.
+        // search both faster and smaller than its scalar fallback. Without
+        // reference types, wasm-bindgen keeps no table of JavaScript values
+        // (the module holds none), so the module needs no start-up call.
+        // Inlining less than opt-level "z" does by default saves 200 bytes
+        // gzipped and was measured no slower.
         .env(
             "RUSTFLAGS",
-            "-Zunstable-options -Cpanic=immediate-abort -Ctarget-feature=+simd128 \
+            "-Zunstable-options -Cpanic=immediate-abort \
+             -Ctarget-feature=+simd128,-reference-types \
              -Zlocation-detail=none -Cllvm-args=-inline-threshold=50",
         )
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER", LINKER),
@@ -208,7 +211,6 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
                 "--strip-target-features",
                 "--enable-simd",
                 "--enable-bulk-memory",
-                "--enable-reference-types",
                 "--enable-nontrapping-float-to-int",
                 "--enable-sign-ext",
                 "--enable-multivalue",
@@ -219,65 +221,107 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
             .arg(&module),
         "wasm-opt",
     )?;
-    let bindings = std::fs::read_to_string(pkg.join("index_question_block_bg.js"))
-        .map_err(|e| format!("index_question_block_bg.js: {e}"))?;
-    for (name, contents) in package_files(&module_imports(&bindings)?)? {
+    let import = checked_abi(&pkg)?;
+    for (name, contents) in package_files(&import)? {
         std::fs::write(pkg.join(name), contents).map_err(|e| format!("{name}: {e}"))?;
     }
-    // index.js, the bindings and their snippets become one minified file.
-    let bundled = pkg.join("index.bundled.js");
+    let minified = pkg.join("index.min.js");
     run_checked(
         Command::new(&tools.esbuild)
             .arg(pkg.join("index.js"))
-            .args([
-                "--bundle",
-                "--minify",
-                "--format=esm",
-                "--platform=neutral",
-                "--external:node:fs/promises",
-                "--log-level=warning",
-            ])
-            .arg(format!("--outfile={}", bundled.display())),
+            .args(["--minify", "--format=esm", "--log-level=warning"])
+            .arg(format!("--outfile={}", minified.display())),
         "esbuild",
     )?;
-    std::fs::rename(&bundled, pkg.join("index.js")).map_err(|e| format!("index.js: {e}"))?;
-    for bundled in [
+    std::fs::rename(&minified, pkg.join("index.js")).map_err(|e| format!("index.js: {e}"))?;
+    for generated in [
         "index_question_block.js",
         "index_question_block_bg.js",
         "index_question_block.d.ts",
         "index_question_block_bg.wasm.d.ts",
     ] {
-        std::fs::remove_file(pkg.join(bundled)).map_err(|e| format!("{bundled}: {e}"))?;
+        std::fs::remove_file(pkg.join(generated)).map_err(|e| format!("{generated}: {e}"))?;
     }
     let _ = std::fs::remove_dir_all(pkg.join("snippets"));
     Ok(pkg)
+}
+
+/// The module's exports as `index.js` calls them, in the form wasm-bindgen
+/// declares them: each takes its texts as (pointer, length) of UTF-8 that
+/// the module then owns and frees, and returns its result's (pointer,
+/// length), which the caller frees.
+const MODULE_EXPORTS: &str = "export const memory: WebAssembly.Memory;
+export const explainQuestionMessage: (a: number, b: number) => [number, number];
+export const parseQuestionMessage: (a: number, b: number) => [number, number];
+export const serializeQuestionMessage: (a: number, b: number, c: number, d: number) => [number, number];
+export const validateQuestionBlock: (a: number, b: number) => [number, number];
+export const __wbindgen_malloc: (a: number, b: number) => number;
+export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
+export const __wbindgen_free: (a: number, b: number, c: number) => void;
+";
+
+/// The one function the module imports (named by wasm-bindgen, with a hash):
+/// `canonicalJson`, called with where to write its result's (pointer,
+/// length) and the (pointer, length) of the text it reads.
+const IMPORT_PREFIX: &str = "export function __wbg_canonicalJson_";
+
+/// Checks that the module calls and is called exactly as `index.js`
+/// expects, and returns the name of the function it imports. `index.js`
+/// talks to the module directly rather than through wasm-bindgen's generated
+/// JavaScript (half the package's script, gzipped), so a wasm-bindgen that
+/// changes the module's interface fails here, not in a browser.
+fn checked_abi(pkg: &Path) -> Result<String, String> {
+    let read =
+        |name: &str| std::fs::read_to_string(pkg.join(name)).map_err(|e| format!("{name}: {e}"));
+    let exports = read("index_question_block_bg.wasm.d.ts")?;
+    let bindings = read("index_question_block_bg.js")?;
+    abi_import(&exports, &bindings)
+}
+
+/// [`checked_abi`] on the declared exports and the generated bindings.
+fn abi_import(exports: &str, bindings: &str) -> Result<String, String> {
+    let declared: String = exports
+        .lines()
+        .filter(|line| line.starts_with("export "))
+        .flat_map(|line| [line, "\n"])
+        .collect();
+    if declared != MODULE_EXPORTS {
+        return Err(format!(
+            "the module's exports are not the ones index.js calls (has wasm-bindgen changed?):\n{declared}"
+        ));
+    }
+    let imports: Vec<&str> = bindings
+        .lines()
+        .filter(|line| {
+            line.starts_with("export function __wbg_")
+                || line.starts_with("export function __wbindgen_")
+        })
+        .filter(|line| !line.starts_with("export function __wbg_set_wasm("))
+        .collect();
+    match imports[..] {
+        [line] => line
+            .strip_prefix(IMPORT_PREFIX)
+            .and_then(|rest| rest.strip_suffix("(arg0, arg1, arg2) {"))
+            .filter(|hash| hash.bytes().all(|b| b.is_ascii_alphanumeric()))
+            .map(|hash| format!("__wbg_canonicalJson_{hash}"))
+            .ok_or_else(|| format!("the module imports {line:?}, not what index.js provides")),
+        _ => Err(format!(
+            "the module imports {imports:?}; index.js provides only canonicalJson"
+        )),
+    }
 }
 
 fn js_string(text: &str) -> String {
     serde_json::Value::String(text.to_owned()).to_string()
 }
 
-/// The functions of the generated bindings that the module imports (named
-/// by wasm-bindgen, with a hash): `index.js` hands the module just these.
-fn module_imports(bindings: &str) -> Result<Vec<&str>, String> {
-    let imports: Vec<&str> = bindings
-        .lines()
-        .filter_map(|line| line.strip_prefix("export function "))
-        .filter_map(|rest| rest.split('(').next())
-        .filter(|name| {
-            name.starts_with("__wbindgen_")
-                || (name.starts_with("__wbg_") && *name != "__wbg_set_wasm")
-        })
-        .collect();
-    if imports.is_empty() {
-        return Err("the bindings export no function for the module to import".into());
-    }
-    Ok(imports)
-}
+/// The package's script, before `$CANONICAL_JSON` (the name of the function
+/// the module imports), `$MARKER` and `$VERSION` are filled in.
+const INDEX_JS: &str = include_str!("../../crates/question-block-wasm/js/index.js");
 
-/// The package's own files around the generated bindings; `imports` names
-/// the functions the module imports from them.
-fn package_files(imports: &[&str]) -> Result<Vec<(&'static str, String)>, String> {
+/// The package's files around the module; `import` names the function the
+/// module imports.
+fn package_files(import: &str) -> Result<Vec<(&'static str, String)>, String> {
     let version = crate::workspace_root().join("Cargo.toml");
     let manifest = std::fs::read_to_string(version).map_err(|e| e.to_string())?;
     let version = manifest
@@ -286,43 +330,17 @@ fn package_files(imports: &[&str]) -> Result<Vec<(&'static str, String)>, String
         .and_then(|s| s.lines().find_map(|l| l.strip_prefix("version = \"")))
         .map(|v| v.trim_end_matches('"').to_owned())
         .unwrap_or_default();
-    let index = format!(
-        "// The question block contract, compiled from Rust to WebAssembly. Loads\n\
-         // the module once, in Node or a browser. Text crosses into the module as\n\
-         // UTF-8 (values as their JSON) and comes back as JSON text, read here.\n\
-         import {{ {imports}, __wbg_set_wasm, parseQuestionMessage as parse, explainQuestionMessage as explain,\n\
-         \x20 validateQuestionBlock as validate, serializeQuestionMessage as serialize }} from \"./index_question_block_bg.js\";\n\n\
-         const url = new URL(\"./index_question_block_bg.wasm\", import.meta.url);\n\
-         const bytes =\n\
-         \x20 typeof process !== \"undefined\" && process.versions && process.versions.node\n\
-         \x20   ? await (await import(\"node:fs/promises\")).readFile(url)\n\
-         \x20   : await (await fetch(url)).arrayBuffer();\n\
-         const {{ instance }} = await WebAssembly.instantiate(bytes, {{ \"./index_question_block_bg.js\": {{ {imports} }} }});\n\
-         __wbg_set_wasm(instance.exports);\n\
-         instance.exports.__wbindgen_start();\n\n\
-         const utf8 = new TextEncoder();\n\
-         // A body is read as the reference's regular expressions read it,\n\
-         // through String(); prose must be a string, as its trimEnd() needs.\n\
-         const text = (body) => utf8.encode(String(body));\n\
-         function json(value) {{\n\
-         \x20 const text = JSON.stringify(value);\n\
-         \x20 if (text === undefined) throw new Error(\"the value has no JSON form\");\n\
-         \x20 return utf8.encode(text);\n\
-         }}\n\n\
-         export const QUESTION_BLOCK_MARKER = {};\n\
-         export const QUESTION_BLOCK_VERSION = {QUESTION_BLOCK_VERSION};\n\
-         export const parseQuestionMessage = (body) => JSON.parse(parse(text(body)));\n\
-         export const explainQuestionMessage = (body) => JSON.parse(explain(text(body)));\n\
-         export const validateQuestionBlock = (value) => JSON.parse(validate(json(value)));\n\
-         export function serializeQuestionMessage(prose, block) {{\n\
-         \x20 if (typeof prose !== \"string\") throw new TypeError(\"prose must be a string\");\n\
-         \x20 const result = JSON.parse(serialize(utf8.encode(prose), json(block)));\n\
-         \x20 if (\"error\" in result) throw new Error(result.error);\n\
-         \x20 return result.message;\n\
-         }}\n",
-        js_string(QUESTION_BLOCK_MARKER),
-        imports = imports.join(", "),
-    );
+    let mut index = INDEX_JS.to_owned();
+    for (placeholder, value) in [
+        ("$CANONICAL_JSON", import.to_owned()),
+        ("$MARKER", js_string(QUESTION_BLOCK_MARKER)),
+        ("$VERSION", QUESTION_BLOCK_VERSION.to_string()),
+    ] {
+        if index.matches(placeholder).count() != 1 {
+            return Err(format!("index.js names {placeholder} other than once"));
+        }
+        index = index.replace(placeholder, &value);
+    }
     let types = "export const QUESTION_BLOCK_MARKER: \"index-questions\";\n\
         export const QUESTION_BLOCK_VERSION: 1;\n\
         export interface QuestionBlockQuestion {\n  prompt: string;\n  opportunityId: string;\n  alsoUnblocks?: string[];\n}\n\
@@ -495,19 +513,34 @@ mod tests {
     }
 
     #[test]
-    fn the_module_gets_only_the_bindings_it_imports() {
+    fn the_glue_is_checked_against_the_modules_interface() {
+        let exports = format!("/* tslint:disable */\n{MODULE_EXPORTS}");
         let bindings = "export function parseQuestionMessage(body) {\n}\n\
-            export function __wbg_canonicalJson_303d11805eaa6120(arg0, arg1) {\n}\n\
-            export function __wbindgen_init_externref_table() {\n}\n\
+            export function __wbg_canonicalJson_303d11805eaa6120(arg0, arg1, arg2) {\n}\n\
             export function __wbg_set_wasm(val) {\n}\n";
         assert_eq!(
-            module_imports(bindings).unwrap(),
-            [
-                "__wbg_canonicalJson_303d11805eaa6120",
-                "__wbindgen_init_externref_table"
-            ]
+            abi_import(&exports, bindings).unwrap(),
+            "__wbg_canonicalJson_303d11805eaa6120"
         );
-        assert!(module_imports("export function parseQuestionMessage(body) {}").is_err());
+        // Another import, another signature, or other exports: refused.
+        let more = format!("{bindings}export function __wbindgen_init_externref_table() {{\n}}\n");
+        assert!(abi_import(&exports, &more).is_err());
+        let other = bindings.replace("(arg0, arg1, arg2)", "(arg0, arg1)");
+        assert!(abi_import(&exports, &other).is_err());
+        let changed = exports.replace(
+            "(a: number, b: number, c: number) => void",
+            "(a: number) => void",
+        );
+        assert!(abi_import(&changed, bindings).is_err());
+    }
+
+    #[test]
+    fn the_script_names_each_placeholder_once() {
+        let files = package_files("__wbg_canonicalJson_0123").unwrap();
+        let (_, index) = files.iter().find(|(name, _)| *name == "index.js").unwrap();
+        assert!(index.contains("__wbg_canonicalJson_0123(out, at, length) {"));
+        assert!(index.contains("QUESTION_BLOCK_MARKER = \"index-questions\";"));
+        assert!(!index.contains('$'));
     }
 
     #[test]

@@ -6,20 +6,22 @@
 //! question messages with exactly the bytes the server does.
 //!
 //! Only text crosses the boundary, which keeps both the module and its
-//! glue small. It goes in as UTF-8 bytes that `index.js` encodes with
-//! `TextEncoder` (a native copy; wasm-bindgen's own string passing copies
-//! in a JavaScript loop, about 5 ms per MiB in Node 20) and comes out as
-//! strings. Values go in as the text `JSON.stringify` makes of them, and
-//! a payload is handed to the host's `JSON.parse` (the reference's own
-//! semantics) and back as that text, so the module reads only canonical JSON
-//! (the `canonical` module) and carries no JSON library. Results come back as JSON
-//! text, written with the contract's own writer, for the package's
-//! `index.js` to `JSON.parse`. Messages come from the contract's `text`
-//! methods, so nothing here links `core::fmt`.
+//! glue small. The package's `index.js` calls the exports directly, not
+//! through wasm-bindgen's generated JavaScript: it writes each string into
+//! the module's memory as UTF-8 from `TextEncoder` (a native copy, and always
+//! valid UTF-8, which the module therefore does not check again) and reads
+//! results back with `TextDecoder`. Values go in as the text
+//! `JSON.stringify` makes of them, and a payload is handed to the host's
+//! `JSON.parse` (the reference's own semantics) and back as that text, so
+//! the module reads only canonical JSON (the `canonical` module) and carries
+//! no JSON library. Results come back as JSON text, written with the
+//! contract's own writer, for `index.js` to `JSON.parse`. Messages come from
+//! the contract's `text` methods, so nothing here links `core::fmt`.
 //!
 //! Built by `cargo xtask wasm` into an npm-style package in
-//! `target/wasm-pkg/`, whose `index.js` wraps these exports and adds the
-//! marker and version constants, and whose `fixture.js` holds the canonical
+//! `target/wasm-pkg/`, whose `index.js` (from `js/index.js`, checked
+//! against the module's interface when built) wraps these exports and adds
+//! the marker and version constants, and whose `fixture.js` holds the canonical
 //! fixture.
 
 mod canonical;
@@ -42,38 +44,24 @@ use crate::canonical::Canonical;
 static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
     lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
 
-#[wasm_bindgen(inline_js = "const utf8 = new TextEncoder();
-export function canonicalJson(text) {
-  let json;
-  try { json = JSON.stringify(JSON.parse(text)); } catch (error) { json = '\\u0000' + error.message; }
-  return utf8.encode(json);
-}")]
+#[wasm_bindgen]
 extern "C" {
     /// `JSON.stringify(JSON.parse(text))`, or NUL and `JSON.parse`'s
-    /// message when `text` is not JSON (canonical JSON never starts so), as
-    /// UTF-8.
+    /// message when `text` is not JSON (canonical JSON never starts so).
+    /// Provided by `index.js`.
     #[wasm_bindgen(js_name = canonicalJson)]
-    fn canonical_json(text: &str) -> Vec<u8>;
-}
-
-/// The text of UTF-8 bytes from the package's `index.js`, which encodes
-/// every string with `TextEncoder` (lone surrogates become U+FFFD, as they
-/// would crossing as a string). Anything else is read as no text at all,
-/// which every export refuses.
-fn text(utf8: &[u8]) -> &str {
-    std::str::from_utf8(utf8).unwrap_or_default()
+    fn canonical_json(text: &str) -> String;
 }
 
 /// `payload` as the host's `JSON.parse` reads it, or its reason why not.
 fn read_payload(payload: &str) -> Result<Canonical, JsonSyntaxError> {
     let canonical = canonical_json(payload);
-    let canonical = text(&canonical);
     match canonical.strip_prefix('\u{0}') {
         Some(reason) => Err(JsonSyntaxError {
             offset: syntax_offset(payload, reason),
             reason: reason.to_owned(),
         }),
-        None => Canonical::read(canonical).ok_or_else(|| JsonSyntaxError {
+        None => Canonical::read(&canonical).ok_or_else(|| JsonSyntaxError {
             offset: 0,
             reason: "the host's JSON could not be read back".to_owned(),
         }),
@@ -172,8 +160,7 @@ fn problems(invalid: &InvalidQuestionBlock) -> String {
 /// `parseQuestionMessage(body)`, as JSON: `{prose, block}`, or `null` when
 /// the body is not a question message.
 #[wasm_bindgen(js_name = parseQuestionMessage)]
-pub fn parse(body: &[u8]) -> String {
-    let body = text(body);
+pub fn parse(body: &str) -> String {
     let read = |payload: &str| read_payload(payload).ok();
     match parse_question_message_with(body, read) {
         Some(message) => parsed(Object::new(), &message),
@@ -184,8 +171,7 @@ pub fn parse(body: &[u8]) -> String {
 /// `explainQuestionMessage(body)`, as JSON: `{ok: true, prose, block}`, or
 /// `{ok: false, rule, reason, problems?}` saying why not.
 #[wasm_bindgen(js_name = explainQuestionMessage)]
-pub fn explain(body: &[u8]) -> String {
-    let body = text(body);
+pub fn explain(body: &str) -> String {
     match explain_question_message_with(body, read_payload) {
         Ok(message) => parsed(Object::new().raw("ok", "true"), &message),
         Err(why) => {
@@ -214,8 +200,7 @@ fn block_from(json: &str) -> Result<QuestionBlock, String> {
 /// `{error}` listing every problem of an invalid block, which `index.js`
 /// throws as an `Error`.
 #[wasm_bindgen(js_name = serializeQuestionMessage)]
-pub fn serialize(prose: &[u8], block: &[u8]) -> String {
-    let (prose, block) = (text(prose), text(block));
+pub fn serialize(prose: &str, block: &str) -> String {
     let message = block_from(block).and_then(|block| {
         serialize_question_message(prose, &block).map_err(|invalid| invalid.text())
     });
@@ -228,8 +213,7 @@ pub fn serialize(prose: &[u8], block: &[u8]) -> String {
 /// `validateQuestionBlock(value)`, as JSON: `{ok: true, block}`
 /// (normalised), or `{ok: false, problems: [{path, rule, message}]}`.
 #[wasm_bindgen(js_name = validateQuestionBlock)]
-pub fn validate(value: &[u8]) -> String {
-    let value = text(value);
+pub fn validate(value: &str) -> String {
     let Some(value) = Canonical::read(value) else {
         return Object::new()
             .raw("ok", "false")
