@@ -18,8 +18,12 @@
 //! over that block alone, then a line end from the first), and the few
 //! candidates left confirmed byte by byte, the line's tail first. The opening search also
 //! skips, with memchr's SIMD substring search, every 4 KiB window that does
-//! not hold the marker. A test checks both searches against a literal
+//! not hold the marker. The browser build, where every byte of code is
+//! downloaded, uses the smaller search in [`ticks`] instead, which steps from
+//! backtick to backtick. A test checks all four searches against a literal
 //! evaluation of the two regular expressions on random bodies.
+
+mod ticks;
 
 use wide::u8x16;
 
@@ -203,9 +207,8 @@ fn masks<const N: usize>(block: &[u8], tests: impl Fn(u8x16) -> [u8x16; N]) -> [
             }
         }
     };
-    // Natively a whole block takes a path of its own, which the compiler
-    // unrolls; the browser build keeps one path, for size.
-    if block.len() == BLOCK && cfg!(not(target_arch = "wasm32")) {
+    // A whole block takes a path of its own, which the compiler unrolls.
+    if block.len() == BLOCK {
         for (index, chunk) in block.chunks_exact(16).enumerate() {
             let mut bytes = [0u8; 16];
             bytes.copy_from_slice(chunk);
@@ -252,12 +255,17 @@ fn bits_down(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Which of the 16 bytes of `chunk` are backticks, bit `i` for byte `i`.
+/// Which of the first 16 bytes of `chunk` are backticks, bit `i` for byte
+/// `i`.
 fn tick_mask16(chunk: &[u8]) -> u16 {
-    let mut bytes = [0u8; 16];
-    if let Some(to) = bytes.get_mut(..chunk.len()) {
-        to.copy_from_slice(chunk);
-    }
+    // A short chunk is copied into zeros; a whole one is read in place.
+    let bytes = chunk.first_chunk::<16>().copied().unwrap_or_else(|| {
+        let mut bytes = [0u8; 16];
+        if let Some(to) = bytes.get_mut(..chunk.len()) {
+            to.copy_from_slice(chunk);
+        }
+        bytes
+    });
     // Sixteen lanes make a sixteen-bit mask.
     u8x16::from(bytes).simd_eq(u8x16::splat(b'`')).to_bitmask() as u16
 }
@@ -344,9 +352,10 @@ fn open_fence_at(bytes: &[u8], marker_at: usize) -> Option<OpenFence> {
 /// the leading run's end, which comes before every other candidate.
 pub(crate) fn last_open_fence(body: &str) -> Option<OpenFence> {
     let bytes = body.as_bytes();
-    // The browser build leaves memchr out for size; its scan is the same
-    // without the skipping.
-    if bytes.len() <= WINDOW || cfg!(target_arch = "wasm32") {
+    if cfg!(target_arch = "wasm32") {
+        return ticks::last_open_fence(bytes);
+    }
+    if bytes.len() <= WINDOW {
         return open_fence_in_blocks(bytes, 0, bytes.len());
     }
     let marker = memchr::memmem::Finder::new(QUESTION_BLOCK_MARKER);
@@ -404,7 +413,7 @@ fn open_fence_in_block(bytes: &[u8], start: usize) -> Option<OpenFence> {
 ///
 /// The line's tail is tested first: past a run that does not close, it is
 /// the cheapest test to fail.
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[inline(always)]
 fn close_fence_at(bytes: &[u8], start: usize, length: usize) -> Option<CloseFence> {
     let end = fence_tail(bytes, start + length)?;
     let closes = backtick_run(bytes, start) == length && is_line_start(bytes, start);
@@ -418,6 +427,9 @@ fn close_fence_at(bytes: &[u8], start: usize, length: usize) -> Option<CloseFenc
 /// `length` backticks after which, past any blanks, a line may end.
 pub(crate) fn first_close_fence(text: &str, length: usize) -> Option<CloseFence> {
     let bytes = text.as_bytes();
+    if cfg!(target_arch = "wasm32") {
+        return ticks::first_close_fence(bytes, length);
+    }
     // Up to and including the end, so that a run ending the text at a block
     // boundary is seen as a leading run of the (empty) block after it.
     let mut start = 0;
@@ -440,7 +452,7 @@ pub(crate) fn first_close_fence(text: &str, length: usize) -> Option<CloseFence>
 /// multiple of [`BLOCK`]) that holds the next one, found with memchr's
 /// SIMD search; `None` when there is none, as then no fence line follows.
 fn next_block_with_a_tick(bytes: &[u8], next: usize) -> Option<usize> {
-    if cfg!(target_arch = "wasm32") || next > bytes.len() {
+    if next > bytes.len() {
         return Some(next);
     }
     let offset = memchr::memchr(b'`', bytes.get(next..)?)?;
@@ -669,11 +681,17 @@ mod tests {
         fn the_scanner_agrees_with_the_regular_expressions(text in body(), pad in 0usize..130) {
             // Padding moves every fence across the 64-byte block boundaries.
             let text = format!("{}{text}", "p".repeat(pad));
+            let expected = naive::last_open(&text);
             let open = last_open_fence(&text).map(|f| (f.start, f.length, f.end));
-            prop_assert_eq!(open, naive::last_open(&text));
+            prop_assert_eq!(open, expected);
+            let open = ticks::last_open_fence(text.as_bytes()).map(|f| (f.start, f.length, f.end));
+            prop_assert_eq!(open, expected, "the browser build's search");
             for length in [1, 2, 3, 4, 70] {
+                let expected = naive::first_close(&text, length);
                 let close = first_close_fence(&text, length).map(|f| (f.start, f.end));
-                prop_assert_eq!(close, naive::first_close(&text, length));
+                prop_assert_eq!(close, expected);
+                let close = ticks::first_close_fence(text.as_bytes(), length).map(|f| (f.start, f.end));
+                prop_assert_eq!(close, expected, "the browser build's search");
             }
         }
     }
