@@ -72,9 +72,18 @@ function json(value) {
 export const QUESTION_BLOCK_MARKER = $MARKER;
 export const QUESTION_BLOCK_VERSION = $VERSION;
 // A body is read as the reference's regular expressions read it, through
-// String(); prose must be a string, as its trimEnd() needs.
-export const parseQuestionMessage = (body) => call("parseQuestionMessage", String(body));
-export const explainQuestionMessage = (body) => call("explainQuestionMessage", String(body));
+// String(); prose to serialize must be a string, as its trimEnd() needs.
+// The module gives the prose as its length, and it is sliced from the body
+// here: the reference's own string, lone surrogates and all, and no copy
+// through the module.
+function readMessage(name, body) {
+  const text = String(body);
+  const parsed = call(name, text);
+  if (parsed && parsed.ok !== false) parsed.prose = text.slice(0, parsed.prose);
+  return parsed;
+}
+export const parseQuestionMessage = (body) => readMessage("parseQuestionMessage", body);
+export const explainQuestionMessage = (body) => readMessage("explainQuestionMessage", body);
 export const validateQuestionBlock = (value) => call("validateQuestionBlock", json(value));
 export function serializeQuestionMessage(prose, block) {
   if (typeof prose !== "string") throw new TypeError("prose must be a string");

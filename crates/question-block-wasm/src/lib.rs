@@ -28,11 +28,11 @@ mod canonical;
 
 use wasm_bindgen::prelude::*;
 
-use index_js::push_json_string;
+use index_js::{push_decimal, push_json_string, utf16_len};
 use index_question_block::{
     InvalidQuestionBlock, JsonSyntaxError, NotAQuestionMessage, ParsedQuestionMessage,
     QuestionBlock, explain_question_message_with, parse_question_message_with,
-    serialize_question_message,
+    serialize_question_message_from_json,
 };
 
 use crate::canonical::Canonical;
@@ -130,9 +130,15 @@ impl Object {
     }
 }
 
+/// A parsed message with its prose as the body's length in UTF-16 units up
+/// to the prose's end: the prose is the start of the body, which `index.js`
+/// slices from the string it was given. That keeps its lone surrogates, and
+/// spares a long prose three copies.
 fn parsed(object: Object, parsed: &ParsedQuestionMessage) -> String {
+    let mut prose = String::new();
+    push_decimal(&mut prose, utf16_len(&parsed.prose));
     object
-        .text("prose", &parsed.prose)
+        .raw("prose", &prose)
         .raw("block", &parsed.block.to_pretty_json())
         .done()
 }
@@ -157,8 +163,9 @@ fn problems(invalid: &InvalidQuestionBlock) -> String {
     list
 }
 
-/// `parseQuestionMessage(body)`, as JSON: `{prose, block}`, or `null` when
-/// the body is not a question message.
+/// `parseQuestionMessage(body)`, as JSON: `{prose, block}` (the prose as
+/// its length, see [`parsed`]), or `null` when the body is not a question
+/// message.
 #[wasm_bindgen(js_name = parseQuestionMessage)]
 pub fn parse(body: &str) -> String {
     let read = |payload: &str| read_payload(payload).ok();
@@ -168,8 +175,9 @@ pub fn parse(body: &str) -> String {
     }
 }
 
-/// `explainQuestionMessage(body)`, as JSON: `{ok: true, prose, block}`, or
-/// `{ok: false, rule, reason, problems?}` saying why not.
+/// `explainQuestionMessage(body)`, as JSON: `{ok: true, prose, block}` (the
+/// prose as its length, see [`parsed`]), or `{ok: false, rule, reason,
+/// problems?}` saying why not.
 #[wasm_bindgen(js_name = explainQuestionMessage)]
 pub fn explain(body: &str) -> String {
     match explain_question_message_with(body, read_payload) {
@@ -190,20 +198,17 @@ pub fn explain(body: &str) -> String {
     }
 }
 
-/// The block in `json` (what `JSON.stringify` made of a value).
-fn block_from(json: &str) -> Result<QuestionBlock, String> {
-    let value = Canonical::read(json).ok_or("the value is not JSON")?;
-    QuestionBlock::from_json(&&value).map_err(|invalid| invalid.text())
-}
-
 /// `serializeQuestionMessage(prose, block)`, as JSON: `{message}`, or
 /// `{error}` listing every problem of an invalid block, which `index.js`
 /// throws as an `Error`.
 #[wasm_bindgen(js_name = serializeQuestionMessage)]
 pub fn serialize(prose: &str, block: &str) -> String {
-    let message = block_from(block).and_then(|block| {
-        serialize_question_message(prose, &block).map_err(|invalid| invalid.text())
-    });
+    let message = match Canonical::read(block) {
+        Some(value) => {
+            serialize_question_message_from_json(prose, &&value).map_err(|invalid| invalid.text())
+        }
+        None => Err(String::from("the value is not JSON")),
+    };
     match message {
         Ok(message) => Object::new().text("message", &message).done(),
         Err(error) => Object::new().text("error", &error).done(),

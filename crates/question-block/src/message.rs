@@ -41,6 +41,42 @@ pub fn serialize_question_message(
     block: &QuestionBlock,
 ) -> Result<String, InvalidQuestionBlock> {
     block.validate()?;
+    Ok(write_message(prose, block))
+}
+
+/// [`serialize_question_message`] for a block given as parsed JSON, the way
+/// the reference's `serializeQuestionMessage` takes it: the value is read as
+/// [`QuestionBlock::from_json`] reads it, so every problem is reported as
+/// the reference's schema reports it, and the block read is written without
+/// being checked a second time.
+///
+/// ```
+/// use index_question_block::serialize_question_message_from_json;
+/// let block = serde_json::json!({"version": 1, "questions": [
+///     {"prompt": "Is `remote` fine?", "opportunityId": "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4"}
+/// ]});
+/// let message = serialize_question_message_from_json("Hi.", &&block)?;
+/// assert!(message.starts_with("Hi.\n\n```index-questions\n{\n"));
+/// let wrong = serde_json::json!({"version": 2, "questions": []});
+/// let invalid = serialize_question_message_from_json("Hi.", &&wrong).unwrap_err();
+/// assert_eq!(invalid.issues().len(), 2);
+/// # Ok::<(), index_question_block::InvalidQuestionBlock>(())
+/// ```
+///
+/// # Errors
+///
+/// [`InvalidQuestionBlock`] with every problem of a value that is not a
+/// valid block.
+pub fn serialize_question_message_from_json<V: JsonView>(
+    prose: &str,
+    block: &V,
+) -> Result<String, InvalidQuestionBlock> {
+    let block = QuestionBlock::from_json(block)?;
+    Ok(write_message(prose, &block))
+}
+
+/// The message for a block already known to be valid.
+fn write_message(prose: &str, block: &QuestionBlock) -> String {
     // The JSON writer neither adds nor escapes backticks, so the payload's
     // longest run is the longest in the block's strings.
     let mut longest_run = 0;
@@ -65,7 +101,7 @@ pub fn serialize_question_message(
     write_pretty_block(&mut message, block);
     message.push('\n');
     push_fence(&mut message, fence_length);
-    Ok(message)
+    message
 }
 
 fn push_fence(out: &mut String, length: usize) {

@@ -10,7 +10,8 @@
 )]
 
 use index_question_block::{
-    QuestionBlock, parse_question_message, parse_question_message_utf16, serialize_question_message,
+    QuestionBlock, parse_question_message, parse_question_message_utf16,
+    serialize_question_message, serialize_question_message_from_json,
 };
 use serde_json::Value;
 
@@ -59,10 +60,17 @@ fn check(vector: &Vector) -> Option<String> {
         }
         "serialize" => {
             let prose = vector.fields["prose"].as_str().expect("prose");
-            let actual = QuestionBlock::from_json_value(&vector.fields["block"])
+            let block = &vector.fields["block"];
+            let actual = QuestionBlock::from_json_value(block)
                 .ok()
                 .and_then(|block| serialize_question_message(prose, &block).ok());
             let actual = actual.map_or(Value::Null, Value::String);
+            // The same block, written straight from its JSON.
+            let from_json = serialize_question_message_from_json(prose, &block)
+                .map_or(Value::Null, Value::String);
+            if from_json != actual {
+                return Some(format!("from JSON {from_json}\n   typed {actual}"));
+            }
             (actual != *expected).then(|| format!("expected {expected}\n   got {actual}"))
         }
         other => Some(format!("unknown vector kind {other}")),
