@@ -35,7 +35,10 @@ fn ticks_down(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let (mut start, mut mask) = (bytes.len(), 0u16);
     std::iter::from_fn(move || {
         while mask == 0 {
-            let end = start.checked_sub(1)? + 1;
+            if start == 0 {
+                return None;
+            }
+            let end = start;
             start = end.saturating_sub(16);
             mask = tick_mask16(bytes.get(start..end)?);
         }
@@ -66,8 +69,10 @@ pub(super) fn first_close_fence(bytes: &[u8], length: usize) -> Option<CloseFenc
         while bytes.get(start + run) == Some(&b'`') {
             run += 1;
         }
-        let closes = run == length && is_line_start(bytes, start);
-        let end = fence_tail(bytes, start + length).filter(|_| closes)?;
+        if run != length || !is_line_start(bytes, start) {
+            return None;
+        }
+        let end = fence_tail(bytes, start + length)?;
         Some(CloseFence { start, end })
     })
 }
