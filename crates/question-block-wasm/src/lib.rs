@@ -164,8 +164,8 @@ fn problems(invalid: &InvalidQuestionBlock) -> String {
 }
 
 /// `parseQuestionMessage(body)`, as JSON: `{prose, block}` (the prose as
-/// its length, see [`parsed`]), or `null` when the body is not a question
-/// message.
+/// its length in UTF-16 units, which `index.js` slices from the body), or
+/// `null` when the body is not a question message.
 #[wasm_bindgen(js_name = parseQuestionMessage)]
 pub fn parse(body: &str) -> String {
     let read = |payload: &str| read_payload(payload).ok();
@@ -176,8 +176,8 @@ pub fn parse(body: &str) -> String {
 }
 
 /// `explainQuestionMessage(body)`, as JSON: `{ok: true, prose, block}` (the
-/// prose as its length, see [`parsed`]), or `{ok: false, rule, reason,
-/// problems?}` saying why not.
+/// prose as its length in UTF-16 units, which `index.js` slices from the
+/// body), or `{ok: false, rule, reason, problems?}` saying why not.
 #[wasm_bindgen(js_name = explainQuestionMessage)]
 pub fn explain(body: &str) -> String {
     match explain_question_message_with(body, read_payload) {
