@@ -16,9 +16,9 @@
 //! the runs found (by carrying an addition through them), the byte after
 //! each run tested (the marker's first byte; or blanks, from a second pass
 //! over that block alone, then a line end from the first), and the few
-//! candidates left confirmed byte by byte, the line's tail first. The opening search also
-//! skips, with memchr's SIMD substring search, every 4 KiB window that does
-//! not hold the marker. The browser build, where every byte of code is
+//! candidates left confirmed byte by byte, the line's tail first. The
+//! opening search also skips, with memchr's SIMD substring search, every
+//! 4 KiB window that does not hold the marker. The browser build, where every byte of code is
 //! downloaded, uses the smaller search in [`ticks`] instead, which steps from
 //! backtick to backtick. A test checks all four searches against a literal
 //! evaluation of the two regular expressions on random bodies.
@@ -210,27 +210,27 @@ fn masks<const N: usize>(block: &[u8], tests: impl Fn(u8x16) -> [u8x16; N]) -> [
     // A whole block takes a path of its own, which the compiler unrolls.
     if block.len() == BLOCK {
         for (index, chunk) in block.chunks_exact(16).enumerate() {
-            let mut bytes = [0u8; 16];
-            bytes.copy_from_slice(chunk);
-            lane(index, &bytes);
+            lane(index, &sixteen(chunk));
         }
     } else {
         for index in 0..BLOCK / 16 {
-            // The end of the text is copied into zeros.
-            let rest = block.get(16 * index..).unwrap_or_default();
-            match rest.first_chunk::<16>() {
-                Some(bytes) => lane(index, bytes),
-                None => {
-                    let mut bytes = [0u8; 16];
-                    if let Some(to) = bytes.get_mut(..rest.len()) {
-                        to.copy_from_slice(rest);
-                    }
-                    lane(index, &bytes);
-                }
-            }
+            lane(index, &sixteen(block.get(16 * index..).unwrap_or_default()));
         }
     }
     masks
+}
+
+/// The first sixteen bytes of `bytes`, the end of the text (a shorter
+/// slice) followed by zeros, which no test selects.
+#[inline(always)]
+fn sixteen(bytes: &[u8]) -> [u8; 16] {
+    bytes.first_chunk::<16>().copied().unwrap_or_else(|| {
+        let mut padded = [0u8; 16];
+        if let Some(to) = padded.get_mut(..bytes.len()) {
+            to.copy_from_slice(bytes);
+        }
+        padded
+    })
 }
 
 /// The set bits of `mask`, lowest first.
@@ -258,16 +258,10 @@ fn bits_down(mut mask: u64) -> impl Iterator<Item = usize> {
 /// Which of the first 16 bytes of `chunk` are backticks, bit `i` for byte
 /// `i`.
 fn tick_mask16(chunk: &[u8]) -> u16 {
-    // A short chunk is copied into zeros; a whole one is read in place.
-    let bytes = chunk.first_chunk::<16>().copied().unwrap_or_else(|| {
-        let mut bytes = [0u8; 16];
-        if let Some(to) = bytes.get_mut(..chunk.len()) {
-            to.copy_from_slice(chunk);
-        }
-        bytes
-    });
     // Sixteen lanes make a sixteen-bit mask.
-    u8x16::from(bytes).simd_eq(u8x16::splat(b'`')).to_bitmask() as u16
+    u8x16::from(sixteen(chunk))
+        .simd_eq(u8x16::splat(b'`'))
+        .to_bitmask() as u16
 }
 
 /// How many backticks start at `at`, sixteen bytes per step.
