@@ -1,6 +1,7 @@
 //! A small pool of connections, each used by one blocking task at a time.
 
 use std::path::{Path, PathBuf};
+
 use std::sync::Mutex;
 
 use rusqlite::Connection;
@@ -11,7 +12,7 @@ use crate::{SqliteOptions, Synchronous, schema, sql_error};
 
 #[derive(Debug)]
 pub(crate) struct Pool {
-    path: PathBuf,
+    opener: schema::Opener,
     options: SqliteOptions,
     idle: Mutex<Vec<Connection>>,
     /// Taken around write transactions so this process's writers queue here
@@ -23,9 +24,10 @@ pub(crate) struct Pool {
 impl Pool {
     /// Verifies and migrates the file, keeping the connection that did it.
     pub(crate) fn open(path: PathBuf, options: SqliteOptions) -> Result<Self, StoreError> {
-        let conn = schema::open_verified(&path, options.access)?;
+        let opener = schema::Opener::new(path, options.access);
+        let conn = schema::open_verified(&opener)?;
         let pool = Pool {
-            path,
+            opener,
             options,
             idle: Mutex::new(Vec::new()),
             writer: Mutex::new(()),
@@ -36,7 +38,13 @@ impl Pool {
     }
 
     pub(crate) fn path(&self) -> &Path {
-        &self.path
+        self.opener.path()
+    }
+
+    /// A connection of its own that only reads, for work that outlives
+    /// one call (the change feed).
+    pub(crate) fn reader(&self) -> Result<Connection, StoreError> {
+        self.opener.connect_reader()
     }
 
     fn configure(&self, conn: &Connection) -> Result<(), StoreError> {
@@ -59,7 +67,7 @@ impl Pool {
         match idle {
             Some(conn) => Ok(conn),
             None => {
-                let conn = schema::connect(&self.path, self.options.access).map_err(sql_error)?;
+                let conn = self.opener.connect()?;
                 self.configure(&conn)?;
                 Ok(conn)
             }
@@ -109,7 +117,7 @@ impl Pool {
         if writes && self.options.access == crate::Access::ReadOnly {
             return Err(StoreError::InvalidRequest(format!(
                 "{} was opened for reading only",
-                self.path.display()
+                self.path().display()
             )));
         }
         let pool = std::sync::Arc::clone(self);

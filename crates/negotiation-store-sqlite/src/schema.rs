@@ -1,10 +1,22 @@
 //! Recognising our database, refusing anything else untouched, and bringing
 //! ours up to the current schema.
+//!
+//! Nothing here opens the database file (or its `-wal` and `-shm`) other
+//! than through SQLite. POSIX advisory locks belong to the process, and
+//! closing *any* descriptor of a file drops every lock the process holds
+//! on it: a `File::open` and close of the database beside a live SQLite
+//! connection would leave that connection unlocked, so another process
+//! would take itself for the last user, checkpoint and delete the WAL
+//! under it, and from then on the two would read different databases.
+//! SQLite itself defers closing a descriptor while a lock on its file is
+//! held. So what this module learns about the file before SQLite has it
+//! comes from `stat` (which opens nothing), and everything else, whether
+//! it is a database, whether it may be written, comes from SQLite.
 
-use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, MAIN_DB, OpenFlags, TransactionBehavior};
 
 use index_negotiation_store::StoreError;
 
@@ -22,50 +34,98 @@ const MIGRATIONS: [&str; 2] = [
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+/// How one store's connections open its file, settled when the store is
+/// opened so every connection of it behaves alike.
+#[derive(Debug, Clone)]
+pub(crate) struct Opener {
+    path: PathBuf,
+    access: Access,
+    /// The `-wal` was there before this store opened the file: a reader
+    /// then leaves it as it found it instead of checkpointing it into the
+    /// database when it closes last (a writer's log left by a crash is
+    /// the writer's to recover; a read must not change the file's bytes).
+    found_wal: bool,
+}
 
-/// Opens a connection to `path` with the flags `access` calls for.
-///
-/// Reading a WAL database needs its `-wal` and `-shm` files, and a
-/// connection opened read-only creates them and, unable to checkpoint,
-/// leaves them behind, owned by the reader and with the database's mode: a
-/// reader of someone else's store would break it for its owner. So a
-/// [`Access::ReadOnly`] store this process can write is opened read-write
-/// with `query_only` set (SQLite refuses every change, and the last
-/// connection to close removes the files it made); one it cannot write is
-/// opened read-only through the files a live writer has, or, when there is
-/// no `-wal` (nobody is writing), as immutable, which needs neither.
-pub(crate) fn connect(path: &Path, access: Access) -> rusqlite::Result<Connection> {
-    let no_mutex = OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let read_write = OpenFlags::SQLITE_OPEN_READ_WRITE | no_mutex;
-    match access {
-        Access::ReadOnly if can_write(path) => {
-            let conn = Connection::open_with_flags(path, read_write)?;
-            conn.pragma_update(None, "query_only", true)?;
-            Ok(conn)
+impl Opener {
+    pub(crate) fn new(path: PathBuf, access: Access) -> Self {
+        let found_wal = sidecar(&path, "-wal").exists();
+        Opener {
+            path,
+            access,
+            found_wal,
         }
-        Access::ReadOnly => {
-            let quiescent = !sidecar(path, "-wal").exists();
-            Connection::open_with_flags(
-                read_only_uri(path, quiescent),
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | no_mutex,
-            )
-        }
-        Access::Existing => Connection::open_with_flags(path, read_write),
-        Access::Create => {
-            Connection::open_with_flags(path, read_write | OpenFlags::SQLITE_OPEN_CREATE)
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn access(&self) -> Access {
+        self.access
+    }
+
+    /// A connection with the flags the store's access calls for.
+    pub(crate) fn connect(&self) -> Result<Connection, StoreError> {
+        self.connect_as(self.access)
+    }
+
+    /// A connection that only reads, whatever the store's access.
+    pub(crate) fn connect_reader(&self) -> Result<Connection, StoreError> {
+        self.connect_as(Access::ReadOnly)
+    }
+
+    /// Reading a WAL database needs its `-wal` and `-shm` files, and a
+    /// connection opened read-only creates them and, unable to checkpoint,
+    /// leaves them behind, owned by the reader and with the database's
+    /// mode: a reader of someone else's store would break it for its
+    /// owner. So a reader first asks SQLite for the file read-write (SQLite
+    /// falls back to read-only by itself when the file is write-protected,
+    /// and says so); given write access, it sets `query_only` (SQLite
+    /// refuses every change, and the last connection to close removes the
+    /// files it made). Without it, it reads through the files a live writer
+    /// has, or, when there is no `-wal` (nobody is writing), as immutable,
+    /// which needs neither.
+    fn connect_as(&self, access: Access) -> Result<Connection, StoreError> {
+        let no_mutex = OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let read_write = OpenFlags::SQLITE_OPEN_READ_WRITE | no_mutex;
+        let path = &self.path;
+        match access {
+            Access::ReadOnly => {
+                let conn = Connection::open_with_flags(path, read_write).map_err(sql_error)?;
+                if !conn.is_readonly(MAIN_DB).map_err(sql_error)? {
+                    conn.pragma_update(None, "query_only", true)
+                        .map_err(sql_error)?;
+                    if self.found_wal {
+                        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+                            .map_err(sql_error)?;
+                    }
+                    return Ok(conn);
+                }
+                drop(conn);
+                let wal = sidecar(path, "-wal").exists();
+                if wal && !sidecar(path, "-shm").exists() {
+                    return Err(StoreError::NeedsRecovery {
+                        path: path.display().to_string(),
+                    });
+                }
+                Connection::open_with_flags(
+                    read_only_uri(path, !wal),
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | no_mutex,
+                )
+                .map_err(sql_error)
+            }
+            Access::Existing => Connection::open_with_flags(path, read_write).map_err(sql_error),
+            Access::Create => {
+                Connection::open_with_flags(path, read_write | OpenFlags::SQLITE_OPEN_CREATE)
+                    .map_err(sql_error)
+            }
         }
     }
 }
 
-/// Whether this process may open `path` for writing (opening for writing
-/// without truncating changes nothing).
-fn can_write(path: &Path) -> bool {
-    std::fs::OpenOptions::new().write(true).open(path).is_ok()
-}
-
 /// `path` with `suffix` appended to its file name (`-wal`, `-shm`).
-fn sidecar(path: &Path, suffix: &str) -> std::path::PathBuf {
+pub(crate) fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     name.into()
@@ -90,28 +150,36 @@ fn read_only_uri(path: &Path, quiescent: bool) -> String {
     uri
 }
 
-/// Opens a connection to `path` once it is known to be ours (or new and
-/// empty, when `access` may create), migrating it to [`SCHEMA_VERSION`]
-/// only if it is behind and `access` may write. Anything else is refused
-/// before a byte is written.
-pub(crate) fn open_verified(path: &Path, access: Access) -> Result<Connection, StoreError> {
+/// Opens a connection through `opener` once the file is known to be ours
+/// (or new and empty, when its access may create), migrating it to
+/// [`SCHEMA_VERSION`] only if it is behind and the access may write.
+/// Anything else is refused before a byte is written.
+pub(crate) fn open_verified(opener: &Opener) -> Result<Connection, StoreError> {
+    let (path, access) = (opener.path(), opener.access());
     let display = path.display().to_string();
     let missing = || StoreError::Missing {
         path: display.clone(),
     };
-    match file_start(path)? {
-        FileStart::Missing if access != Access::Create => return Err(missing()),
-        FileStart::Foreign => {
+    // `stat` only: the file is not opened outside SQLite (see the module).
+    match std::fs::metadata(path) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            if access != Access::Create {
+                return Err(missing());
+            }
+        }
+        Err(err) => return Err(StoreError::backend(err)),
+        Ok(meta) if !meta.is_file() => {
             return Err(StoreError::NotAStore {
                 path: display.clone(),
             });
         }
-        FileStart::Missing | FileStart::Empty | FileStart::Sqlite => {}
+        Ok(_) => {}
     }
-    let mut conn = connect(path, access).map_err(sql_error)?;
+    let mut conn = opener.connect()?;
     conn.busy_timeout(std::time::Duration::from_secs(10))
         .map_err(sql_error)?;
-    // Reading is harmless; a file that is not a database fails here.
+    // Reading is harmless; a file that is not a database fails here, on
+    // SQLite's first look at its header, before anything is written.
     let (application_id, version, objects) = identity(&conn).map_err(|err| match err {
         rusqlite::Error::SqliteFailure(failure, _)
             if failure.code == rusqlite::ErrorCode::NotADatabase =>
@@ -160,36 +228,6 @@ pub(crate) fn open_verified(path: &Path, access: Access) -> Result<Connection, S
     Ok(conn)
 }
 
-/// What the first bytes of a file say about it.
-enum FileStart {
-    Missing,
-    Empty,
-    Sqlite,
-    Foreign,
-}
-
-/// Whether the file is missing, empty, starts like an SQLite database, or
-/// is something else.
-fn file_start(path: &Path) -> Result<FileStart, StoreError> {
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(FileStart::Missing),
-        Err(err) => return Err(StoreError::backend(err)),
-    };
-    let mut header = Vec::with_capacity(16);
-    file.by_ref()
-        .take(16)
-        .read_to_end(&mut header)
-        .map_err(StoreError::backend)?;
-    Ok(if header.is_empty() {
-        FileStart::Empty
-    } else if header.as_slice() == SQLITE_HEADER {
-        FileStart::Sqlite
-    } else {
-        FileStart::Foreign
-    })
-}
-
 fn identity(conn: &Connection) -> rusqlite::Result<(i64, i64, i64)> {
     let application_id = conn.pragma_query_value(None, "application_id", |row| row.get(0))?;
     let version = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
@@ -236,7 +274,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("odd name?#%.db");
         {
-            let conn = open_verified(&path, Access::Create).unwrap();
+            let conn = open_verified(&Opener::new(path.clone(), Access::Create)).unwrap();
             conn.execute_batch("INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, responder_intent_id) VALUES ('x', 'a', 'i', 'b', 'j')").unwrap();
         }
         let before = std::fs::read(&path).unwrap();

@@ -14,7 +14,7 @@ use index_negotiation_store::{
 };
 
 use crate::rows;
-use crate::{Access, SqliteStore, sql_error};
+use crate::{SqliteStore, sql_error};
 
 /// Starts a write transaction, taking the database's write lock now rather
 /// than at the first write, so the read that follows is the locked state.
@@ -284,7 +284,7 @@ impl NegotiationStore for SqliteStore {
     /// commits to the file: one cheap read every 50 ms, never a read of a
     /// negotiation. The watching thread ends when the feed is dropped.
     async fn change_feed(&self) -> Result<Option<ChangeFeed>, StoreError> {
-        let conn = crate::schema::connect(self.pool.path(), Access::ReadOnly).map_err(sql_error)?;
+        let conn = self.pool.reader()?;
         let version = |conn: &Connection| -> rusqlite::Result<i64> {
             conn.pragma_query_value(None, "data_version", |row| row.get(0))
         };

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use index_negotiation::NegotiationAction::{self, Counter, Decline, Propose};
 use index_negotiation::{
@@ -24,8 +24,6 @@ use index_negotiation_store::{
     UserId,
 };
 use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore, Synchronous};
-
-const CHILD_ENV: &str = "INDEX_SQLITE_TEST_WRITER";
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sqlite-durability");
@@ -233,83 +231,6 @@ async fn two_stores_on_one_file_serialize_their_commits() {
     );
     assert_replays(&state);
     first.check_integrity().await.unwrap();
-}
-
-/// The child half of the killed-writer test: writes until it is killed.
-fn run_writer(path: &str) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = SqliteStore::open(path).await.unwrap();
-        loop {
-            step(&store, "alice").await;
-            step(&store, "bob").await;
-        }
-    });
-}
-
-#[test]
-fn a_writer_killed_mid_write_leaves_the_file_consistent() {
-    if let Ok(path) = std::env::var(CHILD_ENV) {
-        run_writer(&path);
-        return;
-    }
-    let path = scratch("killed");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = SqliteStore::open(&path).await.unwrap();
-        open_pair(&store).await;
-    });
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_writer_killed_mid_write_leaves_the_file_consistent",
-            "--test-threads=1",
-            "--quiet",
-        ])
-        .env(CHILD_ENV, &path)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Let it write a while, then kill it without warning.
-    let started = Instant::now();
-    let reader = runtime.block_on(SqliteStore::open(&path)).unwrap();
-    loop {
-        let turns = runtime
-            .block_on(reader.read_negotiation_state(&opp()))
-            .unwrap()
-            .map_or(0, |s| s.turns.len());
-        if turns >= 40 || started.elapsed() > Duration::from_secs(20) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    drop(reader);
-    runtime.block_on(async {
-        let store = SqliteStore::open(&path).await.unwrap();
-        store.check_integrity().await.unwrap();
-        let state = store.read_negotiation_state(&opp()).await.unwrap().unwrap();
-        assert!(
-            state.turns.len() >= 40,
-            "the writer made progress: {}",
-            state.turns.len()
-        );
-        assert_replays(&state);
-        // And the store still works.
-        let who = state
-            .awaiting_user_id
-            .clone()
-            .map_or_else(|| "alice".to_owned(), String::from);
-        assert!(step(&store, &who).await);
-    });
 }
 
 fn assert_refused_untouched(path: &Path, expected: impl Fn(&StoreError) -> bool) {
@@ -640,4 +561,368 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
         matches!(turn, Err(StoreError::Corrupt(_))),
         "nothing is decided on a broken log: {turn:?}"
     );
+}
+
+/// Which part a child process of the multi-process tests plays, and on
+/// which file: `INDEX_SQLITE_TEST_ROLE` is `writer`, `reader` or `opener`.
+const ROLE_ENV: &str = "INDEX_SQLITE_TEST_ROLE";
+const PATH_ENV: &str = "INDEX_SQLITE_TEST_PATH";
+const COMMITS_ENV: &str = "INDEX_SQLITE_TEST_COMMITS";
+
+/// The negotiations the racers share.
+fn race_ids() -> Vec<OpportunityId> {
+    (0..6u32)
+        .map(|n| OpportunityId::parse(&format!("3c9a7e21-5b4d-4f08-9e6a-{n:012x}")).unwrap())
+        .collect()
+}
+
+async fn open_race(store: &SqliteStore, id: &OpportunityId) {
+    let request = OpenNegotiation {
+        opportunity_id: id.clone(),
+        initiator: Seat {
+            user_id: "alice".parse().unwrap(),
+            intent_id: "a".parse().unwrap(),
+        },
+        responder: Seat {
+            user_id: "bob".parse().unwrap(),
+            intent_id: "b".parse().unwrap(),
+        },
+        eligible: true,
+    };
+    Negotiations::new(store).open(&request).await.unwrap();
+}
+
+/// Takes turns on the shared negotiations through `store` until `commits`
+/// were permitted (forever without a count), handing each `(id, index)` to
+/// `acknowledged` as soon as its commit returned.
+async fn take_turns(
+    store: &SqliteStore,
+    commits: Option<u64>,
+    mut acknowledged: impl FnMut(&OpportunityId, usize),
+) {
+    let service = Negotiations::new(store);
+    let ids = race_ids();
+    let mut won = 0u64;
+    for n in 0usize.. {
+        if commits.is_some_and(|commits| won >= commits) {
+            break;
+        }
+        let id = &ids[n % ids.len()];
+        let state = store.read_negotiation_state(id).await.unwrap().unwrap();
+        let Some(who) = state.awaiting_user_id.clone() else {
+            let _ = service.resume(id, &"alice".parse().unwrap()).await.unwrap();
+            continue;
+        };
+        let Some(action) = index_negotiation::observe_negotiation(&state, &who)
+            .available_actions
+            .into_iter()
+            .find(|a| *a == Propose || *a == Counter)
+        else {
+            continue;
+        };
+        let turn = NegotiationTurn::new(action, format!("turn {n}"));
+        match service.execute(id, &who, turn).await.unwrap() {
+            Decision::Permitted(permitted) => {
+                won += 1;
+                acknowledged(id, permitted.turn_index);
+            }
+            // Another process moved first; the rules said so.
+            Decision::Refused(rejection) => assert!(
+                matches!(
+                    rejection,
+                    NegotiationRejection::NotYourTurn
+                        | NegotiationRejection::CounterIsFirst
+                        | NegotiationRejection::ProposeOverOffer
+                        | NegotiationRejection::Raced
+                ),
+                "{rejection}"
+            ),
+        }
+    }
+}
+
+/// A writer process: takes turns from a store of its own, printing
+/// `ID INDEX` for each acknowledged turn at once, so a parent that kills it
+/// knows what it was told.
+fn race_writer(path: &str, commits: Option<u64>) {
+    use std::io::Write;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let options = SqliteOptions::default().with_access(Access::Existing);
+        let store = SqliteStore::open_with(path, options).await.unwrap();
+        let mut stdout = std::io::stdout().lock();
+        take_turns(&store, commits, |id, index| {
+            writeln!(stdout, "{id} {index}").unwrap();
+            stdout.flush().unwrap();
+        })
+        .await;
+    });
+}
+
+/// A short-lived reader: opens the store read-only and reads every shared
+/// negotiation; or, as an `opener`, opens it for writing and reads. Either
+/// way its connections close while the writers hold theirs.
+fn race_reader(path: &str, access: Access) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = SqliteStore::open_with(path, SqliteOptions::default().with_access(access))
+            .await
+            .unwrap();
+        for id in race_ids() {
+            assert!(store.read_negotiation_state(&id).await.unwrap().is_some());
+        }
+    });
+}
+
+/// Runs this test binary as a child playing `role`.
+fn child(role: &str, path: &Path, commits: Option<u64>) -> Command {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([
+            "--exact",
+            "child_process",
+            "--test-threads=1",
+            "--quiet",
+            "--nocapture",
+        ])
+        .env(ROLE_ENV, role)
+        .env(PATH_ENV, path)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit());
+    if let Some(commits) = commits {
+        command.env(COMMITS_ENV, commits.to_string());
+    }
+    command
+}
+
+/// The entry point of every child process (a no-op when run as a test).
+#[test]
+fn child_process() {
+    let (Ok(role), Ok(path)) = (std::env::var(ROLE_ENV), std::env::var(PATH_ENV)) else {
+        return;
+    };
+    let commits = std::env::var(COMMITS_ENV).ok().map(|n| n.parse().unwrap());
+    match role.as_str() {
+        "writer" => race_writer(&path, commits),
+        "reader" => race_reader(&path, Access::ReadOnly),
+        "opener" => race_reader(&path, Access::Existing),
+        other => panic!("unknown role {other}"),
+    }
+}
+
+/// The `ID INDEX` lines a writer printed: one per acknowledged turn.
+fn acknowledged(stdout: &[u8]) -> Vec<(String, usize)> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|line| {
+            let (id, index) = line.split_once(' ')?;
+            Some((id.to_owned(), index.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Every turn in the store, as `(id, index)`, and each log replayed.
+async fn turns_found(store: &SqliteStore) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    for id in race_ids() {
+        let state = store.read_negotiation_state(&id).await.unwrap().unwrap();
+        assert_replays(&state);
+        found.extend((0..state.turns.len()).map(|index| (id.to_string(), index)));
+    }
+    found
+}
+
+const WRITERS: u64 = 4;
+const COMMITS_PER_WRITER: u64 = 2_500;
+
+#[test]
+fn writer_processes_lose_and_double_nothing_while_readers_come_and_go() {
+    let path = scratch("processes");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        for id in race_ids() {
+            open_race(&store, &id).await;
+        }
+    });
+    // Each writer's acknowledgements are collected as they come, so none
+    // ever waits on a full pipe.
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|_| {
+            let writer = child("writer", &path, Some(COMMITS_PER_WRITER))
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::spawn(move || writer.wait_with_output().unwrap())
+        })
+        .collect();
+    // This process is a host meanwhile: a long-lived store with its change
+    // feed, writing between the short-lived processes and stores that open,
+    // read and close the file (some read-only, some for writing; some in
+    // this very process, beside the host's connections).
+    let host = runtime.block_on(SqliteStore::open(&path)).unwrap();
+    let feed = runtime.block_on(host.change_feed()).unwrap();
+    let mut acked = Vec::new();
+    let (mut processes, mut stores) = (0u32, 0u32);
+    while writers.iter().any(|writer| !writer.is_finished()) {
+        runtime.block_on(take_turns(&host, Some(5), |id, index| {
+            acked.push((id.to_string(), index));
+        }));
+        let role = if processes % 3 == 2 {
+            "opener"
+        } else {
+            "reader"
+        };
+        let status = child(role, &path, None)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "a {role} failed");
+        processes += 1;
+        runtime.block_on(async {
+            // A store opened beside the host's sees all the host was told.
+            let options = SqliteOptions::default().with_access(Access::ReadOnly);
+            let reader = SqliteStore::open_with(&path, options).await.unwrap();
+            for id in race_ids() {
+                let logged = reader.read_negotiation_state(&id).await.unwrap().unwrap();
+                let id = id.to_string();
+                assert!(
+                    acked
+                        .iter()
+                        .all(|(of, index)| *of != id || *index < logged.turns.len()),
+                    "a turn the host committed is missing from {id}"
+                );
+            }
+        });
+        stores += 1;
+    }
+    drop((feed, host));
+    let host_commits = acked.len();
+    for writer in writers {
+        let out = writer.join().unwrap();
+        assert!(out.status.success(), "a writer failed");
+        acked.extend(acknowledged(&out.stdout));
+    }
+    let found = runtime.block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        store.check_integrity().await.unwrap();
+        turns_found(&store).await
+    });
+    let total = usize::try_from(WRITERS * COMMITS_PER_WRITER).unwrap();
+    assert_eq!(
+        acked.len(),
+        total + host_commits,
+        "every writer made its commits"
+    );
+    let mut sorted = acked.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), acked.len(), "no turn index was granted twice");
+    let mut found_sorted = found.clone();
+    found_sorted.sort();
+    assert_eq!(
+        found_sorted, sorted,
+        "every acknowledged turn is stored, and nothing else"
+    );
+    eprintln!(
+        "{WRITERS} writer processes and this one ({host_commits} commits), {} commits acknowledged, {} found; {processes} reader processes, {stores} reader stores",
+        acked.len(),
+        found.len()
+    );
+    let (_, wal, shm) = snapshot(&path);
+    assert!(!wal && !shm, "the last process to close cleaned up");
+}
+
+/// The `-wal` file's bytes, if there is one.
+fn wal_bytes(path: &Path) -> Option<Vec<u8>> {
+    let mut name = path.as_os_str().to_owned();
+    name.push("-wal");
+    std::fs::read(name).ok()
+}
+
+const KILLS: usize = 5;
+
+#[test]
+fn writers_killed_mid_write_lose_nothing_they_acknowledged() {
+    use std::io::BufRead;
+    let path = scratch("killed");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        for id in race_ids() {
+            open_race(&store, &id).await;
+        }
+    });
+    let mut acked = Vec::new();
+    for kill in 0..KILLS {
+        let mut writer = child("writer", &path, None)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(writer.stdout.take().unwrap()).lines();
+        // Let it write a while, then kill it without warning.
+        let started = acked.len();
+        while acked.len() < started + 40 {
+            let Some(line) = lines.next() else { break };
+            acked.extend(acknowledged(line.unwrap().as_bytes()));
+        }
+        writer.kill().unwrap();
+        writer.wait().unwrap();
+        // What it printed before it died was acknowledged too.
+        for line in lines {
+            acked.extend(acknowledged(line.unwrap().as_bytes()));
+        }
+        assert!(acked.len() >= started + 40, "writer {kill} made progress");
+        // A read-only process on the file the killed writer left: it reads
+        // through the hot log and leaves it, and the file, as they were.
+        let (file, _, _) = snapshot(&path);
+        let wal = wal_bytes(&path);
+        assert!(wal.is_some(), "a killed writer leaves its log");
+        let status = child("reader", &path, None)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "the reader after kill {kill} failed");
+        assert!(snapshot(&path).0 == file, "a read changed the file");
+        assert!(wal_bytes(&path) == wal, "a read changed the log");
+    }
+    runtime.block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        store.check_integrity().await.unwrap();
+        let found = turns_found(&store).await;
+        for turn in &acked {
+            assert!(found.contains(turn), "acknowledged {turn:?} is lost");
+        }
+        // A commit may land in the moment between its commit and its line.
+        assert!(
+            found.len() <= acked.len() + KILLS,
+            "{} found for {} acknowledged",
+            found.len(),
+            acked.len()
+        );
+        eprintln!(
+            "{KILLS} writers killed: {} commits acknowledged, {} found",
+            acked.len(),
+            found.len()
+        );
+        // And the store still works.
+        let mut more = 0;
+        take_turns(&store, Some(1), |_, _| more += 1).await;
+        assert_eq!(more, 1);
+    });
 }

@@ -32,6 +32,17 @@ pub enum StoreError {
         /// The version this build writes.
         supported: i64,
     },
+    /// A reader without write access found a write-ahead log that a writer
+    /// left behind when it stopped, without the index SQLite reads it
+    /// through, and cannot rebuild that index beside a file it may not
+    /// write. Nothing was read or written.
+    #[error(
+        "{path} has a write-ahead log ({path}-wal) left by a writer that stopped, and no {path}-shm to read it through; this process cannot write there to rebuild it. Open the store once as a user who may write to its directory (any `index` command will do) to recover the log, then read it again"
+    )]
+    NeedsRecovery {
+        /// Where it is.
+        path: String,
+    },
     /// The database exists but belongs to something else; it was left untouched.
     #[error("{path} is not an Index negotiation store; it was left untouched")]
     NotAStore {

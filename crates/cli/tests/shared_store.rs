@@ -1,0 +1,454 @@
+//! One store, many processes, as the README has people work: `index serve`
+//! running on the file while the `index` tool lists, shows, checks and
+//! manages keys on it, a stdio MCP server reads it and a second host serves
+//! it too. Every turn a host acknowledged (HTTP 200) must be visible to
+//! every other process at once, and after the host is stopped and the store
+//! opened afresh; a key revoked by another process must stop working on the
+//! running host at its next request; and the running host's `-wal` must
+//! never be deleted under it.
+//!
+//! The SQLite run needs nothing; the PostgreSQL run is in the ignored pass.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// `index --json ARGS --db DB` in `dir`, which must succeed; its JSON.
+fn index_json(dir: &Path, db: &str, args: &[&str]) -> Value {
+    let mut full = vec!["--json"];
+    full.extend_from_slice(args);
+    full.extend_from_slice(&["--db", db]);
+    let out = support::index(dir, &full, None, &[]);
+    assert!(
+        out.status.success(),
+        "index {full:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A running `index serve` on a free local port.
+struct Host {
+    child: Child,
+    address: String,
+}
+
+impl Host {
+    fn start(dir: &Path, db: &str) -> Host {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
+            .current_dir(dir)
+            .env_remove("INDEX_DB")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let address = line
+            .strip_prefix("listening on http://")
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("the host did not start: {line}"))
+            .to_owned();
+        // Keep draining its log so it never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Host { child, address }
+    }
+
+    /// One request with a bearer key; the status and the JSON body (`null`
+    /// when there is none).
+    fn request(&self, method: &str, path: &str, key: &str, body: Option<&Value>) -> (u16, Value) {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {key}\r\n\
+             content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            self.address,
+            body.len()
+        )
+        .unwrap();
+        let mut reply = Vec::new();
+        stream.read_to_end(&mut reply).unwrap();
+        let reply = String::from_utf8(reply).unwrap();
+        let (head, payload) = reply.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        assert!(
+            !head
+                .to_ascii_lowercase()
+                .contains("transfer-encoding: chunked"),
+            "the host answers with a length: {head}"
+        );
+        (status, serde_json::from_str(payload).unwrap_or(Value::Null))
+    }
+
+    /// Whether any of the host's open files is a deleted `-wal` or `-shm`
+    /// (Linux shows them in `/proc/PID/fd` with ` (deleted)` after them).
+    fn holds_deleted_sidecars(&self) -> Vec<String> {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", self.child.id())) else {
+            return Vec::new();
+        };
+        fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+            .map(|target| target.display().to_string())
+            .filter(|target| target.ends_with(" (deleted)"))
+            .collect()
+    }
+
+    /// SIGTERM, then the exit status must be a clean one.
+    fn stop(mut self) {
+        let killed = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = self.child.wait().unwrap();
+        assert!(
+            status.success(),
+            "the host stops cleanly on SIGTERM: {status}"
+        );
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An `index serve --mcp-stdio` session, spoken to line by line.
+struct McpStdio {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl McpStdio {
+    fn start(dir: &Path, db: &str, key_file: &Path) -> McpStdio {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
+            .args(["serve", "--mcp-stdio", "--key-file"])
+            .arg(key_file)
+            .args(["--db", db])
+            .current_dir(dir)
+            .env_remove("INDEX_DB")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut session = McpStdio {
+            child,
+            stdout,
+            next_id: 1,
+        };
+        session.call(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "shared-store-test", "version": "0"}}),
+        );
+        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        session
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server hung up"
+            );
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply["id"] == id {
+                return reply["result"].clone();
+            }
+        }
+    }
+
+    fn turn_count(&mut self, id: &str) -> u64 {
+        let result = self.call(
+            "tools/call",
+            json!({"name": "get_negotiation", "arguments": {"opportunityId": id}}),
+        );
+        result["structuredContent"]["negotiation"]["turnCount"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no turn count in {result}"))
+    }
+}
+
+impl Drop for McpStdio {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// A key for `user` made by the CLI; its id and the key itself.
+fn make_key(dir: &Path, db: &str, user: &str, host: bool) -> (String, String) {
+    let mut args = vec!["keys", "create", "--user", user];
+    if host {
+        args.push("--host");
+    }
+    let made = index_json(dir, db, &args);
+    (
+        made["id"].as_str().unwrap().to_owned(),
+        made["key"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// Takes the next step on `id` through `host`: a turn by the seat to move,
+/// or a resume when the round ended. Returns whether it was a turn; every
+/// step must be acknowledged.
+fn step(host: &Host, id: &str, keys: &[(&str, &str)]) -> bool {
+    let (status, view) = host.request(
+        "GET",
+        &format!("/opportunities/{id}/negotiation"),
+        keys[0].1,
+        None,
+    );
+    assert_eq!(status, 200, "{view}");
+    let Some(to_move) = view["negotiation"]["awaitingUserId"].as_str() else {
+        let (status, reply) = host.request(
+            "POST",
+            &format!("/opportunities/{id}/negotiation/resume"),
+            keys[0].1,
+            None,
+        );
+        assert_eq!(status, 200, "{reply}");
+        return false;
+    };
+    let key = keys.iter().find(|(user, _)| *user == to_move).unwrap().1;
+    let (_, seen) = host.request(
+        "GET",
+        &format!("/opportunities/{id}/negotiation"),
+        key,
+        None,
+    );
+    let action = seen["observation"]["availableActions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|action| *action == "propose" || *action == "counter")
+        .unwrap();
+    let (status, reply) = host.request(
+        "POST",
+        &format!("/opportunities/{id}/negotiation/turns"),
+        key,
+        Some(&json!({"action": action, "message": format!("{action} from {to_move}")})),
+    );
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["decision"]["ok"], true, "{reply}");
+    true
+}
+
+/// The whole scenario on the store `db` (an SQLite path, or a PostgreSQL
+/// URL when `sqlite` is false). Returns the processes run beside the host
+/// and the turns acknowledged.
+fn acknowledged_turns_are_seen_by_every_process(
+    dir: &Path,
+    db: &str,
+    sqlite: bool,
+    tag: &str,
+) -> (usize, u64) {
+    let (dana, sam, ops) = (
+        format!("dana{tag}"),
+        format!("sam{tag}"),
+        format!("ops{tag}"),
+    );
+    let dana_key = make_key(dir, db, &dana, false);
+    let sam_key = make_key(dir, db, &sam, false);
+    let host_key = make_key(dir, db, &ops, true);
+    let key_file = dir.join("dana.key");
+    std::fs::write(&key_file, format!("{}\n", dana_key.1)).unwrap();
+    let keys = [
+        (dana.as_str(), dana_key.1.as_str()),
+        (sam.as_str(), sam_key.1.as_str()),
+    ];
+    let id = uuid::Uuid::new_v4().to_string();
+    let mut processes = 3;
+
+    let host = Host::start(dir, db);
+    let (status, opened) = host.request(
+        "POST",
+        "/negotiations",
+        &host_key.1,
+        Some(&json!({"opportunityId": id,
+                     "initiator": {"userId": dana, "intentId": "hire"},
+                     "responder": {"userId": sam, "intentId": "join"}})),
+    );
+    assert_eq!(status, 201, "{opened}");
+
+    let mut second: Option<Host> = None;
+    let mut mcp: Option<McpStdio> = None;
+    let mut revoked: Option<(String, String)> = None;
+    let mut acknowledged = 0u64;
+    for round in 0..60u32 {
+        // Through the first host, or through the second while it runs.
+        let through = match &second {
+            Some(other) if round % 2 == 1 => other,
+            _ => &host,
+        };
+        acknowledged += u64::from(step(through, &id, &keys));
+        // Then another process on the same store, a different one each time.
+        match round % 8 {
+            0 => {
+                let shown = index_json(dir, db, &["negotiation", "show", &id, "--as", &dana]);
+                assert_eq!(
+                    shown["negotiation"]["turnCount"], acknowledged,
+                    "show, round {round}"
+                );
+            }
+            1 => {
+                let listed = index_json(dir, db, &["negotiation", "list", "--as", &sam]);
+                let mine = listed
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|row| row["id"] == id.as_str())
+                    .unwrap_or_else(|| panic!("{id} listed: {listed}"));
+                assert_eq!(mine["turnCount"], acknowledged, "list, round {round}");
+            }
+            2 => {
+                let messages = index_json(dir, db, &["negotiation", "messages", &id]);
+                assert!(messages.is_array(), "{messages}");
+                let listed = index_json(dir, db, &["keys", "list"]);
+                assert!(
+                    listed
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|k| k["id"] == dana_key.0.as_str()),
+                    "keys list sees the keys: {listed}"
+                );
+            }
+            3 => {
+                // A key made by another process works on the running host.
+                let (fresh_id, fresh) = make_key(dir, db, &dana, false);
+                let (status, _) = host.request(
+                    "GET",
+                    &format!("/opportunities/{id}/negotiation"),
+                    &fresh,
+                    None,
+                );
+                assert_eq!(status, 200, "a new key is honoured at once");
+                revoked = Some((fresh_id, fresh));
+            }
+            4 => {
+                if let Some((key_id, key)) = &revoked {
+                    index_json(dir, db, &["keys", "revoke", key_id]);
+                    let (status, _) = host.request(
+                        "GET",
+                        &format!("/opportunities/{id}/negotiation"),
+                        key,
+                        None,
+                    );
+                    assert_eq!(status, 401, "a revoked key is refused at its next request");
+                }
+            }
+            5 => {
+                let session = mcp.get_or_insert_with(|| McpStdio::start(dir, db, &key_file));
+                assert_eq!(
+                    session.turn_count(&id),
+                    acknowledged,
+                    "stdio MCP, round {round}"
+                );
+            }
+            6 if sqlite => {
+                let checked = index_json(dir, db, &["store", "check"]);
+                assert_eq!(checked["ok"], true, "{checked}");
+            }
+            _ => {
+                // A second host on the same store, started and stopped in turn.
+                match second.take() {
+                    Some(other) => other.stop(),
+                    None => second = Some(Host::start(dir, db)),
+                }
+            }
+        }
+        processes += 1;
+        if sqlite {
+            for other in std::iter::once(&host).chain(&second) {
+                let deleted = other.holds_deleted_sidecars();
+                assert!(
+                    deleted.is_empty(),
+                    "round {round}: {deleted:?} deleted under a host"
+                );
+            }
+        }
+    }
+    if let Some(other) = second.take() {
+        other.stop();
+    }
+    drop(mcp);
+    host.stop();
+    // A fresh open after the stop sees every acknowledged turn.
+    let shown = index_json(dir, db, &["negotiation", "show", &id, "--as", &dana]);
+    assert_eq!(
+        shown["negotiation"]["turnCount"], acknowledged,
+        "after the restart"
+    );
+    let host = Host::start(dir, db);
+    let (status, view) = host.request(
+        "GET",
+        &format!("/opportunities/{id}/negotiation"),
+        &dana_key.1,
+        None,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        view["negotiation"]["turnCount"], acknowledged,
+        "a restarted host"
+    );
+    host.stop();
+    (processes + 2, acknowledged)
+}
+
+#[test]
+fn sqlite_every_acknowledged_turn_is_seen_by_every_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("shared.db").display().to_string();
+    let (processes, turns) =
+        acknowledged_turns_are_seen_by_every_process(dir.path(), &db, true, "");
+    assert!(turns >= 40, "enough turns were taken: {turns}");
+    eprintln!("sqlite: {processes} processes, {turns} turns acknowledged and found");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+fn postgres_every_acknowledged_turn_is_seen_by_every_process() {
+    let url = std::env::var("INDEX_TEST_DATABASE_URL")
+        .expect("INDEX_TEST_DATABASE_URL names the test database (bash .ci/postgres)");
+    let dir = tempfile::tempdir().unwrap();
+    let tag = format!("-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let (processes, turns) =
+        acknowledged_turns_are_seen_by_every_process(dir.path(), &url, false, &tag);
+    assert!(turns >= 40, "enough turns were taken: {turns}");
+    eprintln!("postgres: {processes} processes, {turns} turns acknowledged and found");
+}
