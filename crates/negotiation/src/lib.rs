@@ -35,6 +35,7 @@
 
 mod apply;
 mod ask;
+mod audit;
 mod decision;
 mod guidance;
 mod ids;
@@ -50,6 +51,7 @@ pub use ask::{
     SuggestedRoles, agent_sender_id, count_negotiation_ask_rounds, has_prior_ask_user,
     negotiation_ask_rounds_cap, negotiation_ask_rounds_cap_from,
 };
+pub use audit::{LogFault, audit_negotiation_log};
 pub use decision::{
     Decision, NegotiationDecision, NegotiationRejection, NegotiationResumeDecision,
     NegotiationResumeRejection, ResumePermitted, TurnPermitted,
