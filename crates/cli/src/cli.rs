@@ -453,8 +453,10 @@ pub(crate) enum CloseReasonArg {
 #[derive(Debug, Subcommand)]
 pub(crate) enum StoreCommand {
     /// Check an SQLite store, read-only: SQLite's own integrity check, then
-    /// every negotiation's rows, turn indexes and messages; exit 4 when
-    /// anything is wrong, listing it.
+    /// every negotiation's rows, turn indexes and messages, its log replayed
+    /// through the rules, and rows that belong to no negotiation; exit 4
+    /// when anything is wrong, listing it. Names the other processes that
+    /// have the store open, whose later commits the check does not cover.
     #[command(after_help = "Example:\n  index store check --db index.db")]
     Check {
         /// The store [default: $INDEX_DB, else ./index.db].

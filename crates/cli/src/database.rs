@@ -127,7 +127,8 @@ fn is_scheme(text: &str) -> bool {
 }
 
 /// `store check`: SQLite's integrity check and the store's invariants,
-/// read-only.
+/// read-only, and who else has the file open (a live store is checked as
+/// it stood for one moment).
 pub(crate) async fn check(database: Database, out: crate::output::Out) -> Result<(), Failure> {
     let Database::Sqlite(path, _) = &database else {
         return Err(Failure::Usage(
@@ -137,13 +138,33 @@ pub(crate) async fn check(database: Database, out: crate::output::Out) -> Result
     let options = SqliteOptions::default().with_access(Access::ReadOnly);
     let store = SqliteStore::open_with(path, options).await?;
     let problems = store.check().await?;
-    out.json(&serde_json::json!({ "ok": problems.is_empty(), "problems": problems }));
+    let others = store.other_processes();
+    out.json(&serde_json::json!({
+        "ok": problems.is_empty(),
+        "problems": problems,
+        "openElsewhere": others,
+    }));
     if problems.is_empty() {
         out.line(format!("ok    {}", path.display()));
-        return Ok(());
     }
     for problem in &problems {
         out.line(format!("FAIL  {problem}"));
+    }
+    match others.as_deref() {
+        Some([]) => {}
+        Some(pids) => {
+            let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+            out.line(format!(
+                "note  also open in process {}: this is the store as it stood during the check; their commits since are not covered",
+                pids.join(", ")
+            ));
+        }
+        None => out.line(
+            "note  this system cannot say whether another process has the store open; if a host is running on it, its commits after the check are not covered",
+        ),
+    }
+    if problems.is_empty() {
+        return Ok(());
     }
     Err(Failure::Reported(Box::new(Failure::Storage(
         index_negotiation_store::StoreError::Corrupt(format!(

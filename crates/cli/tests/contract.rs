@@ -736,7 +736,10 @@ fn store_check_reads_only_and_finds_a_broken_log() {
     let before = std::fs::read(s.db()).unwrap();
     let good = s.run(&["--json", "store", "check", "--db", &db]);
     assert_eq!(good.code, Some(0), "{}", good.stderr);
-    assert_eq!(good.json(), serde_json::json!({"ok": true, "problems": []}));
+    assert_eq!(
+        good.json(),
+        serde_json::json!({"ok": true, "problems": [], "openElsewhere": []})
+    );
     assert_eq!(
         std::fs::read(s.db()).unwrap(),
         before,
@@ -776,4 +779,83 @@ fn store_check_reads_only_and_finds_a_broken_log() {
     );
     let postgres = s.run(&["store", "check", "--db", "postgres://u@localhost/x"]);
     assert_eq!(postgres.code, Some(2));
+}
+
+/// Hand-made damage that reads back fine but that the rules would never
+/// have let happen: each is reported as what it is.
+#[test]
+fn store_check_replays_every_log_through_the_rules() {
+    let s = Scratch::new();
+    s.open();
+    for (who, action) in [("dana", "propose"), ("sam", "counter"), ("dana", "propose")] {
+        s.json(&[
+            "turn",
+            OPP,
+            "--as",
+            who,
+            "--action",
+            action,
+            "--message",
+            "A turn.",
+        ]);
+    }
+    let good = std::fs::read(s.db()).unwrap();
+    let cases = [
+        (
+            "UPDATE turns SET seat_user_id = 'mallory' WHERE turn_index = 1",
+            "turn 1 by mallory breaks the rules",
+        ),
+        (
+            "UPDATE turns SET seat_user_id = 'dana' WHERE turn_index = 1",
+            "turn 1 by dana breaks the rules: not_your_turn",
+        ),
+        (
+            "UPDATE turns SET action = 'accept' WHERE turn_index = 0",
+            "turn 0 by dana breaks the rules: accept_without_offer",
+        ),
+        (
+            "UPDATE turns SET message = '' WHERE turn_index = 2",
+            "turn 2 by dana breaks the rules: invalid_turn",
+        ),
+        (
+            "UPDATE turns SET message = replace(hex(zeroblob(6000)), '00', 'x') WHERE turn_index = 2",
+            "turn 2 by dana breaks the rules: invalid_turn",
+        ),
+        (
+            "UPDATE negotiations SET awaiting_user_id = 'mallory'",
+            "mallory is to move but holds no seat",
+        ),
+        (
+            "UPDATE negotiations SET settled = 1",
+            "settled, yet sam is recorded as to move",
+        ),
+        (
+            "UPDATE negotiations SET awaiting_user_id = 'dana'",
+            "awaitingUserId is dana, but the log leads to sam",
+        ),
+        (
+            "PRAGMA foreign_keys = OFF; INSERT INTO turns VALUES (99, 0, 'dana', 'propose', 'Stray.')",
+            "turns: a row refers to a missing negotiations row",
+        ),
+    ];
+    let db = s.db().display().to_string();
+    for (damage, expected) in cases {
+        std::fs::write(s.db(), &good).unwrap();
+        let raw = rusqlite::Connection::open(s.db()).unwrap();
+        raw.execute_batch(damage).unwrap();
+        drop(raw);
+        let checked = s.run(&["--json", "store", "check", "--db", &db]);
+        assert_eq!(checked.code, Some(4), "{damage}: {}", checked.stdout);
+        let report = checked.json();
+        let problems: Vec<&str> = report["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        assert!(
+            problems.iter().any(|p| p.contains(expected)),
+            "{damage}: {expected:?} not in {problems:?}"
+        );
+    }
 }

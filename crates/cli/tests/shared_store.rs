@@ -383,6 +383,12 @@ fn acknowledged_turns_are_seen_by_every_process(
             6 if sqlite => {
                 let checked = index_json(dir, db, &["store", "check"]);
                 assert_eq!(checked["ok"], true, "{checked}");
+                // And it says the host has the store open as it checks.
+                let elsewhere = checked["openElsewhere"].as_array().unwrap();
+                assert!(
+                    elsewhere.contains(&json!(host.child.id())),
+                    "the running host is named: {checked}"
+                );
             }
             _ => {
                 // A second host on the same store, started and stopped in turn.
@@ -451,4 +457,147 @@ fn postgres_every_acknowledged_turn_is_seen_by_every_process() {
         acknowledged_turns_are_seen_by_every_process(dir.path(), &url, false, &tag);
     assert!(turns >= 40, "enough turns were taken: {turns}");
     eprintln!("postgres: {processes} processes, {turns} turns acknowledged and found");
+}
+
+/// `index ARGS` where `dir` can only be read: under a read-only bind mount
+/// of it at `dir/ro` (root, in a mount namespace of its own), or, for
+/// anyone else, with `dir` and its files made read-only meanwhile. `{}` in
+/// `args` stands for the read-only directory.
+fn index_read_only(dir: &Path, args: &[&str]) -> std::process::Output {
+    let ro = dir.join("ro");
+    std::fs::create_dir_all(&ro).unwrap();
+    let ro_text = ro.display().to_string();
+    let args: Vec<String> = args.iter().map(|a| a.replace("{}", &ro_text)).collect();
+    let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
+    if root {
+        let script =
+            r#"mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" && shift 2 && exec "$@""#;
+        let out = Command::new("unshare")
+            .args(["--mount", "sh", "-c", script, "sh"])
+            .arg(dir)
+            .arg(&ro)
+            .arg(env!("CARGO_BIN_EXE_index"))
+            .args(&args)
+            .env_remove("INDEX_DB")
+            .output()
+            .unwrap();
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("mount:"),
+            "a read-only mount needs unshare and mount: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return out;
+    }
+    // Not root: the directory and its files, read-only for the run.
+    let chmod = |mode: &str| {
+        let status = Command::new("chmod")
+            .args(["-R", mode])
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace(&ro_text, &dir.display().to_string()))
+        .collect();
+    chmod("a-w");
+    let out = Command::new(env!("CARGO_BIN_EXE_index"))
+        .args(&args)
+        .env_remove("INDEX_DB")
+        .output()
+        .unwrap();
+    chmod("u+w");
+    out
+}
+
+#[test]
+fn a_killed_hosts_log_is_read_where_it_lies_and_recovered_by_a_writer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let db = dir.join("killed.db").display().to_string();
+    let (dana, sam) = (
+        make_key(dir, &db, "dana", false),
+        make_key(dir, &db, "sam", false),
+    );
+    let ops = make_key(dir, &db, "ops", true);
+    let mut host = Host::start(dir, &db);
+    let id = uuid::Uuid::new_v4().to_string();
+    let (status, _) = host.request(
+        "POST",
+        "/negotiations",
+        &ops.1,
+        Some(&json!({"opportunityId": id,
+                     "initiator": {"userId": "dana", "intentId": "hire"},
+                     "responder": {"userId": "sam", "intentId": "join"}})),
+    );
+    assert_eq!(status, 201);
+    let keys = [("dana", dana.1.as_str()), ("sam", sam.1.as_str())];
+    let mut turns = 0;
+    while turns < 3 {
+        turns += u64::from(step(&host, &id, &keys));
+    }
+    // The host dies without a word: its log is hot, nobody holds it.
+    host.child.kill().unwrap();
+    host.child.wait().unwrap();
+    let (wal, shm) = (format!("{db}-wal"), format!("{db}-shm"));
+    let bytes = |path: &str| std::fs::read(path).ok();
+    let before = (bytes(&db), bytes(&wal));
+    assert!(before.1.is_some(), "the killed host left its log");
+
+    // Reads through the log leave the file and the log as they were.
+    let shown = index_json(dir, &db, &["negotiation", "show", &id, "--as", "dana"]);
+    assert_eq!(shown["negotiation"]["turnCount"], turns);
+    index_json(dir, &db, &["keys", "list"]);
+    assert_eq!(index_json(dir, &db, &["store", "check"])["ok"], true);
+    assert!(
+        (bytes(&db), bytes(&wal)) == before,
+        "a read changed the store"
+    );
+
+    // Where nothing may be written: readable through the log and its index,
+    let ro_db = "{}/killed.db";
+    let out = index_read_only(
+        dir,
+        &[
+            "--json",
+            "negotiation",
+            "show",
+            &id,
+            "--as",
+            "dana",
+            "--db",
+            ro_db,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["negotiation"]["turnCount"], turns);
+    // and without the index, a refusal that says what to do.
+    std::fs::remove_file(&shm).unwrap();
+    let out = index_read_only(dir, &["--json", "keys", "list", "--db", ro_db]);
+    assert_eq!(out.status.code(), Some(4));
+    let error: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("write-ahead log") && message.contains("Open the store once"),
+        "{message}"
+    );
+    assert!(
+        (bytes(&db), bytes(&wal)) == before,
+        "the refusal changed nothing"
+    );
+
+    // A writer recovers the log into the file, and cleans up after itself.
+    make_key(dir, &db, "eve", false);
+    assert!(
+        bytes(&wal).is_none() && bytes(&shm).is_none(),
+        "the writer checkpointed"
+    );
+    let shown = index_json(dir, &db, &["negotiation", "show", &id, "--as", "dana"]);
+    assert_eq!(shown["negotiation"]["turnCount"], turns);
 }

@@ -46,6 +46,8 @@
 //! # }).unwrap();
 //! ```
 
+#[cfg(unix)]
+mod holders;
 mod keys;
 mod pool;
 mod rows;
@@ -204,6 +206,29 @@ impl SqliteStore {
         self.pool.path()
     }
 
+    /// The other processes that have this store's file open right now, by
+    /// process id, ascending; `None` where the system does not say (it is
+    /// read from Linux's `/proc/locks`, without opening the file). A check
+    /// of a store that others have open is a check of one moment: their
+    /// commits after it are not covered.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use index_negotiation_store_sqlite::SqliteStore;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = SqliteStore::open(dir.path().join("index.db")).await?;
+    /// // Only this process has it open.
+    /// assert!(store.other_processes().is_none_or(|others| others.is_empty()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn other_processes(&self) -> Option<Vec<u32>> {
+        #[cfg(unix)]
+        return holders::other_processes(self.path());
+        #[cfg(not(unix))]
+        return None;
+    }
+
     /// Runs SQLite's integrity check; `Ok(())` when the file is consistent.
     ///
     /// # Errors
@@ -226,8 +251,10 @@ impl SqliteStore {
 
     /// Everything [`SqliteStore::check_integrity`] checks, then the store's
     /// own invariants, negotiation by negotiation: every row reads back
-    /// (known actions, outcomes and statuses), turn indexes are dense, and
-    /// every message decodes. Reads only, so it runs on a store opened with
+    /// (known actions, outcomes and statuses), turn indexes are dense,
+    /// every message decodes, and the log replays through the rules to the
+    /// stored state ([`index_negotiation::audit_negotiation_log`]); then
+    /// that no turn or message belongs to a negotiation that is not there. Reads only, so it runs on a store opened with
     /// [`Access::ReadOnly`]. Returns each problem found; empty when there
     /// is none.
     ///
@@ -252,22 +279,53 @@ impl SqliteStore {
                     let checked = index_negotiation_store::stored_id(id.clone())
                         .and_then(|id| rows::find(conn, &id))
                         .and_then(|stored| match stored {
-                            None => Ok(()),
+                            None => Ok(Vec::new()),
                             Some(stored) => {
-                                rows::turns(conn, stored.seq)?;
-                                rows::messages(conn, stored.seq).map(|_| ())
+                                let state = stored.summary.state(rows::turns(conn, stored.seq)?);
+                                rows::messages(conn, stored.seq)?;
+                                Ok(index_negotiation::audit_negotiation_log(&state))
                             }
                         });
-                    if let Err(err) = checked {
-                        found.push(format!("negotiation {id}: {err}"));
+                    match checked {
+                        Ok(faults) => found.extend(
+                            faults
+                                .iter()
+                                .map(|fault| format!("negotiation {id}: {fault}")),
+                        ),
+                        Err(err) => found.push(format!("negotiation {id}: {err}")),
                     }
                 }
+                found.extend(orphans(conn)?);
                 Ok(found)
             })
             .await?;
         problems.extend(problems_in_rows);
         Ok(problems)
     }
+}
+
+/// Rows that name a negotiation that is not there (SQLite's
+/// `foreign_key_check`, which enforcement alone does not cover: a file
+/// written with foreign keys off keeps them).
+fn orphans(conn: &rusqlite::Connection) -> Result<Vec<String>, StoreError> {
+    let mut check = conn
+        .prepare("PRAGMA foreign_key_check")
+        .map_err(sql_error)?;
+    let rows = check
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, Option<i64>>(1)?,
+                row.get::<_, String>(2)?,
+            ))
+        })
+        .map_err(sql_error)?;
+    rows.map(|row| {
+        let (table, rowid, parent) = row.map_err(sql_error)?;
+        let rowid = rowid.map_or_else(|| "a row".to_owned(), |rowid| format!("row {rowid}"));
+        Ok(format!("{table}: {rowid} refers to a missing {parent} row"))
+    })
+    .collect()
 }
 
 /// SQLite's errors as storage errors; a malformed file is reported as corrupt.

@@ -572,7 +572,7 @@ const COMMITS_ENV: &str = "INDEX_SQLITE_TEST_COMMITS";
 /// The negotiations the racers share.
 fn race_ids() -> Vec<OpportunityId> {
     (0..6u32)
-        .map(|n| OpportunityId::parse(&format!("3c9a7e21-5b4d-4f08-9e6a-{n:012x}")).unwrap())
+        .map(|n| OpportunityId::parse(format!("3c9a7e21-5b4d-4f08-9e6a-{n:012x}")).unwrap())
         .collect()
 }
 
