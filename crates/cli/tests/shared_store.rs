@@ -26,8 +26,19 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
+thread_local! {
+    /// How many `index` processes this test (its thread) started, for its
+    /// report.
+    static STARTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn started() {
+    STARTED.with(|started| started.set(started.get() + 1));
+}
+
 /// `index --json ARGS --db DB` in `dir`, which must succeed; its JSON.
 fn index_json(dir: &Path, db: &str, args: &[&str]) -> Value {
+    started();
     let mut full = vec!["--json"];
     full.extend_from_slice(args);
     full.extend_from_slice(&["--db", db]);
@@ -48,6 +59,7 @@ struct Host {
 
 impl Host {
     fn start(dir: &Path, db: &str) -> Host {
+        started();
         let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
             .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
             .current_dir(dir)
@@ -141,6 +153,7 @@ struct McpStdio {
 
 impl McpStdio {
     fn start(dir: &Path, db: &str, key_file: &Path) -> McpStdio {
+        started();
         let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
             .args(["serve", "--mcp-stdio", "--key-file"])
             .arg(key_file)
@@ -269,7 +282,7 @@ fn step(host: &Host, id: &str, keys: &[(&str, &str)]) -> bool {
 }
 
 /// The whole scenario on the store `db` (an SQLite path, or a PostgreSQL
-/// URL when `sqlite` is false). Returns the processes run beside the host
+/// URL when `sqlite` is false). Returns the `index` processes it started
 /// and the turns acknowledged.
 fn acknowledged_turns_are_seen_by_every_process(
     dir: &Path,
@@ -292,7 +305,6 @@ fn acknowledged_turns_are_seen_by_every_process(
         (sam.as_str(), sam_key.1.as_str()),
     ];
     let id = uuid::Uuid::new_v4().to_string();
-    let mut processes = 3;
 
     let host = Host::start(dir, db);
     let (status, opened) = host.request(
@@ -398,7 +410,6 @@ fn acknowledged_turns_are_seen_by_every_process(
                 }
             }
         }
-        processes += 1;
         if sqlite {
             for other in std::iter::once(&host).chain(&second) {
                 let deleted = other.holds_deleted_sidecars();
@@ -433,7 +444,7 @@ fn acknowledged_turns_are_seen_by_every_process(
         "a restarted host"
     );
     host.stop();
-    (processes + 2, acknowledged)
+    (STARTED.with(std::cell::Cell::get), acknowledged)
 }
 
 #[test]
