@@ -124,6 +124,25 @@ impl Scratch {
         let run = self.json(&Self::open_args(OPP));
         assert_eq!(run.code, Some(0), "{}", run.stderr);
     }
+
+    /// Opens `OPP` and plays three turns: dana proposes, sam counters,
+    /// dana proposes.
+    fn open_with_three_turns(&self) {
+        self.open();
+        for (who, action) in [("dana", "propose"), ("sam", "counter"), ("dana", "propose")] {
+            let run = self.json(&[
+                "turn",
+                OPP,
+                "--as",
+                who,
+                "--action",
+                action,
+                "--message",
+                "A turn.",
+            ]);
+            assert_eq!(run.code, Some(0), "{}", run.stderr);
+        }
+    }
 }
 
 fn fixtures() -> PathBuf {
@@ -719,19 +738,7 @@ fn keys_are_shown_once_listed_without_secrets_and_revoked() {
 #[test]
 fn store_check_reads_only_and_finds_a_broken_log() {
     let s = Scratch::new();
-    s.open();
-    for (who, action) in [("dana", "propose"), ("sam", "counter"), ("dana", "propose")] {
-        s.json(&[
-            "turn",
-            OPP,
-            "--as",
-            who,
-            "--action",
-            action,
-            "--message",
-            "A turn.",
-        ]);
-    }
+    s.open_with_three_turns();
     let db = s.db().display().to_string();
     let before = std::fs::read(s.db()).unwrap();
     let good = s.run(&["--json", "store", "check", "--db", &db]);
@@ -786,19 +793,7 @@ fn store_check_reads_only_and_finds_a_broken_log() {
 #[test]
 fn store_check_replays_every_log_through_the_rules() {
     let s = Scratch::new();
-    s.open();
-    for (who, action) in [("dana", "propose"), ("sam", "counter"), ("dana", "propose")] {
-        s.json(&[
-            "turn",
-            OPP,
-            "--as",
-            who,
-            "--action",
-            action,
-            "--message",
-            "A turn.",
-        ]);
-    }
+    s.open_with_three_turns();
     let good = std::fs::read(s.db()).unwrap();
     let cases = [
         (

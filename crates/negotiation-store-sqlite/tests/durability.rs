@@ -40,8 +40,13 @@ fn opp() -> OpportunityId {
 }
 
 async fn open_pair<S: NegotiationStore>(store: &S) {
+    open_negotiation(store, &opp()).await;
+}
+
+/// Opens `id` between alice and bob.
+async fn open_negotiation<S: NegotiationStore>(store: &S, id: &OpportunityId) {
     let request = OpenNegotiation {
-        opportunity_id: opp(),
+        opportunity_id: id.clone(),
         initiator: Seat {
             user_id: "alice".parse().unwrap(),
             intent_id: "a".parse().unwrap(),
@@ -576,20 +581,22 @@ fn race_ids() -> Vec<OpportunityId> {
         .collect()
 }
 
-async fn open_race(store: &SqliteStore, id: &OpportunityId) {
-    let request = OpenNegotiation {
-        opportunity_id: id.clone(),
-        initiator: Seat {
-            user_id: "alice".parse().unwrap(),
-            intent_id: "a".parse().unwrap(),
-        },
-        responder: Seat {
-            user_id: "bob".parse().unwrap(),
-            intent_id: "b".parse().unwrap(),
-        },
-        eligible: true,
-    };
-    Negotiations::new(store).open(&request).await.unwrap();
+/// A new store at `name` with the shared negotiations open, and a runtime
+/// to drive it from a plain test.
+fn race_store(name: &str) -> (PathBuf, tokio::runtime::Runtime) {
+    let path = scratch(name);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        for id in race_ids() {
+            open_negotiation(&store, &id).await;
+        }
+    });
+    (path, runtime)
 }
 
 /// Takes turns on the shared negotiations through `store` until `commits`
@@ -744,18 +751,7 @@ const COMMITS_PER_WRITER: u64 = 2_500;
 
 #[test]
 fn writer_processes_lose_and_double_nothing_while_readers_come_and_go() {
-    let path = scratch("processes");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = SqliteStore::open(&path).await.unwrap();
-        for id in race_ids() {
-            open_race(&store, &id).await;
-        }
-    });
+    let (path, runtime) = race_store("processes");
     // Each writer's acknowledgements are collected as they come, so none
     // ever waits on a full pipe.
     let writers: Vec<_> = (0..WRITERS)
@@ -856,18 +852,7 @@ const KILLS: usize = 5;
 #[test]
 fn writers_killed_mid_write_lose_nothing_they_acknowledged() {
     use std::io::BufRead;
-    let path = scratch("killed");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let store = SqliteStore::open(&path).await.unwrap();
-        for id in race_ids() {
-            open_race(&store, &id).await;
-        }
-    });
+    let (path, runtime) = race_store("killed");
     let mut acked = Vec::new();
     for kill in 0..KILLS {
         let mut writer = child("writer", &path, None)
