@@ -601,15 +601,16 @@ fn race_store(name: &str) -> (PathBuf, tokio::runtime::Runtime) {
 
 /// Takes turns on the shared negotiations through `store` until `commits`
 /// were permitted (forever without a count), handing each `(id, index)` to
-/// `acknowledged` as soon as its commit returned.
+/// `acknowledged` as soon as its commit returned. Returns how many commits
+/// it attempted (refusals included).
 async fn take_turns(
     store: &SqliteStore,
     commits: Option<u64>,
     mut acknowledged: impl FnMut(&OpportunityId, usize),
-) {
+) -> u64 {
     let service = Negotiations::new(store);
     let ids = race_ids();
-    let mut won = 0u64;
+    let (mut won, mut attempts) = (0u64, 0u64);
     for n in 0usize.. {
         if commits.is_some_and(|commits| won >= commits) {
             break;
@@ -628,6 +629,7 @@ async fn take_turns(
             continue;
         };
         let turn = NegotiationTurn::new(action, format!("turn {n}"));
+        attempts += 1;
         match service.execute(id, &who, turn).await.unwrap() {
             Decision::Permitted(permitted) => {
                 won += 1;
@@ -646,11 +648,12 @@ async fn take_turns(
             ),
         }
     }
+    attempts
 }
 
 /// A writer process: takes turns from a store of its own, printing
 /// `ID INDEX` for each acknowledged turn at once, so a parent that kills it
-/// knows what it was told.
+/// knows what it was told, and `attempts N` when it is done.
 fn race_writer(path: &str, commits: Option<u64>) {
     use std::io::Write;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -662,11 +665,12 @@ fn race_writer(path: &str, commits: Option<u64>) {
         let options = SqliteOptions::default().with_access(Access::Existing);
         let store = SqliteStore::open_with(path, options).await.unwrap();
         let mut stdout = std::io::stdout().lock();
-        take_turns(&store, commits, |id, index| {
+        let attempts = take_turns(&store, commits, |id, index| {
             writeln!(stdout, "{id} {index}").unwrap();
             stdout.flush().unwrap();
         })
         .await;
+        writeln!(stdout, "attempts {attempts}").unwrap();
     });
 }
 
@@ -728,6 +732,7 @@ fn child_process() {
 fn acknowledged(stdout: &[u8]) -> Vec<(String, usize)> {
     String::from_utf8_lossy(stdout)
         .lines()
+        .filter(|line| !line.starts_with("attempts "))
         .filter_map(|line| {
             let (id, index) = line.split_once(' ')?;
             Some((id.to_owned(), index.parse().ok()?))
@@ -770,9 +775,9 @@ fn writer_processes_lose_and_double_nothing_while_readers_come_and_go() {
     let host = runtime.block_on(SqliteStore::open(&path)).unwrap();
     let feed = runtime.block_on(host.change_feed()).unwrap();
     let mut acked = Vec::new();
-    let (mut processes, mut stores) = (0u32, 0u32);
+    let (mut processes, mut stores, mut attempts) = (0u32, 0u32, 0u64);
     while writers.iter().any(|writer| !writer.is_finished()) {
-        runtime.block_on(take_turns(&host, Some(5), |id, index| {
+        attempts += runtime.block_on(take_turns(&host, Some(5), |id, index| {
             acked.push((id.to_string(), index));
         }));
         let role = if processes % 3 == 2 {
@@ -807,6 +812,10 @@ fn writer_processes_lose_and_double_nothing_while_readers_come_and_go() {
     let host_commits = acked.len();
     for writer in writers {
         let out = writer.join().unwrap();
+        attempts += String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|line| line.strip_prefix("attempts ")?.parse::<u64>().ok())
+            .expect("a writer that finished says how often it tried");
         assert!(out.status.success(), "a writer failed");
         acked.extend(acknowledged(&out.stdout));
     }
@@ -832,7 +841,7 @@ fn writer_processes_lose_and_double_nothing_while_readers_come_and_go() {
         "every acknowledged turn is stored, and nothing else"
     );
     eprintln!(
-        "{WRITERS} writer processes and this one ({host_commits} commits), {} commits acknowledged, {} found; {processes} reader processes, {stores} reader stores",
+        "{WRITERS} writer processes and this one ({host_commits} commits), {attempts} attempts, {} commits acknowledged, {} found; {processes} reader processes, {stores} reader stores",
         acked.len(),
         found.len()
     );
