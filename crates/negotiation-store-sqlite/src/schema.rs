@@ -40,16 +40,19 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 pub(crate) struct Opener {
     path: PathBuf,
     access: Access,
-    /// The `-wal` was there before this store opened the file: a reader
-    /// then leaves it as it found it instead of checkpointing it into the
-    /// database when it closes last (a writer's log left by a crash is
-    /// the writer's to recover; a read must not change the file's bytes).
+    /// A `-wal` holding commits was there before this store opened the
+    /// file: a reader then leaves it as it found it instead of
+    /// checkpointing it into the database when it closes last (a log a
+    /// killed writer left is the next writer's to recover; a read must not
+    /// change the file's bytes). An empty one, which another reader made,
+    /// does not count, so overlapping readers still clean up after
+    /// themselves.
     found_wal: bool,
 }
 
 impl Opener {
     pub(crate) fn new(path: PathBuf, access: Access) -> Self {
-        let found_wal = sidecar(&path, "-wal").exists();
+        let found_wal = std::fs::metadata(sidecar(&path, "-wal")).is_ok_and(|wal| wal.len() > 0);
         Opener {
             path,
             access,

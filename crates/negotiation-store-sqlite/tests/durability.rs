@@ -920,3 +920,40 @@ fn writers_killed_mid_write_lose_nothing_they_acknowledged() {
         assert_eq!(more, 1);
     });
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overlapping_readers_of_a_quiet_store_leave_nothing_behind() {
+    let path = scratch("overlapping-readers");
+    {
+        let store = SqliteStore::open(&path).await.unwrap();
+        open_pair(&store).await;
+        assert!(step(&store, "alice").await);
+    }
+    let before = snapshot(&path);
+    let read_only = SqliteOptions::default().with_access(Access::ReadOnly);
+    let first = SqliteStore::open_with(&path, read_only.clone())
+        .await
+        .unwrap();
+    assert!(
+        first
+            .read_negotiation_state(&opp())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // The second opens while the first's (empty) log is there.
+    let second = SqliteStore::open_with(&path, read_only).await.unwrap();
+    assert!(
+        second
+            .read_negotiation_state(&opp())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    drop(first);
+    drop(second);
+    assert!(
+        snapshot(&path) == before,
+        "the file as it was, no -wal or -shm left"
+    );
+}
