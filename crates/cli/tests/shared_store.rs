@@ -595,7 +595,7 @@ fn a_killed_hosts_log_is_read_where_it_lies_and_recovered_by_a_writer() {
     let error: Value = serde_json::from_slice(&out.stdout).unwrap();
     let message = error["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("write-ahead log") && message.contains("Open the store once"),
+        message.contains("write-ahead log") && message.contains("Run any `index` command"),
         "{message}"
     );
     assert!(

@@ -37,7 +37,7 @@ pub enum StoreError {
     /// through, and cannot rebuild that index beside a file it may not
     /// write. Nothing was read or written.
     #[error(
-        "{path} has a write-ahead log ({path}-wal) left by a writer that stopped, and no {path}-shm to read it through; this process cannot write there to rebuild it. Open the store once as a user who may write to its directory (any `index` command will do) to recover the log, then read it again"
+        "{path} has a write-ahead log ({path}-wal) left by a writer that stopped, and no {path}-shm to read it through; this process cannot write there to rebuild it. Run any `index` command on the store once as a user who may write to its directory (that rebuilds the index; the next write folds the log into the file), then read it again"
     )]
     NeedsRecovery {
         /// Where it is.
