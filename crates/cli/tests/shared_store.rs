@@ -60,10 +60,8 @@ struct Host {
 impl Host {
     fn start(dir: &Path, db: &str) -> Host {
         started();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
+        let mut child = support::command(dir)
             .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
-            .current_dir(dir)
-            .env_remove("INDEX_DB")
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -154,12 +152,10 @@ struct McpStdio {
 impl McpStdio {
     fn start(dir: &Path, db: &str, key_file: &Path) -> McpStdio {
         started();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_index"))
+        let mut child = support::command(dir)
             .args(["serve", "--mcp-stdio", "--key-file"])
             .arg(key_file)
             .args(["--db", db])
-            .current_dir(dir)
-            .env_remove("INDEX_DB")
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -513,11 +509,7 @@ fn index_read_only(dir: &Path, args: &[&str]) -> std::process::Output {
         .map(|a| a.replace(&ro_text, &dir.display().to_string()))
         .collect();
     chmod("a-w");
-    let out = Command::new(env!("CARGO_BIN_EXE_index"))
-        .args(&args)
-        .env_remove("INDEX_DB")
-        .output()
-        .unwrap();
+    let out = support::command(dir).args(&args).output().unwrap();
     chmod("u+w");
     out
 }

@@ -254,9 +254,9 @@ impl SqliteStore {
     /// (known actions, outcomes and statuses), turn indexes are dense,
     /// every message decodes, and the log replays through the rules to the
     /// stored state ([`index_negotiation::audit_negotiation_log`]); then
-    /// that no turn or message belongs to a negotiation that is not there. Reads only, so it runs on a store opened with
-    /// [`Access::ReadOnly`]. Returns each problem found; empty when there
-    /// is none.
+    /// that no turn or message belongs to a negotiation that is not there.
+    /// Reads only, so it runs on a store opened with [`Access::ReadOnly`].
+    /// Returns each problem found; empty when there is none.
     ///
     /// # Errors
     ///

@@ -1,7 +1,6 @@
 //! A small pool of connections, each used by one blocking task at a time.
 
 use std::path::{Path, PathBuf};
-
 use std::sync::Mutex;
 
 use rusqlite::Connection;

@@ -128,7 +128,7 @@ impl Opener {
 }
 
 /// `path` with `suffix` appended to its file name (`-wal`, `-shm`).
-pub(crate) fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     name.into()

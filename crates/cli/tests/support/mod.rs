@@ -4,15 +4,23 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+/// `index` in `dir`, without colour and with `INDEX_DB` unset: the start of
+/// every command a test runs.
+pub fn command(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_index"));
+    command
+        .current_dir(dir)
+        .env_remove("INDEX_DB")
+        .env("NO_COLOR", "1");
+    command
+}
+
 /// Runs `index` with `args` in `dir`, without colour, with `stdin` piped in
 /// and `INDEX_DB` unset unless `env` sets it.
 pub fn index(dir: &Path, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_index"));
+    let mut command = command(dir);
     command
         .args(args)
-        .current_dir(dir)
-        .env_remove("INDEX_DB")
-        .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
