@@ -3,8 +3,11 @@
 //! write as rows. Beside the state and the decisions, so that neither
 //! depends on the other.
 
+use index_question_block::StructuredQuestion;
+
 use crate::decision::{ResumePermitted, TurnPermitted};
 use crate::ids::UserId;
+use crate::question_loop::{AnswerPermitted, Park, ParkPermitted};
 use crate::state::{NegotiationState, SeatTurn};
 use crate::turn::NegotiationTurn;
 
@@ -47,6 +50,31 @@ impl NegotiationState {
 
     /// Applies a permitted resume: the resuming seat holds the turn.
     pub fn apply_resume(&mut self, permitted: &ResumePermitted) {
+        self.awaiting_user_id = Some(permitted.awaiting_user_id.clone());
+    }
+
+    /// Applies a permitted park: `user_id`'s person is asked `question`,
+    /// and the ask round is spent. Nobody is to move until the answer.
+    pub fn apply_park(
+        &mut self,
+        user_id: &UserId,
+        question: &StructuredQuestion,
+        permitted: &ParkPermitted,
+    ) {
+        self.ask_rounds = permitted.ask_rounds;
+        self.park = Some(Park {
+            user_id: user_id.clone(),
+            question: question.clone(),
+            answer: None,
+        });
+    }
+
+    /// Applies a permitted answer: the park is answered and the answering
+    /// person's seat takes the first turn of a new round.
+    pub fn apply_answer(&mut self, permitted: &AnswerPermitted) {
+        if let Some(park) = &mut self.park {
+            park.answer = Some(permitted.answer.clone());
+        }
         self.awaiting_user_id = Some(permitted.awaiting_user_id.clone());
     }
 }

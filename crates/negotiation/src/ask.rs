@@ -363,3 +363,35 @@ impl AskUserTurn {
         }
     }
 }
+
+/// The `action` of the message that records a person's answer to a park.
+pub const ASK_USER_ANSWER_ACTION: &str = "ask_user_answer";
+
+/// The message that records `user_id`'s `answer` to the question titled
+/// `title`, as a store appends it when an answer is permitted: the answer
+/// as text (what an agent reading the record sees), and a data part naming
+/// the question it answers. Sent by `user:{userId}`, the person, not their
+/// agent.
+///
+/// ```
+/// use index_negotiation::{ask_user_answer_message, ASK_USER_ANSWER_ACTION};
+/// let message = ask_user_answer_message(&"alice".parse()?, "Budget", "Low");
+/// assert_eq!(message.sender_id, "user:alice");
+/// assert_eq!(message.data().unwrap()["action"], ASK_USER_ANSWER_ACTION);
+/// # Ok::<(), index_negotiation::InvalidId>(())
+/// ```
+pub fn ask_user_answer_message(user_id: &UserId, title: &str, answer: &str) -> NegotiationMessage {
+    let mut data = serde_json::Map::new();
+    data.insert("action".to_owned(), ASK_USER_ANSWER_ACTION.into());
+    data.insert("title".to_owned(), title.into());
+    data.insert("answer".to_owned(), answer.into());
+    NegotiationMessage {
+        sender_id: format!("user:{user_id}"),
+        parts: vec![
+            MessagePart::Text {
+                text: answer.to_owned(),
+            },
+            MessagePart::Data { data },
+        ],
+    }
+}

@@ -179,6 +179,9 @@ index_js::wire_enum! {
         IntentInactive = "intent_inactive",
         /// A seat already has the turn: the negotiation is not between rounds.
         NotPaused = "not_paused",
+        /// It waits on a person's answer to the question it parked on; the
+        /// answer resumes it.
+        AwaitingAnswer = "awaiting_answer",
     }
 }
 
@@ -188,6 +191,9 @@ impl NegotiationResumeRejection {
         match self {
             NegotiationResumeRejection::NotPaused => {
                 "A seat already has the turn; only a negotiation paused between rounds can be resumed."
+            }
+            NegotiationResumeRejection::AwaitingAnswer => {
+                "This negotiation waits on a person's answer to its question; the answer resumes it."
             }
             NegotiationResumeRejection::NotFound => NegotiationRejection::NotFound.explanation(),
             NegotiationResumeRejection::NotASeat => NegotiationRejection::NotASeat.explanation(),

@@ -39,17 +39,18 @@ mod audit;
 mod decision;
 mod guidance;
 mod ids;
+mod question_loop;
 mod rules;
 mod state;
 mod timeout;
 mod turn;
 
 pub use ask::{
-    ASK_USER_ACTION, AskUser, AskUserAction, AskUserAssessment, AskUserTurn,
-    DEFAULT_ASK_USER_WINDOW_MS, DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP, MessagePart,
+    ASK_USER_ACTION, ASK_USER_ANSWER_ACTION, AskUser, AskUserAction, AskUserAssessment,
+    AskUserTurn, DEFAULT_ASK_USER_WINDOW_MS, DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP, MessagePart,
     NEGOTIATION_ASK_ROUNDS_CAP_ENV, NegotiationConsultationReason, NegotiationMessage,
-    SuggestedRoles, agent_sender_id, count_negotiation_ask_rounds, has_prior_ask_user,
-    negotiation_ask_rounds_cap, negotiation_ask_rounds_cap_from,
+    SuggestedRoles, agent_sender_id, ask_user_answer_message, count_negotiation_ask_rounds,
+    has_prior_ask_user, negotiation_ask_rounds_cap, negotiation_ask_rounds_cap_from,
 };
 pub use audit::{LogFault, audit_negotiation_log};
 pub use decision::{
@@ -58,6 +59,10 @@ pub use decision::{
 };
 pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATION_GUIDANCE};
 pub use ids::{IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid};
+pub use question_loop::{
+    AnswerDecision, AnswerPermitted, AnswerRejection, NEGOTIATION_ANSWER_LIMIT, Park, ParkDecision,
+    ParkPermitted, ParkRejection, check_answer, decide_answer, decide_park,
+};
 pub use rules::{
     NegotiationObservation, current_round, decide_negotiation_opening, decide_negotiation_resume,
     decide_negotiation_resume_value, decide_negotiation_turn, decide_negotiation_turn_value,

@@ -190,7 +190,10 @@ fn decide_turn(
 
 /// Whether `user_id` may resume a negotiation paused between rounds, taking
 /// the first turn of a new one. Nothing resumes on its own: a seat resumes
-/// when its person's new context bears on the pair.
+/// when its person's new context bears on the pair. A negotiation parked on
+/// a question ([`decide_park`](crate::decide_park)) is not resumed by a
+/// seat: it waits for the answer, which resumes it (`awaiting_answer`; the
+/// reference has no parks in its state, see STABILITY.md).
 ///
 /// ```
 /// use index_negotiation::{decide_negotiation_resume, NegotiationResumeRejection, NegotiationState, UserId};
@@ -216,6 +219,8 @@ pub fn decide_negotiation_resume(
         NegotiationResumeRejection::IntentInactive
     } else if state.awaiting_user_id.is_some() {
         NegotiationResumeRejection::NotPaused
+    } else if state.waiting_on().is_some() {
+        NegotiationResumeRejection::AwaitingAnswer
     } else {
         return Decision::Permitted(ResumePermitted {
             awaiting_user_id: user_id.clone(),

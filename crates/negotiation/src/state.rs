@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{IntentId, UserId};
+use crate::question_loop::Park;
 use crate::turn::{HasAction, NegotiationAction};
 
 index_js::wire_enum! {
@@ -56,6 +57,20 @@ pub struct NegotiationState {
     pub eligible: bool,
     /// Every turn so far, oldest first, across all rounds.
     pub turns: Vec<SeatTurn>,
+    /// How many times the negotiation has parked on a question, answered
+    /// or not: the ask rounds it has spent (see
+    /// [`decide_park`](crate::decide_park)). Absent from JSON when zero,
+    /// so a state in the reference's shape reads as one that never parked.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ask_rounds: usize,
+    /// The last question it parked on, if it ever did; while unanswered,
+    /// no seat may move or resume. Absent from JSON when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub park: Option<Park>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl NegotiationState {
@@ -77,7 +92,18 @@ impl NegotiationState {
             settled: false,
             eligible: true,
             turns: Vec::new(),
+            ask_rounds: 0,
+            park: None,
         }
+    }
+
+    /// The person whose answer the negotiation waits on, while it is
+    /// parked.
+    pub fn waiting_on(&self) -> Option<&UserId> {
+        self.park
+            .as_ref()
+            .filter(|park| park.is_open())
+            .map(|park| &park.user_id)
     }
 
     /// Whether `user_id` holds one of the two seats.
