@@ -3,10 +3,12 @@
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use index_negotiation::{NegotiationAction, NegotiationMessage, NegotiationOutcome, SeatTurn};
+use index_negotiation::{
+    NegotiationAction, NegotiationMessage, NegotiationOutcome, NegotiationState, SeatTurn,
+};
 use index_negotiation_store::{
     ListFilter, NegotiationSummary, OpportunityId, RecordStatus, Seat, StateFilter, StoreError,
-    UserId, message_from_text, stored_id,
+    UserId, message_from_text, stored_id, stored_park,
 };
 
 /// PostgreSQL's errors as storage errors.
@@ -101,17 +103,33 @@ macro_rules! select_summary {
             "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, n.responder_user_id, ",
             "n.responder_intent_id, n.awaiting_user_id, n.outcome, n.settled, n.status, ",
             "COALESCE((SELECT bool_and(s.eligible) FROM seats s WHERE s.negotiation_seq = n.seq), true), ",
-            "(SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq) ",
+            "(SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq), ",
+            "n.ask_rounds, n.park_user_id, n.park_question, n.park_answer ",
             "FROM negotiations n ",
             $tail
         )
     };
 }
 
-/// A summary and its row's internal key.
+/// A summary and its row's internal key, with the question loop's columns
+/// as stored (the question is parsed only when the state is read).
 pub(crate) struct Stored {
     pub(crate) seq: i64,
     pub(crate) summary: NegotiationSummary,
+    ask_rounds: i32,
+    park: Option<(String, String, Option<String>)>,
+}
+
+impl Stored {
+    /// The rules' view of the row, given its turns.
+    pub(crate) fn state(self, turns: Vec<SeatTurn>) -> Result<NegotiationState, StoreError> {
+        let park = self
+            .park
+            .map(|(user_id, question, answer)| stored_park(user_id, &question, answer))
+            .transpose()?;
+        let ask_rounds = usize::try_from(self.ask_rounds).unwrap_or(0);
+        Ok(self.summary.state(turns, ask_rounds, park))
+    }
 }
 
 fn summary(row: &Row) -> Result<Stored, StoreError> {
@@ -127,8 +145,16 @@ fn summary(row: &Row) -> Result<Stored, StoreError> {
     let status = RecordStatus::from_name(&status)
         .ok_or_else(|| StoreError::Corrupt(format!("unknown status {status:?}")))?;
     let turn_count: i64 = row.get(11);
+    let park_user: Option<String> = row.get(13);
+    let park_question: Option<String> = row.get(14);
+    let park_answer: Option<String> = row.get(15);
+    let waiting_on = park_user.clone().filter(|_| park_answer.is_none());
     Ok(Stored {
         seq: row.get(0),
+        ask_rounds: row.get(12),
+        park: park_user
+            .zip(park_question)
+            .map(|(user, question)| (user, question, park_answer)),
         summary: NegotiationSummary {
             id: stored_id(row.get(1))?,
             initiator: Seat {
@@ -145,6 +171,7 @@ fn summary(row: &Row) -> Result<Stored, StoreError> {
             status,
             eligible: row.get(10),
             turn_count: usize::try_from(turn_count).unwrap_or(0),
+            waiting_on: waiting_on.map(stored_id).transpose()?,
         },
     })
 }

@@ -8,13 +8,14 @@ use deadpool_postgres::{Object, Transaction};
 use tokio_postgres::error::SqlState;
 
 use index_negotiation::{
-    Decision, NegotiationDecision, NegotiationMessage, NegotiationOutcome, NegotiationRejection,
-    NegotiationResumeDecision, NegotiationState, NegotiationTurn,
+    AnswerDecision, AskUserTurn, Decision, NegotiationDecision, NegotiationMessage,
+    NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision, NegotiationState,
+    NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 use index_negotiation_store::{
-    ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation,
-    OpportunityId, RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
-    message_parts_text,
+    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary,
+    OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider, StoreError,
+    TurnDecider, UserId, message_parts_text,
 };
 
 use crate::PostgresStore;
@@ -142,8 +143,9 @@ async fn locked_state(
     let Some(stored) = rows::find_locked(tx, id).await? else {
         return Ok(None);
     };
-    let turns = rows::turns(tx, stored.seq).await?;
-    Ok(Some((stored.seq, stored.summary.state(turns))))
+    let seq = stored.seq;
+    let turns = rows::turns(tx, seq).await?;
+    Ok(Some((seq, stored.state(turns)?)))
 }
 
 /// Locks and reads the negotiation, then asks `decide`, taken from the
@@ -245,6 +247,102 @@ async fn commit_resume_once(
     Ok(decision)
 }
 
+/// Appends a message at the end of the negotiation's record, in `tx`.
+async fn append(
+    tx: &Transaction<'_>,
+    seq: i64,
+    message: &NegotiationMessage,
+) -> Result<(), StoreError> {
+    let parts = message_parts_text(message)?;
+    let append = tx
+        .prepare_cached(
+            "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES ($1, \
+             (SELECT COALESCE(max(position) + 1, 0) FROM messages WHERE negotiation_seq = $1), $2, $3)",
+        )
+        .await
+        .map_err(pg_error)?;
+    tx.execute(&append, &[&seq, &message.sender_id, &parts])
+        .await
+        .map_err(pg_error)?;
+    Ok(())
+}
+
+/// A failure once `decide` has run: never retried.
+fn final_error(err: impl Into<StoreError>) -> Attempt {
+    Attempt::Final(err.into())
+}
+
+async fn commit_park_once(
+    store: &PostgresStore,
+    id: &OpportunityId,
+    user_id: &UserId,
+    turn: &AskUserTurn,
+    slot: &mut Option<ParkDecider>,
+) -> Result<ParkDecision, Attempt> {
+    let mut client = store.client().await?;
+    let tx = client.transaction().await?;
+    let (seq, decision) =
+        decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
+    let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) else {
+        return Ok(decision);
+    };
+    let question = serde_json::to_string(&turn.ask_user.question)
+        .map_err(|err| final_error(StoreError::backend(err)))?;
+    append(&tx, seq, &turn.to_message(user_id))
+        .await
+        .map_err(final_error)?;
+    let ask_rounds = i32::try_from(permitted.ask_rounds).unwrap_or(i32::MAX);
+    tx.execute(
+        "UPDATE negotiations SET ask_rounds = $1, park_user_id = $2, park_question = $3, \
+         park_answer = NULL WHERE seq = $4",
+        &[&ask_rounds, &user_id.as_str(), &question, &seq],
+    )
+    .await
+    .map_err(|err| final_error(pg_error(err)))?;
+    tx.commit()
+        .await
+        .map_err(|err| final_error(pg_error(err)))?;
+    Ok(decision)
+}
+
+async fn commit_answer_once(
+    store: &PostgresStore,
+    id: &OpportunityId,
+    user_id: &UserId,
+    answer: &str,
+    slot: &mut Option<AnswerDecider>,
+) -> Result<AnswerDecision, Attempt> {
+    let mut client = store.client().await?;
+    let tx = client.transaction().await?;
+    let locked = locked_state(&tx, id).await?;
+    let decide = slot
+        .take()
+        .ok_or_else(|| StoreError::Corrupt("decide was already used".to_owned()))?;
+    let Some((seq, state)) = locked else {
+        return Ok(decide(None, user_id, answer));
+    };
+    let decision = decide(Some(&state), user_id, answer);
+    let (Decision::Permitted(permitted), Some(park)) = (&decision, &state.park) else {
+        return Ok(decision);
+    };
+    let message = ask_user_answer_message(user_id, &park.question.title, &permitted.answer);
+    append(&tx, seq, &message).await.map_err(final_error)?;
+    tx.execute(
+        "UPDATE negotiations SET park_answer = $1, awaiting_user_id = $2 WHERE seq = $3",
+        &[
+            &permitted.answer,
+            &permitted.awaiting_user_id.as_str(),
+            &seq,
+        ],
+    )
+    .await
+    .map_err(|err| final_error(pg_error(err)))?;
+    tx.commit()
+        .await
+        .map_err(|err| final_error(pg_error(err)))?;
+    Ok(decision)
+}
+
 /// The negotiation's state in one read-only, repeatable-read transaction,
 /// so the row and its turns agree.
 async fn read_state(
@@ -260,7 +358,10 @@ async fn read_state(
         .map_err(pg_error)?;
     let state = match rows::find(&tx, id).await? {
         None => None,
-        Some(stored) => Some(stored.summary.state(rows::turns(&tx, stored.seq).await?)),
+        Some(stored) => {
+            let turns = rows::turns(&tx, stored.seq).await?;
+            Some(stored.state(turns)?)
+        }
     };
     tx.commit().await.map_err(pg_error)?;
     Ok(state)
@@ -295,6 +396,30 @@ impl NegotiationStore for PostgresStore {
     ) -> Result<NegotiationResumeDecision, StoreError> {
         retrying!(self, decide, |slot| commit_resume_once(
             self, id, user_id, &mut slot
+        ))
+    }
+
+    async fn commit_park(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &AskUserTurn,
+        decide: ParkDecider,
+    ) -> Result<ParkDecision, StoreError> {
+        retrying!(self, decide, |slot| commit_park_once(
+            self, id, user_id, turn, &mut slot
+        ))
+    }
+
+    async fn commit_answer(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        answer: &str,
+        decide: AnswerDecider,
+    ) -> Result<AnswerDecision, StoreError> {
+        retrying!(self, decide, |slot| commit_answer_once(
+            self, id, user_id, answer, &mut slot
         ))
     }
 
@@ -398,19 +523,12 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
         message: &NegotiationMessage,
     ) -> Result<bool, StoreError> {
-        let parts = message_parts_text(message)?;
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(pg_error)?;
         let Some(seq) = lock_row(&tx, id).await.map_err(pg_error)? else {
             return Ok(false);
         };
-        tx.execute(
-            "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES ($1, \
-             (SELECT COALESCE(max(position) + 1, 0) FROM messages WHERE negotiation_seq = $1), $2, $3)",
-            &[&seq, &message.sender_id, &parts],
-        )
-        .await
-        .map_err(pg_error)?;
+        append(&tx, seq, message).await?;
         tx.commit().await.map_err(pg_error)?;
         Ok(true)
     }

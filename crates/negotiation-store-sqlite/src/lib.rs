@@ -281,8 +281,9 @@ impl SqliteStore {
                         .and_then(|stored| match stored {
                             None => Ok(Vec::new()),
                             Some(stored) => {
-                                let state = stored.summary.state(rows::turns(conn, stored.seq)?);
-                                rows::messages(conn, stored.seq)?;
+                                let seq = stored.seq;
+                                let state = stored.state(rows::turns(conn, seq)?)?;
+                                rows::messages(conn, seq)?;
                                 Ok(index_negotiation::audit_negotiation_log(&state))
                             }
                         });

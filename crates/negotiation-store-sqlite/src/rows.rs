@@ -3,10 +3,12 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use index_negotiation::{NegotiationAction, NegotiationMessage, NegotiationOutcome, SeatTurn};
+use index_negotiation::{
+    NegotiationAction, NegotiationMessage, NegotiationOutcome, NegotiationState, SeatTurn,
+};
 use index_negotiation_store::{
     NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId, message_from_text,
-    stored_id,
+    stored_id, stored_park,
 };
 
 use crate::sql_error;
@@ -20,17 +22,33 @@ macro_rules! select_summary {
             "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, ",
             "n.responder_user_id, n.responder_intent_id, n.initiator_eligible, n.responder_eligible, ",
             "n.awaiting_user_id, n.outcome, n.settled, n.status, ",
-            "(SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq) ",
+            "(SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq), ",
+            "n.ask_rounds, n.park_user_id, n.park_question, n.park_answer ",
             "FROM negotiations n ",
             $tail
         )
     };
 }
 
-/// A summary and its row's internal key.
+/// A summary and its row's internal key, with the question loop's columns
+/// as stored (the question is parsed only when the state is read).
 pub(crate) struct Stored {
     pub(crate) seq: i64,
     pub(crate) summary: NegotiationSummary,
+    ask_rounds: i64,
+    park: Option<(String, String, Option<String>)>,
+}
+
+impl Stored {
+    /// The rules' view of the row, given its turns.
+    pub(crate) fn state(self, turns: Vec<SeatTurn>) -> Result<NegotiationState, StoreError> {
+        let park = self
+            .park
+            .map(|(user_id, question, answer)| stored_park(user_id, &question, answer))
+            .transpose()?;
+        let ask_rounds = usize::try_from(self.ask_rounds).unwrap_or(0);
+        Ok(self.summary.state(turns, ask_rounds, park))
+    }
 }
 
 fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Stored, StoreError>> {
@@ -39,6 +57,14 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Stored, StoreError
     let outcome: Option<String> = row.get(9)?;
     let status: String = row.get(11)?;
     let turn_count: i64 = row.get(12)?;
+    let ask_rounds: i64 = row.get(13)?;
+    let park_user: Option<String> = row.get(14)?;
+    let park_question: Option<String> = row.get(15)?;
+    let park_answer: Option<String> = row.get(16)?;
+    let waiting_on = park_user.clone().filter(|_| park_answer.is_none());
+    let park = park_user
+        .zip(park_question)
+        .map(|(user, question)| (user, question, park_answer));
     let outcome = match outcome
         .as_deref()
         .map(|name| (name, NegotiationOutcome::from_name(name)))
@@ -79,9 +105,15 @@ fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Stored, StoreError
             settled,
             eligible: initiator_eligible && responder_eligible,
             turn_count: usize::try_from(turn_count).unwrap_or(0),
+            waiting_on: waiting_on.map(stored_id).transpose()?,
         })
     };
-    Ok(summary().map(|summary| Stored { seq, summary }))
+    Ok(summary().map(|summary| Stored {
+        seq,
+        summary,
+        ask_rounds,
+        park,
+    }))
 }
 
 /// The negotiation `id`, if it exists.

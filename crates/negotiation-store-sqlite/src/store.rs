@@ -4,13 +4,14 @@ use async_trait::async_trait;
 use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, params};
 
 use index_negotiation::{
-    Decision, NegotiationDecision, NegotiationMessage, NegotiationOutcome, NegotiationRejection,
-    NegotiationResumeDecision, NegotiationState, NegotiationTurn,
+    AnswerDecision, AskUserTurn, Decision, NegotiationDecision, NegotiationMessage,
+    NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision, NegotiationState,
+    NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 use index_negotiation_store::{
-    ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary, OpenNegotiation,
-    OpportunityId, RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
-    message_parts_text,
+    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary,
+    OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider, StoreError,
+    TurnDecider, UserId, message_parts_text,
 };
 
 use crate::rows;
@@ -31,8 +32,9 @@ fn locked_state(
     match rows::find(tx, id)? {
         None => Ok(None),
         Some(stored) => {
-            let state = stored.summary.state(rows::turns(tx, stored.seq)?);
-            Ok(Some((stored.seq, state)))
+            let seq = stored.seq;
+            let state = stored.state(rows::turns(tx, seq)?)?;
+            Ok(Some((seq, state)))
         }
     }
 }
@@ -45,6 +47,18 @@ fn execute(
     params: impl rusqlite::Params,
 ) -> rusqlite::Result<usize> {
     conn.prepare_cached(sql)?.execute(params)
+}
+
+/// Appends a message at the end of the negotiation's record.
+fn append(tx: &Transaction<'_>, seq: i64, sender_id: &str, parts: &str) -> Result<(), StoreError> {
+    execute(
+        tx,
+        "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES (?1, \
+         (SELECT coalesce(max(position) + 1, 0) FROM messages WHERE negotiation_seq = ?1), ?2, ?3)",
+        params![seq, sender_id, parts],
+    )
+    .map_err(sql_error)?;
+    Ok(())
 }
 
 fn is_constraint_violation(err: &rusqlite::Error) -> bool {
@@ -137,6 +151,78 @@ impl NegotiationStore for SqliteStore {
                     .map_err(sql_error)?;
                     tx.commit().map_err(sql_error)?;
                 }
+                Ok(decision)
+            })
+            .await
+    }
+
+    async fn commit_park(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &AskUserTurn,
+        decide: ParkDecider,
+    ) -> Result<ParkDecision, StoreError> {
+        let (id, user_id) = (id.clone(), user_id.clone());
+        let message = turn.to_message(&user_id);
+        let parts = message_parts_text(&message)?;
+        let question =
+            serde_json::to_string(&turn.ask_user.question).map_err(StoreError::backend)?;
+        self.pool
+            .run_write(move |conn| {
+                let tx = begin_write(conn)?;
+                let Some((seq, state)) = locked_state(&tx, &id)? else {
+                    return Ok(decide(None, &user_id));
+                };
+                let decision = decide(Some(&state), &user_id);
+                let Decision::Permitted(permitted) = &decision else {
+                    return Ok(decision);
+                };
+                append(&tx, seq, &message.sender_id, &parts)?;
+                execute(&tx, "UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
+                     park_answer = NULL WHERE seq = ?4",
+                    params![
+                        i64::try_from(permitted.ask_rounds).unwrap_or(i64::MAX),
+                        user_id.as_str(),
+                        question,
+                        seq
+                    ],
+                )
+                .map_err(sql_error)?;
+                tx.commit().map_err(sql_error)?;
+                Ok(decision)
+            })
+            .await
+    }
+
+    async fn commit_answer(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        answer: &str,
+        decide: AnswerDecider,
+    ) -> Result<AnswerDecision, StoreError> {
+        let (id, user_id, answer) = (id.clone(), user_id.clone(), answer.to_owned());
+        self.pool
+            .run_write(move |conn| {
+                let tx = begin_write(conn)?;
+                let Some((seq, state)) = locked_state(&tx, &id)? else {
+                    return Ok(decide(None, &user_id, &answer));
+                };
+                let decision = decide(Some(&state), &user_id, &answer);
+                let (Decision::Permitted(permitted), Some(park)) = (&decision, &state.park) else {
+                    return Ok(decision);
+                };
+                let message =
+                    ask_user_answer_message(&user_id, &park.question.title, &permitted.answer);
+                append(&tx, seq, &message.sender_id, &message_parts_text(&message)?)?;
+                execute(
+                    &tx,
+                    "UPDATE negotiations SET park_answer = ?1, awaiting_user_id = ?2 WHERE seq = ?3",
+                    params![permitted.answer, permitted.awaiting_user_id.as_str(), seq],
+                )
+                .map_err(sql_error)?;
+                tx.commit().map_err(sql_error)?;
                 Ok(decision)
             })
             .await
@@ -250,11 +336,7 @@ impl NegotiationStore for SqliteStore {
                 let Some(stored) = rows::find(&tx, &id)? else {
                     return Ok(false);
                 };
-                execute(&tx, "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES (?1, \
-                     (SELECT coalesce(max(position) + 1, 0) FROM messages WHERE negotiation_seq = ?1), ?2, ?3)",
-                    params![stored.seq, sender_id, parts],
-                )
-                .map_err(sql_error)?;
+                append(&tx, stored.seq, &sender_id, &parts)?;
                 tx.commit().map_err(sql_error)?;
                 Ok(true)
             })

@@ -28,16 +28,19 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
 use index_negotiation::{
-    Decision, MessagePart, NegotiationAction, NegotiationDecision, NegotiationMessage,
-    NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision,
-    NegotiationResumeRejection, NegotiationState, NegotiationTurn, RoundEnded,
-    count_negotiation_ask_rounds, decide_negotiation_resume, decide_negotiation_turn,
+    ASK_USER_ANSWER_ACTION, AnswerDecision, AnswerRejection, AskUser, AskUserAssessment,
+    AskUserTurn, Decision, MessagePart, NegotiationAction, NegotiationConsultationReason,
+    NegotiationDecision, NegotiationMessage, NegotiationOutcome, NegotiationRejection,
+    NegotiationResumeDecision, NegotiationResumeRejection, NegotiationState, NegotiationTurn,
+    ParkDecision, ParkRejection, RoundEnded, SuggestedRoles, count_negotiation_ask_rounds,
+    decide_negotiation_resume, decide_negotiation_turn,
 };
+use index_question_block::{QuestionOption, StructuredQuestion};
 
 use crate::{
     ApiKeyRecord, ApiKeyStore, CloseReason, IntentId, KeyHash, KeyScope, ListFilter,
     NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpenRejection, OpportunityId,
-    RecordStatus, Seat, StateFilter, UserId,
+    QuestionLoopSettings, RecordStatus, Seat, StateFilter, UserId,
 };
 
 /// Generates one `#[tokio::test]` per conformance case, each on a fresh
@@ -81,6 +84,12 @@ macro_rules! negotiation_store_conformance {
             racing_resumes_have_one_winner,
             racing_seats_never_lose_or_duplicate_a_turn,
             api_keys_are_found_by_hash_listed_and_revoked,
+            a_park_waits_on_its_person_and_the_answer_resumes_it,
+            a_resumed_negotiation_parks_again_only_after_another_stall,
+            racing_parks_have_one_winner_and_the_cap_holds,
+            an_answer_delivered_twice_at_once_is_recorded_once,
+            an_answer_racing_a_close_is_whole_or_not_at_all,
+            a_park_racing_a_resume_and_a_turn_never_leaves_both,
                 );
     };
     (@cases [$attr:meta] $make:expr; $($case:ident),* $(,)?) => {
@@ -988,4 +997,499 @@ pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore +
         .unwrap();
     assert!(revoked.revoked);
     assert_eq!(revoked.user_id, user(BOB));
+}
+
+/// Runs a whole round of proposes and counters from `first`, so it ends at
+/// the turn limit with nobody to move: a stall.
+async fn stall<S: NegotiationStore>(store: &S, id: &OpportunityId, first: &str) {
+    let second = if first == ALICE { BOB } else { ALICE };
+    for i in 0..12u32 {
+        let (who, action) = if i.is_multiple_of(2) {
+            (first, Propose)
+        } else {
+            (second, Counter)
+        };
+        let decision = turn(store, id, who, action).await;
+        assert!(decision.is_ok(), "stalling, turn {i}: {decision:?}");
+    }
+}
+
+/// The park turn `who`'s agent records, asking about `title`.
+fn park_turn(title: &str) -> AskUserTurn {
+    let option = |label: &str| QuestionOption {
+        label: label.to_owned(),
+        description: format!("Go on with {label}."),
+    };
+    AskUserTurn {
+        action: Default::default(),
+        assessment: AskUserAssessment {
+            reasoning: "Paused for the person.".to_owned(),
+            suggested_roles: SuggestedRoles::peers(),
+        },
+        message: (),
+        ask_user: AskUser {
+            reason: NegotiationConsultationReason::UnresolvedOwnerConstraint,
+            question: StructuredQuestion {
+                title: title.to_owned(),
+                prompt: format!("What about the {title}?"),
+                options: vec![option("Low"), option("High")],
+                multi_select: false,
+            },
+        },
+    }
+}
+
+async fn park<S: NegotiationStore>(
+    store: &S,
+    id: &OpportunityId,
+    who: &str,
+    cap: usize,
+) -> ParkDecision {
+    Negotiations::with_settings(
+        store,
+        QuestionLoopSettings {
+            ask_rounds_cap: cap,
+        },
+    )
+    .park(id, &user(who), &park_turn("budget"))
+    .await
+    .unwrap()
+}
+
+async fn answer<S: NegotiationStore>(
+    store: &S,
+    id: &OpportunityId,
+    who: &str,
+    text: &str,
+) -> AnswerDecision {
+    Negotiations::new(store)
+        .answer(id, &user(who), text)
+        .await
+        .unwrap()
+}
+
+/// The record's parks and answers, in order: `("ask_user", sender)` or
+/// `("ask_user_answer", text)`.
+async fn loop_messages<S: NegotiationStore>(
+    store: &S,
+    id: &OpportunityId,
+) -> Vec<(String, String)> {
+    store
+        .list_messages(id)
+        .await
+        .unwrap()
+        .iter()
+        .filter_map(|message| {
+            let action = message.data()?.get("action")?.as_str()?.to_owned();
+            if message.is_ask_user() {
+                Some((action, message.sender_id.clone()))
+            } else if action == ASK_USER_ANSWER_ACTION {
+                let text = message.parts.iter().find_map(|part| match part {
+                    MessagePart::Text { text } => Some(text.clone()),
+                    _ => None,
+                })?;
+                Some((action, text))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// A stalled negotiation parks on its person's question; while it waits
+/// nobody moves or resumes, only its person may answer, a blank answer is
+/// refused, and the answer is recorded and resumes it in one commit.
+pub async fn a_park_waits_on_its_person_and_the_answer_resumes_it<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    assert_eq!(
+        park(&store, &id, ALICE, 3).await.rejection(),
+        Some(ParkRejection::NotParkable),
+        "a seat is to move"
+    );
+    assert_eq!(
+        answer(&store, &id, ALICE, "Low").await.rejection(),
+        Some(AnswerRejection::NotParked)
+    );
+    stall(&store, &id, ALICE).await;
+    let parked = park(&store, &id, ALICE, 3).await;
+    assert_eq!(parked.permitted().map(|p| p.ask_rounds), Some(1));
+    let waiting = state(&store, &id).await;
+    assert_eq!(waiting.ask_rounds, 1);
+    assert_eq!(waiting.waiting_on(), Some(&user(ALICE)));
+    assert_eq!(
+        waiting.park.as_ref().map(|p| p.question.clone()),
+        Some(park_turn("budget").ask_user.question)
+    );
+    let summary = store.get_negotiation(&id).await.unwrap().unwrap();
+    assert_eq!(summary.waiting_on, Some(user(ALICE)));
+    assert_eq!(
+        park(&store, &id, BOB, 3).await.rejection(),
+        Some(ParkRejection::AlreadyParked)
+    );
+    for seat in [ALICE, BOB] {
+        assert_eq!(
+            resume(&store, &id, seat).await.rejection(),
+            Some(NegotiationResumeRejection::AwaitingAnswer)
+        );
+        assert_eq!(
+            turn(&store, &id, seat, Propose).await.rejection(),
+            Some(NegotiationRejection::NotYourTurn)
+        );
+    }
+    assert_eq!(
+        answer(&store, &id, BOB, "High").await.rejection(),
+        Some(AnswerRejection::NotTheOwner)
+    );
+    assert_eq!(
+        answer(&store, &id, ALICE, " \t\u{3000} ").await.rejection(),
+        Some(AnswerRejection::BlankAnswer)
+    );
+    assert_eq!(state(&store, &id).await, waiting, "refusals change nothing");
+    let answered = answer(&store, &id, ALICE, "  Low\n").await;
+    assert_eq!(
+        answered
+            .permitted()
+            .map(|p| (p.awaiting_user_id.as_str(), p.answer.as_str())),
+        Some((ALICE, "Low"))
+    );
+    let resumed = state(&store, &id).await;
+    assert_eq!(resumed.awaiting_user_id, Some(user(ALICE)));
+    assert_eq!(resumed.waiting_on(), None);
+    assert_eq!(resumed.park.and_then(|p| p.answer).as_deref(), Some("Low"));
+    let summary = store.get_negotiation(&id).await.unwrap().unwrap();
+    assert_eq!(summary.waiting_on, None);
+    assert_eq!(
+        answer(&store, &id, ALICE, "High").await.rejection(),
+        Some(AnswerRejection::AlreadyAnswered)
+    );
+    assert_eq!(
+        loop_messages(&store, &id).await,
+        [
+            ("ask_user".to_owned(), format!("agent:{ALICE}")),
+            (ASK_USER_ANSWER_ACTION.to_owned(), "Low".to_owned()),
+        ]
+    );
+    assert!(
+        turn(&store, &id, ALICE, Propose).await.is_ok(),
+        "the person's seat moves first"
+    );
+}
+
+/// The answer's resume hands a seat the turn, so the negotiation cannot
+/// park again until another round runs out; then it can, until the cap.
+pub async fn a_resumed_negotiation_parks_again_only_after_another_stall<S: NegotiationStore>(
+    store: S,
+) {
+    let id = open(&store, 1).await;
+    stall(&store, &id, ALICE).await;
+    assert!(park(&store, &id, ALICE, 2).await.is_ok());
+    assert!(answer(&store, &id, ALICE, "Low").await.is_ok());
+    assert_eq!(
+        park(&store, &id, ALICE, 2).await.rejection(),
+        Some(ParkRejection::NotParkable)
+    );
+    stall(&store, &id, ALICE).await;
+    assert_eq!(
+        park(&store, &id, BOB, 2)
+            .await
+            .permitted()
+            .map(|p| p.ask_rounds),
+        Some(2)
+    );
+    assert!(answer(&store, &id, BOB, "High").await.is_ok());
+    stall(&store, &id, BOB).await;
+    assert_eq!(
+        park(&store, &id, ALICE, 2).await.rejection(),
+        Some(ParkRejection::AskCapReached)
+    );
+    assert_eq!(state(&store, &id).await.ask_rounds, 2);
+    assert_eq!(
+        count_negotiation_ask_rounds(&store.list_messages(&id).await.unwrap()),
+        2
+    );
+}
+
+/// Many parks at once on one stalled negotiation: exactly one wins, the
+/// rest see it parked; and at the cap's last round, racing parks never
+/// spend more than the cap.
+pub async fn racing_parks_have_one_winner_and_the_cap_holds<
+    S: NegotiationStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let id = open(&store, 1).await;
+    let race = |store: S, id: OpportunityId| async move {
+        let tasks: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let (store, id) = (store.clone(), id.clone());
+                let who = if i.is_multiple_of(2) { ALICE } else { BOB };
+                tokio::spawn(async move { (who, park(&store, &id, who, 2).await) })
+            })
+            .collect();
+        let mut winners = Vec::new();
+        let mut refusals = BTreeSet::new();
+        for task in tasks {
+            match task.await.unwrap() {
+                (who, Decision::Permitted(_)) => winners.push(who),
+                (_, Decision::Refused(rejection)) => {
+                    refusals.insert(rejection);
+                }
+            }
+        }
+        (winners, refusals)
+    };
+    stall(&store, &id, ALICE).await;
+    let (winners, refusals) = race(store.clone(), id.clone()).await;
+    assert_eq!(winners.len(), 1, "one park wins: {winners:?}");
+    assert_eq!(refusals, BTreeSet::from([ParkRejection::AlreadyParked]));
+    assert!(answer(&store, &id, winners[0], "Low").await.is_ok());
+    stall(&store, &id, winners[0]).await;
+    let (second, _) = race(store.clone(), id.clone()).await;
+    assert_eq!(
+        second.len(),
+        1,
+        "the cap's last round is spent once: {second:?}"
+    );
+    assert!(answer(&store, &id, second[0], "High").await.is_ok());
+    stall(&store, &id, second[0]).await;
+    let (third, refusals) = race(store.clone(), id.clone()).await;
+    assert!(third.is_empty(), "no park past the cap: {third:?}");
+    assert_eq!(refusals, BTreeSet::from([ParkRejection::AskCapReached]));
+    assert_eq!(state(&store, &id).await.ask_rounds, 2);
+    let parks = loop_messages(&store, &id).await;
+    assert_eq!(
+        parks
+            .iter()
+            .filter(|(action, _)| action == "ask_user")
+            .count(),
+        2
+    );
+}
+
+/// The same question answered by many deliveries at once: one answer is
+/// recorded and resumes the negotiation; the others are refused, and
+/// nothing is recorded twice.
+pub async fn an_answer_delivered_twice_at_once_is_recorded_once<
+    S: NegotiationStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let id = open(&store, 1).await;
+    stall(&store, &id, ALICE).await;
+    assert!(park(&store, &id, BOB, 3).await.is_ok());
+    let tasks: Vec<_> = (0..RACERS)
+        .map(|i| {
+            let (store, id) = (store.clone(), id.clone());
+            tokio::spawn(async move {
+                let text = format!("answer {i}");
+                (text.clone(), answer(&store, &id, BOB, &text).await)
+            })
+        })
+        .collect();
+    let mut winners = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            (text, Decision::Permitted(_)) => winners.push(text),
+            (_, Decision::Refused(rejection)) => {
+                assert_eq!(rejection, AnswerRejection::AlreadyAnswered)
+            }
+        }
+    }
+    assert_eq!(winners.len(), 1, "one answer wins: {winners:?}");
+    let answers: Vec<_> = loop_messages(&store, &id)
+        .await
+        .into_iter()
+        .filter(|(action, _)| action == ASK_USER_ANSWER_ACTION)
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(answers, winners, "the winner's answer, once");
+    let after = state(&store, &id).await;
+    assert_eq!(after.awaiting_user_id, Some(user(BOB)));
+    assert_eq!(after.park.and_then(|p| p.answer), winners.pop());
+}
+
+/// An answer and a close at once, on several negotiations: whichever wins,
+/// the answer is either recorded with its resume, or refused with nothing
+/// recorded, and the negotiation ends closed.
+pub async fn an_answer_racing_a_close_is_whole_or_not_at_all<
+    S: NegotiationStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let mut ids = Vec::new();
+    for n in 0..8 {
+        let id = open(&store, n).await;
+        stall(&store, &id, ALICE).await;
+        assert!(park(&store, &id, ALICE, 3).await.is_ok());
+        ids.push(id);
+    }
+    let tasks: Vec<_> = ids
+        .iter()
+        .map(|id| {
+            let (store, id) = (store.clone(), id.clone());
+            tokio::spawn(async move {
+                let closing = {
+                    let (store, id) = (store.clone(), id.clone());
+                    tokio::spawn(async move {
+                        store
+                            .close_negotiation(&id, CloseReason::Passed)
+                            .await
+                            .unwrap()
+                    })
+                };
+                let answered = answer(&store, &id, ALICE, "Low").await;
+                assert!(closing.await.unwrap().is_some());
+                answered
+            })
+        })
+        .collect();
+    for (id, task) in ids.iter().zip(tasks) {
+        let answered = task.await.unwrap();
+        let after = state(&store, id).await;
+        assert!(after.settled, "closed either way");
+        let recorded = loop_messages(&store, id)
+            .await
+            .iter()
+            .filter(|(action, _)| action == ASK_USER_ANSWER_ACTION)
+            .count();
+        match answered {
+            Decision::Permitted(_) => {
+                assert_eq!(recorded, 1);
+                assert_eq!(after.park.and_then(|p| p.answer).as_deref(), Some("Low"));
+            }
+            Decision::Refused(rejection) => {
+                assert_eq!(rejection, AnswerRejection::AlreadySettled);
+                assert_eq!(recorded, 0);
+                assert!(after.park.is_some_and(|p| p.is_open()));
+            }
+        }
+    }
+}
+
+/// One seat parks while the other resumes and moves, on several stalled
+/// negotiations at once: exactly one of park and resume wins each, and no
+/// negotiation ends up both parked and with a seat to move.
+pub async fn a_park_racing_a_resume_and_a_turn_never_leaves_both<
+    S: NegotiationStore + Clone + 'static,
+>(
+    store: S,
+) {
+    let mut ids = Vec::new();
+    for n in 0..8 {
+        let id = open(&store, n).await;
+        stall(&store, &id, ALICE).await;
+        ids.push(id);
+    }
+    let tasks: Vec<_> = ids
+        .iter()
+        .map(|id| {
+            let (store, id) = (store.clone(), id.clone());
+            tokio::spawn(async move {
+                let parking = {
+                    let (store, id) = (store.clone(), id.clone());
+                    tokio::spawn(async move { park(&store, &id, ALICE, 3).await })
+                };
+                let resumed = resume(&store, &id, BOB).await;
+                let moved = turn(&store, &id, BOB, Propose).await;
+                (parking.await.unwrap(), resumed, moved)
+            })
+        })
+        .collect();
+    for (id, task) in ids.iter().zip(tasks) {
+        let (parked, resumed, moved) = task.await.unwrap();
+        let after = state(&store, id).await;
+        match (&parked, &resumed) {
+            (Decision::Permitted(_), Decision::Refused(rejection)) => {
+                assert_eq!(*rejection, NegotiationResumeRejection::AwaitingAnswer);
+                assert_eq!(moved.rejection(), Some(NegotiationRejection::NotYourTurn));
+                assert_eq!(after.waiting_on(), Some(&user(ALICE)));
+                assert_eq!(after.awaiting_user_id, None);
+            }
+            (Decision::Refused(rejection), Decision::Permitted(_)) => {
+                assert_eq!(*rejection, ParkRejection::NotParkable);
+                assert!(moved.is_ok());
+                assert_eq!(after.waiting_on(), None);
+                assert_eq!(after.awaiting_user_id, Some(user(ALICE)));
+            }
+            other => panic!("exactly one of park and resume wins: {other:?}"),
+        }
+    }
+}
+
+/// One negotiation's message record as stores of schema version 2 kept the
+/// question loop (parks and answers only as messages), and what an upgrade
+/// must read from it. For backends' upgrade tests: write `messages` into a
+/// version-2 store, open it with this version, and compare.
+#[derive(Debug, Clone)]
+pub struct LegacyRecord {
+    /// `(sender_id, parts as JSON text)`, in order.
+    pub messages: Vec<(String, String)>,
+    /// The ask rounds the record spent.
+    pub ask_rounds: usize,
+    /// The last park's person and its answer, if the record parked.
+    pub park: Option<(String, Option<String>)>,
+}
+
+/// The question every [`legacy_records`] park asks.
+pub fn legacy_question() -> StructuredQuestion {
+    park_turn("budget").ask_user.question
+}
+
+/// Records as version 2 wrote them: two parks, the last open; one park,
+/// answered; a park followed by a text note only; and no park at all.
+pub fn legacy_records() -> Vec<LegacyRecord> {
+    let park = |who: &str| {
+        let message = park_turn("budget").to_message(&user(who));
+        (
+            message.sender_id.clone(),
+            crate::message_parts_text(&message).unwrap(),
+        )
+    };
+    // Version 2's answer: the text, then data with a `turnCount` mark.
+    let answer = |who: &str, text: &str| {
+        let parts = serde_json::json!([
+            {"kind": "text", "text": text},
+            {"kind": "data", "data": {"action": "ask_user_answer", "title": "budget", "answer": text, "turnCount": 12}},
+        ]);
+        (format!("user:{who}"), parts.to_string())
+    };
+    let note = |who: &str| {
+        let message = text_message(who, "see you then");
+        (
+            message.sender_id.clone(),
+            crate::message_parts_text(&message).unwrap(),
+        )
+    };
+    vec![
+        LegacyRecord {
+            messages: vec![park(BOB), answer(BOB, "High"), park(ALICE)],
+            ask_rounds: 2,
+            park: Some((ALICE.to_owned(), None)),
+        },
+        LegacyRecord {
+            messages: vec![note(ALICE), park(BOB), answer(BOB, "Low"), note(BOB)],
+            ask_rounds: 1,
+            park: Some((BOB.to_owned(), Some("Low".to_owned()))),
+        },
+        LegacyRecord {
+            messages: vec![park(ALICE), note(BOB)],
+            ask_rounds: 1,
+            park: Some((ALICE.to_owned(), None)),
+        },
+        LegacyRecord {
+            messages: vec![note(ALICE), note(BOB)],
+            ask_rounds: 0,
+            park: None,
+        },
+    ]
+}
+
+/// Checks that `state` is what an upgrade must read from `record`.
+pub fn assert_upgraded(state: &NegotiationState, record: &LegacyRecord) {
+    assert_eq!(state.ask_rounds, record.ask_rounds, "{record:?}");
+    let park = state.park.as_ref().map(|park| {
+        assert_eq!(park.question, legacy_question());
+        (park.user_id.to_string(), park.answer.clone())
+    });
+    assert_eq!(park, record.park, "{record:?}");
 }

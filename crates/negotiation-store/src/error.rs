@@ -94,3 +94,31 @@ where
 {
     T::try_from(text).map_err(|invalid| StoreError::Corrupt(format!("a stored id: {invalid}")))
 }
+
+/// A park read back from storage: its person, its question as the JSON
+/// text the store keeps, and its answer. A question that does not read
+/// back as a valid structured question is [`StoreError::Corrupt`].
+///
+/// ```
+/// use index_negotiation_store::{StoreError, stored_park};
+/// let question = r#"{"title":"Budget","prompt":"Which budget?","options":[{"label":"Low","description":"Go low."},{"label":"High","description":"Go high."}],"multiSelect":false}"#;
+/// let park = stored_park("dana".to_owned(), question, None)?;
+/// assert!(park.is_open());
+/// assert!(matches!(stored_park("dana".to_owned(), "{}", None), Err(StoreError::Corrupt(_))));
+/// # Ok::<(), StoreError>(())
+/// ```
+pub fn stored_park(
+    user_id: String,
+    question: &str,
+    answer: Option<String>,
+) -> Result<index_negotiation::Park, StoreError> {
+    let question = serde_json::from_str::<serde_json::Value>(question)
+        .ok()
+        .and_then(|value| index_question_block::StructuredQuestion::from_json_value(&value).ok())
+        .ok_or_else(|| StoreError::Corrupt("a park's question does not read back".to_owned()))?;
+    Ok(index_negotiation::Park {
+        user_id: stored_id(user_id)?,
+        question,
+        answer,
+    })
+}

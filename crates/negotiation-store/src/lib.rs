@@ -39,10 +39,11 @@ mod keys;
 mod memory;
 mod message_text;
 mod model;
+mod question_loop;
 mod service;
 mod store;
 
-pub use error::{StoreError, stored_id};
+pub use error::{StoreError, stored_id, stored_park};
 /// The ids, checked where they are made; they live with the rules, which
 /// take them too.
 pub use index_negotiation::{
@@ -55,5 +56,8 @@ pub use model::{
     CloseReason, ListFilter, NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection,
     RecordStatus, Seat, StateFilter,
 };
+pub use question_loop::{DeliveryReport, QuestionLoopSettings, RefOutcome, RefReport};
 pub use service::Negotiations;
-pub use store::{ChangeFeed, HostStore, NegotiationStore, ResumeDecider, TurnDecider};
+pub use store::{
+    AnswerDecider, ChangeFeed, HostStore, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider,
+};

@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use async_trait::async_trait;
 
 use index_negotiation::{
-    Decision, NegotiationDecision, NegotiationMessage, NegotiationOutcome,
-    NegotiationResumeDecision, NegotiationState, NegotiationTurn,
+    AnswerDecision, AskUserTurn, Decision, NegotiationDecision, NegotiationMessage,
+    NegotiationOutcome, NegotiationResumeDecision, NegotiationState, NegotiationTurn, ParkDecision,
+    ask_user_answer_message,
 };
 
 use crate::error::StoreError;
@@ -17,7 +18,7 @@ use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash};
 use crate::model::{
     CloseReason, ListFilter, NegotiationSummary, OpenNegotiation, RecordStatus, Seat,
 };
-use crate::store::{NegotiationStore, ResumeDecider, TurnDecider};
+use crate::store::{AnswerDecider, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider};
 use index_negotiation::{OpportunityId, UserId};
 
 /// Negotiations in memory.
@@ -63,6 +64,7 @@ impl Record {
             settled: self.state.settled,
             eligible: self.state.eligible,
             turn_count: self.state.turns.len(),
+            waiting_on: self.state.waiting_on().cloned(),
         }
     }
 }
@@ -146,6 +148,53 @@ impl NegotiationStore for MemoryStore {
         let decision = decide(Some(&record.state), user_id);
         if let Decision::Permitted(permitted) = &decision {
             record.state.apply_resume(permitted);
+        }
+        Ok(decision)
+    }
+
+    async fn commit_park(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &AskUserTurn,
+        decide: ParkDecider,
+    ) -> Result<ParkDecision, StoreError> {
+        let Some(record) = self.record(id)? else {
+            return Ok(decide(None, user_id));
+        };
+        let mut record = Self::lock(&record)?;
+        let decision = decide(Some(&record.state), user_id);
+        if let Decision::Permitted(permitted) = &decision {
+            record
+                .state
+                .apply_park(user_id, &turn.ask_user.question, permitted);
+            record.messages.push(turn.to_message(user_id));
+        }
+        Ok(decision)
+    }
+
+    async fn commit_answer(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        answer: &str,
+        decide: AnswerDecider,
+    ) -> Result<AnswerDecision, StoreError> {
+        let Some(record) = self.record(id)? else {
+            return Ok(decide(None, user_id, answer));
+        };
+        let mut record = Self::lock(&record)?;
+        let decision = decide(Some(&record.state), user_id, answer);
+        if let Decision::Permitted(permitted) = &decision {
+            let title = record
+                .state
+                .park
+                .as_ref()
+                .map(|park| park.question.title.clone())
+                .unwrap_or_default();
+            record.state.apply_answer(permitted);
+            let message = ask_user_answer_message(user_id, &title, &permitted.answer);
+            record.messages.push(message);
         }
         Ok(decision)
     }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use index_negotiation::{NegotiationOutcome, NegotiationState};
+use index_negotiation::{NegotiationOutcome, NegotiationState, Park};
 
 use index_negotiation::{IntentId, OpportunityId, UserId};
 
@@ -144,11 +144,21 @@ pub struct NegotiationSummary {
     pub eligible: bool,
     /// Turns taken so far.
     pub turn_count: usize,
+    /// The person whose answer to a parked question the negotiation waits
+    /// on, if it is parked. Only that person's own view carries the
+    /// question itself.
+    pub waiting_on: Option<UserId>,
 }
 
 impl NegotiationSummary {
-    /// The rules' view of this negotiation, given its turns.
-    pub fn state(&self, turns: Vec<index_negotiation::SeatTurn>) -> NegotiationState {
+    /// The rules' view of this negotiation, given its turns, the ask rounds
+    /// it spent and its last park.
+    pub fn state(
+        &self,
+        turns: Vec<index_negotiation::SeatTurn>,
+        ask_rounds: usize,
+        park: Option<Park>,
+    ) -> NegotiationState {
         NegotiationState {
             initiator_user_id: self.initiator.user_id.clone(),
             responder_user_id: self.responder.user_id.clone(),
@@ -157,6 +167,8 @@ impl NegotiationSummary {
             settled: self.settled,
             eligible: self.eligible,
             turns,
+            ask_rounds,
+            park,
         }
     }
 

@@ -13,6 +13,7 @@ use crate::error::StoreError;
 use crate::model::{
     NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus,
 };
+use crate::question_loop::QuestionLoopSettings;
 use crate::store::NegotiationStore;
 
 /// Observe, execute, resume and open: each reads or commits through the
@@ -43,12 +44,23 @@ use crate::store::NegotiationStore;
 #[derive(Debug, Clone)]
 pub struct Negotiations<S> {
     store: S,
+    settings: QuestionLoopSettings,
 }
 
 impl<S: NegotiationStore> Negotiations<S> {
-    /// The service over `store`.
+    /// The service over `store`, with the default question-loop settings.
     pub fn new(store: S) -> Self {
-        Negotiations { store }
+        Self::with_settings(store, QuestionLoopSettings::default())
+    }
+
+    /// The service over `store`, parking under `settings`.
+    pub fn with_settings(store: S, settings: QuestionLoopSettings) -> Self {
+        Negotiations { store, settings }
+    }
+
+    /// The question-loop settings the service was built with.
+    pub fn settings(&self) -> QuestionLoopSettings {
+        self.settings
     }
 
     /// The store underneath, for what the service does not cover.
@@ -130,6 +142,7 @@ impl<S: NegotiationStore> Negotiations<S> {
                 settled: false,
                 eligible: true,
                 turn_count: 0,
+                waiting_on: None,
             },
         })
     }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use index_negotiation::{
-    NegotiationDecision, NegotiationMessage, NegotiationResumeDecision, NegotiationState,
-    NegotiationTurn,
+    AnswerDecision, AskUserTurn, NegotiationDecision, NegotiationMessage,
+    NegotiationResumeDecision, NegotiationState, NegotiationTurn, ParkDecision,
 };
 
 use crate::error::StoreError;
@@ -26,6 +26,16 @@ pub type TurnDecider = Box<
 /// transaction, for the seat that resumes.
 pub type ResumeDecider =
     Box<dyn FnOnce(Option<&NegotiationState>, &UserId) -> NegotiationResumeDecision + Send>;
+
+/// Decides a park against the state as locked inside the commit's
+/// transaction, for the seat whose agent parks. The ask-round cap is the
+/// decider's to hold (it is a setting of the host, not of the store).
+pub type ParkDecider = Box<dyn FnOnce(Option<&NegotiationState>, &UserId) -> ParkDecision + Send>;
+
+/// Decides an answer against the state as locked inside the commit's
+/// transaction, for the person who answers and the answer as given.
+pub type AnswerDecider =
+    Box<dyn FnOnce(Option<&NegotiationState>, &UserId, &str) -> AnswerDecision + Send>;
 
 /// Wakes whenever a negotiation in the store may have changed, including
 /// by another process: each message means "look again". Messages are
@@ -51,12 +61,21 @@ impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
 ///   index and sets the awaiting seat, outcome, settlement and opportunity
 ///   status from the decision;
 /// * a permitted resume gives the turn to the resuming seat;
+/// * a permitted park (`commit_park`) records the park turn as a message
+///   from the seat's agent, counts the ask round, and makes the question
+///   the state's open [`park`](NegotiationState::park);
+/// * a permitted answer (`commit_answer`) records the answer as a message
+///   from the person, marks the park answered and gives the turn to the
+///   person's seat, all in the one transaction, so an answer is never on
+///   record without its resume, nor the other way round;
 /// * a refusal writes nothing.
 ///
 /// Concurrent commits on one negotiation serialize: exactly one wins each
 /// turn index, and a loser gets the rules' answer against the state the
 /// winner left (typically `not_your_turn`), never a storage error. A turn
-/// index already taken is reported as the `raced` rejection. A
+/// index already taken is reported as the `raced` rejection. Parks and
+/// answers serialize with turns the same way: of two parks racing, one is
+/// `already_parked`; of two answers, one is `already_answered`. A
 /// [`StoreError`] means nothing was applied.
 #[async_trait]
 pub trait NegotiationStore: Send + Sync {
@@ -82,6 +101,25 @@ pub trait NegotiationStore: Send + Sync {
         user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError>;
+
+    /// Decides and applies a park atomically (see the trait's contract):
+    /// `turn` is what `user_id`'s agent records.
+    async fn commit_park(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &AskUserTurn,
+        decide: ParkDecider,
+    ) -> Result<ParkDecision, StoreError>;
+
+    /// Decides and applies an answer atomically (see the trait's contract).
+    async fn commit_answer(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        answer: &str,
+        decide: AnswerDecider,
+    ) -> Result<AnswerDecision, StoreError>;
 
     /// Creates the negotiation an opening decision permitted, with the
     /// initiator to move. Returns `false`, writing nothing, when the
@@ -156,6 +194,12 @@ macro_rules! forward_store {
             }
             async fn commit_negotiation_resume(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<NegotiationResumeDecision, StoreError> {
                 (**self).commit_negotiation_resume(id, user_id, decide).await
+            }
+            async fn commit_park(&self, id: &OpportunityId, user_id: &UserId, turn: &AskUserTurn, decide: ParkDecider) -> Result<ParkDecision, StoreError> {
+                (**self).commit_park(id, user_id, turn, decide).await
+            }
+            async fn commit_answer(&self, id: &OpportunityId, user_id: &UserId, answer: &str, decide: AnswerDecider) -> Result<AnswerDecision, StoreError> {
+                (**self).commit_answer(id, user_id, answer, decide).await
             }
             async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
                 (**self).insert_negotiation(negotiation).await
