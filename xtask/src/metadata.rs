@@ -55,7 +55,7 @@ const ARROWS: &[(&str, &[&str])] = &[
     ("index-negotiation", &["index-js", "index-question-block"]),
     (
         "index-negotiation-store",
-        &["index-js", "index-negotiation"],
+        &["index-js", "index-negotiation", "index-question-block"],
     ),
     (
         "index-negotiation-store-sqlite",
@@ -71,7 +71,12 @@ const ARROWS: &[(&str, &[&str])] = &[
     ),
     (
         "index-stall-gap",
-        &["index-js", "index-negotiation", "index-question-block"],
+        &[
+            "index-js",
+            "index-negotiation",
+            "index-negotiation-store",
+            "index-question-block",
+        ],
     ),
     (
         "index-host",

@@ -347,6 +347,11 @@ pub(crate) struct ServeArgs {
     /// in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = index_negotiation::DEFAULT_ASK_USER_WINDOW_MS / 1000)]
     pub(crate) ask_user_window: u64,
+    /// How many times one negotiation may park, answered or not; read once
+    /// at start [default: NEGOTIATION_ASK_ROUNDS_CAP if it is a positive
+    /// integer, else 3].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) ask_rounds_cap: Option<u32>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -423,13 +428,17 @@ pub(crate) struct ParkArgs {
     /// Why the pair was matched; the question may not echo it.
     #[arg(long, value_name = "TEXT")]
     pub(crate) seed_reasoning: Option<String>,
-    /// The other seat's name; the question may not contain it [default:
-    /// its user id].
+    /// The other seat's name; neither the question nor the message around
+    /// it may contain it [default: its user id].
     #[arg(long, value_name = "NAME")]
     pub(crate) counterparty_name: Option<String>,
     /// The network the pair met in, for the park's record.
     #[arg(long, default_value = "local")]
     pub(crate) network: String,
+    /// How many times one negotiation may park, answered or not [default:
+    /// NEGOTIATION_ASK_ROUNDS_CAP if it is a positive integer, else 3].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) ask_rounds_cap: Option<u32>,
 }
 
 /// `--model`.

@@ -218,6 +218,7 @@ pub(crate) async fn run(
             seed_reasoning: Some(seed.into()),
             counterparty_name: Some("Sam".into()),
             network: "climate-founders".into(),
+            ask_rounds_cap: None,
         },
     )
     .await?;

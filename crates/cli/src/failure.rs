@@ -28,6 +28,10 @@ pub(crate) enum Failure {
         /// One plain sentence, or two.
         explanation: String,
     },
+    /// The model a command needed failed: unreachable, an error, a body
+    /// that is not JSON, too slow (exit 5).
+    #[error("{0}")]
+    Model(String),
     /// The store failed, or is not where the command was told (exit 4, or
     /// 2 for a store that is missing or named wrongly).
     #[error(transparent)]
@@ -67,7 +71,7 @@ impl Failure {
     }
 
     /// The stable code in the JSON error: a rejection's own code, or one of
-    /// `not_a_question_message`, `usage`, `invalid_input`,
+    /// `not_a_question_message`, `usage`, `invalid_input`, `model_failed`,
     /// `store_not_found`, `store_failed`.
     pub(crate) fn code(&self) -> &'static str {
         match self {
@@ -75,6 +79,7 @@ impl Failure {
             Failure::Usage(_) => "usage",
             Failure::Input(_) => "invalid_input",
             Failure::Refused { code, .. } => code,
+            Failure::Model(_) => "model_failed",
             Failure::Storage(StoreError::Missing { .. }) => "store_not_found",
             Failure::Storage(StoreError::InvalidRequest(_)) => "usage",
             Failure::Storage(_) => "store_failed",
@@ -89,6 +94,7 @@ impl Failure {
             Failure::Storage(StoreError::Missing { .. } | StoreError::InvalidRequest(_)) => 2,
             Failure::Refused { .. } => 3,
             Failure::Storage(_) => 4,
+            Failure::Model(_) => 5,
             Failure::Reported(inner) => return inner.exit_code(),
         })
     }

@@ -264,6 +264,8 @@ struct Shown<'a> {
     negotiation: &'a NegotiationSummary,
     state: &'a NegotiationState,
     observation: serde_json::Value,
+    /// The question the negotiation waits on, when it is `user`'s own.
+    parked: Option<&'a index_negotiation::Park>,
 }
 
 /// `show`: the log and what `user` may do now.
@@ -278,8 +280,10 @@ pub(crate) async fn show(
         .store()
         .read_negotiation_state(id)
         .await?
-        .ok_or_else(Failure::not_found)?;
+        .ok_or_else(Failure::not_found)?
+        .seen_by(user);
     let observation = index_negotiation::observe_negotiation(&state, user);
+    let parked = state.park.as_ref().filter(|park| park.is_open());
     if session.out.json {
         let mut seen = serde_json::to_value(&observation).unwrap_or_default();
         if let (false, Some(fields)) = (guidance, seen.as_object_mut()) {
@@ -289,6 +293,7 @@ pub(crate) async fn show(
             negotiation: &summary,
             state: &state,
             observation: seen,
+            parked,
         });
     }
     if session.out.json {
@@ -377,15 +382,19 @@ pub(crate) async fn show(
     if !state.eligible {
         out.line(styled(NOTE, "A seat's intent is inactive."));
     }
-    let messages = session.store().list_messages(id).await?;
-    if let Some(parked) = index_host::questions::parked_question(&messages) {
-        out.line(styled(
+    match (parked, &summary.waiting_on) {
+        (Some(park), _) => out.line(styled(
             NOTE,
             format!(
-                "Waiting on {}'s answer: {} ({})",
-                parked.user_id, parked.question.prompt, parked.question.title
+                "Waiting on your answer: {} ({})",
+                park.question.prompt, park.question.title
             ),
-        ));
+        )),
+        (None, Some(other)) => out.line(styled(
+            NOTE,
+            format!("Waiting on {other}'s answer to a question of theirs."),
+        )),
+        (None, None) => {}
     }
     if guidance {
         out.line("");

@@ -25,6 +25,14 @@ impl Out {
         }
     }
 
+    /// What happened, for people, on standard error (ignored in JSON
+    /// mode): for commands whose standard output is their product.
+    pub(crate) fn status(&self, text: impl AsRef<str>) {
+        if !self.json {
+            anstream::eprintln!("{}", text.as_ref());
+        }
+    }
+
     /// A machine-readable value (ignored in text mode).
     pub(crate) fn json<T: Serialize>(&self, value: &T) {
         if self.json {

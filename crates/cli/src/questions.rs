@@ -5,12 +5,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use index_host::questions::{DeliveryReport, ParkRequest, RefOutcome, deliver_answers};
-use index_negotiation_store::{OpportunityId, UserId};
+use index_negotiation_store::{
+    DeliveryReport, Negotiations, OpportunityId, QuestionLoopSettings, RefOutcome, UserId,
+};
 use index_question_block::parse_question_message;
 use index_stall_gap::{
-    ChatMessage, ModelError, ModelStallGapAuthor, OpenAiCompatibleModel, ParkOutcome,
-    StructuredModel,
+    ChatMessage, ModelError, ModelStallGapAuthor, OpenAiCompatibleModel, ParkError, ParkOutcome,
+    ParkRequest, StructuredModel, park_negotiation,
 };
 
 use crate::cli::{ModelChoice, ParkArgs};
@@ -62,14 +63,29 @@ pub(crate) fn model(choice: ModelChoice) -> Result<Arc<dyn StructuredModel>, Fai
     }
 }
 
+/// The question loop's settings for one command: `--ask-rounds-cap`, else
+/// `NEGOTIATION_ASK_ROUNDS_CAP` as the reference reads it, read once here.
+pub(crate) fn question_loop_settings(ask_rounds_cap: Option<u32>) -> QuestionLoopSettings {
+    QuestionLoopSettings {
+        ask_rounds_cap: ask_rounds_cap
+            .map_or_else(index_negotiation::negotiation_ask_rounds_cap, |cap| {
+                usize::try_from(cap).unwrap_or(usize::MAX)
+            }),
+    }
+}
+
 /// `negotiation park`: classify the end, author the gap, gate it, park.
-/// Returns the question message, or nothing when it did not park.
+/// In text mode the question message, when it parked, is all that goes to
+/// standard output (so `park > question.txt` is the message to send), and
+/// what happened goes to standard error. A model that failed is a failure
+/// (exit 5) after its report.
 pub(crate) async fn park(
     session: &Session,
     id: &OpportunityId,
     user: &UserId,
     args: ParkArgs,
 ) -> Result<String, Failure> {
+    crate::init_logging("warn");
     let author = ModelStallGapAuthor::new(model(args.model)?);
     let mut request = ParkRequest::default();
     request.name = args.name;
@@ -78,44 +94,50 @@ pub(crate) async fn park(
     request.seed_reasoning = args.seed_reasoning;
     request.counterparty_name = args.counterparty_name;
     request.network = Some(args.network);
-    let parked = match index_host::questions::park(
+    let negotiations = Negotiations::with_settings(
         session.negotiations.store(),
-        id,
-        user,
-        &request,
-        &author,
-    )
-    .await
-    {
+        question_loop_settings(args.ask_rounds_cap),
+    );
+    let parked = match park_negotiation(&negotiations, id, user, &request, &author).await {
         Ok(parked) => parked,
-        Err(index_host::HostError::NotFound) => return Err(Failure::not_found()),
-        Err(err) => return Err(err.into()),
+        Err(ParkError::NotFound) => return Err(Failure::not_found()),
+        Err(ParkError::Store(err)) => return Err(err.into()),
+        Err(err) => return Err(Failure::Input(err.to_string())),
     };
     let out = session.out;
-    out.json(&index_host::park_report(&parked));
+    out.json(&parked.report());
     match (&parked.outcome, &parked.message) {
         (ParkOutcome::Parked { ask_rounds, .. }, Some(message)) => {
-            out.line(styled(
+            out.status(styled(
                 NOTE,
-                format!("Parked (ask round {ask_rounds}); the message for {user}:"),
+                format!("Parked (ask round {ask_rounds}); the question message for {user} follows on standard output."),
             ));
             out.line(message);
         }
-        (ParkOutcome::AskCapReached { ask_rounds, cap }, _) => out.line(format!(
+        (ParkOutcome::AskCapReached { ask_rounds, cap }, _) => out.status(format!(
             "No park: the ask-round budget is spent ({ask_rounds} of {cap}); the stall is final."
         )),
         (ParkOutcome::NoGap { .. }, _) => {
-            out.line("No park: the model found nothing only the person can answer.")
+            out.status("No park: the model found nothing only the person can answer.")
+        }
+        (ParkOutcome::AuthorFailed { failure, .. }, _) => {
+            return Err(Failure::Reported(Box::new(Failure::Model(format!(
+                "no park: {failure}"
+            )))));
         }
         (ParkOutcome::UnsafeGap { .. }, _) => {
-            out.line("No park: the model's question failed the safety gate; nobody is asked.")
+            out.status("No park: the model's question failed the safety gate; nobody is asked.")
         }
+        (ParkOutcome::Refused { rejection, .. }, _) => out.status(format!(
+            "No park ({rejection}): {}",
+            rejection.explanation()
+        )),
         (ParkOutcome::SinkFailed { error, .. }, _) => {
-            return Err(Failure::Input(format!(
+            return Err(Failure::Reported(Box::new(Failure::Input(format!(
                 "could not record the park: {error}"
-            )));
+            )))));
         }
-        _ => out.line("Nothing to ask: the negotiation did not end unconcluded."),
+        _ => out.status("Nothing to ask: the negotiation did not end unconcluded."),
     }
     Ok(parked.message.unwrap_or_default())
 }
@@ -153,21 +175,23 @@ pub(crate) async fn answer(
     let parsed = parse_question_message(&body).ok_or_else(|| {
         Failure::NotAMessage("not a question message: nothing to answer".to_owned())
     })?;
-    let report = deliver_answers(session.negotiations.store(), user, &parsed.block, answers).await;
+    let report = session
+        .negotiations
+        .deliver_answers(user, &parsed.block, answers)
+        .await;
     let out = session.out;
     out.json(&report);
     for line in &report.negotiations {
         let (style, said) = match &line.outcome {
             RefOutcome::Resumed => (GOOD, format!("resumed: {user} moves first")),
-            RefOutcome::Recovered => (
-                GOOD,
-                "resumed (the answer was already on record)".to_owned(),
+            RefOutcome::NotWaiting { rejection } => (
+                DIM,
+                format!("skipped: not waiting on {user}'s answer ({rejection})"),
             ),
-            RefOutcome::Recorded => (
+            RefOutcome::Refused { rejection } => (
                 NOTE,
-                "answer recorded; a seat had already resumed".to_owned(),
+                format!("refused ({rejection}): {}", rejection.explanation()),
             ),
-            RefOutcome::NotWaiting => (DIM, format!("skipped: not waiting on {user}'s answer")),
             RefOutcome::Unknown => (
                 NOTE,
                 "skipped: no negotiation of yours has this id".to_owned(),

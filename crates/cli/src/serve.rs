@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use index_host::{Host, HostError};
+use index_host::{Host, HostError, HostSettings};
 use index_negotiation_store::{HostStore, KeyScope, UserId};
 use index_negotiation_store_sqlite::Synchronous;
 
@@ -35,22 +35,10 @@ async fn store(
     ))
 }
 
-/// Logs go to standard error (standard output is the MCP transport under
-/// `--mcp-stdio`), at `RUST_LOG`'s level, `info` by default.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .try_init();
-}
-
 /// `serve`: until SIGINT or SIGTERM (HTTP), or until the client goes
 /// (stdio).
 pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(), Failure> {
-    init_logging();
+    crate::init_logging("info");
     let model = match args.model {
         Some(choice) => Some(crate::questions::model(choice)?),
         None => index_stall_gap::OpenAiCompatibleModel::from_env()
@@ -61,8 +49,12 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
         Arc::new(index_stall_gap::ModelStallGapAuthor::new(model))
             as Arc<dyn index_stall_gap::StallGapAuthor>
     });
-    let host = Host::with_author(store(args.db, synchronous, Use::Create).await?, author).await?;
-    host.set_ask_user_window(std::time::Duration::from_secs(args.ask_user_window));
+    let mut settings = HostSettings::default();
+    settings.author = author;
+    settings.question_loop = crate::questions::question_loop_settings(args.ask_rounds_cap);
+    settings.ask_user_window = Some(std::time::Duration::from_secs(args.ask_user_window));
+    let host =
+        Host::with_settings(store(args.db, synchronous, Use::Create).await?, settings).await?;
     if let (true, Some(path)) = (args.mcp_stdio, &args.key_file) {
         let secret = std::fs::read_to_string(path)
             .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;

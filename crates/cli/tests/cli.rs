@@ -546,9 +546,8 @@ fn the_demo_runs_start_to_finish() {
         "Round ended (declined)",
         "Round ended (turn_limit)",
         "$ index negotiation park",
-        "Parked (ask round 1)",
         "```index-questions",
-        "Waiting on dana's answer: How much equity can you offer a founding engineer?",
+        "Waiting on your answer: How much equity can you offer a founding engineer?",
         "$ index question-block render question.txt",
         "1. How much equity can you offer a founding engineer?",
         "$ index negotiation answer --as dana",
@@ -559,6 +558,10 @@ fn the_demo_runs_start_to_finish() {
     ] {
         assert!(stdout.contains(expected), "{expected} missing");
     }
+    assert!(
+        text(&out.stderr).contains("Parked (ask round 1)"),
+        "the park's status goes to standard error, beside its message on standard output"
+    );
     assert!(
         !stdout.contains('\u{1b}'),
         "no colour when NO_COLOR is set and output is not a terminal"

@@ -80,6 +80,8 @@ async def with_elicitation(url, key, log):
                 check(form.requested_schema["required"] == ["answer"], "an answer is required")
                 seen = await session.call_tool("get_negotiation", {"opportunityId": FIRST})
                 check(seen.structured_content["parked"] is not None, "declined: the negotiation stays parked")
+                again = await session.call_tool("park_negotiation", {"opportunityId": FIRST, "counterpartyName": "sam"})
+                check(again.structured_content.get("rejection") == "already_parked", f"a parked negotiation does not park again, nor ask twice: {again.structured_content}")
 
                 await replies.put(types.ElicitResult(action="accept", content={"answer": "1"}))
                 parked = await session.call_tool("park_negotiation", {"opportunityId": SECOND, "counterpartyName": "sam"})
@@ -93,6 +95,11 @@ async def with_elicitation(url, key, log):
                 check(parked.structured_content["outcome"] == "parked", "the fourth parks")
                 await asyncio.wait_for(asked.get(), 30)
                 check(await logged(log, "no answer by elicitation"), "an unanswered form gives up after the ask-user window")
+                blank = await session.call_tool("answer_questions", {
+                    "message": parked.structured_content["message"],
+                    "answers": [{"question": 0, "answer": "  "}],
+                })
+                check(blank.is_error and blank.structured_content["error"]["code"] == "blank_answer", f"a blank answer is refused whole: {blank}")
                 answered = await session.call_tool("answer_questions", {
                     "message": parked.structured_content["message"],
                     "answers": [{"question": 0, "answer": "Under 1%"}],

@@ -95,22 +95,61 @@ fn question_loop(db: impl Fn(&Path) -> String) {
         world.stall(id);
     }
 
-    // Park the first two; each prints the message for dana.
-    let parked = world.json(&[
-        "negotiation",
-        "park",
-        FIRST,
-        "--as",
-        "dana",
-        "--counterparty-name",
-        "sam",
-    ]);
-    assert_eq!(parked["outcome"], "parked", "{parked}");
-    assert_eq!(
-        parked["question"]["prompt"],
-        "How much equity could you offer?"
+    // Park the first in text mode, its output redirected to a file: the
+    // file is the question message alone, and the status is on stderr.
+    let (code, redirected, status) = world.run(
+        &[
+            "negotiation",
+            "park",
+            FIRST,
+            "--as",
+            "dana",
+            "--counterparty-name",
+            "sam",
+        ],
+        None,
     );
-    let message = parked["message"].as_str().unwrap().to_owned();
+    assert_eq!(code, Some(0), "{status}");
+    assert!(status.contains("Parked (ask round 1)"), "{status}");
+    let question_file = world.dir.path().join("question.txt");
+    std::fs::write(&question_file, &redirected).unwrap();
+    let (code, rendered, _) = world.run(
+        &["question-block", "render", question_file.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, Some(0));
+    assert!(
+        rendered.starts_with("Your agent paused a negotiation: it needs one answer from you"),
+        "the person sees the message, not the tool's status: {rendered}"
+    );
+    assert!(
+        !redirected.contains("sam"),
+        "the message never names the other seat: {redirected}"
+    );
+    let parked = world.json(&["negotiation", "show", FIRST, "--as", "dana"]);
+    assert_eq!(
+        parked["parked"]["question"]["prompt"], "How much equity could you offer?",
+        "{parked}"
+    );
+    let message = redirected;
+    // Parked already: refused before any model call.
+    let again = world.json(&["negotiation", "park", FIRST, "--as", "sam"]);
+    assert_eq!(
+        (again["outcome"].as_str(), again["rejection"].as_str()),
+        (Some("refused"), Some("already_parked")),
+        "{again}"
+    );
+    assert_eq!(fake.request_count(), 1);
+    let turn = world.run(&["negotiation", "resume", FIRST, "--as", "sam"], None);
+    assert_eq!(
+        turn.0,
+        Some(3),
+        "a parked negotiation does not resume: {}",
+        turn.2
+    );
+    assert!(turn.2.contains("awaiting_answer"), "{}", turn.2);
+
+    // Park the other two.
     let second = world.json(&[
         "negotiation",
         "park",
@@ -141,8 +180,17 @@ fn question_loop(db: impl Fn(&Path) -> String) {
     assert_eq!(request["response_format"]["json_schema"]["strict"], true);
 
     let shown = world.ok(&["negotiation", "show", FIRST, "--as", "sam"]);
+    assert!(shown.contains("Waiting on dana's answer"), "{shown}");
     assert!(
-        shown.contains("Waiting on dana's answer: How much equity could you offer?"),
+        !shown.contains("How much equity"),
+        "sam never sees dana's question: {shown}"
+    );
+    let shown = world.json(&["negotiation", "show", FIRST, "--as", "sam"]);
+    assert_eq!(shown["parked"], Value::Null);
+    assert_eq!(shown["negotiation"]["waitingOn"], "dana");
+    let shown = world.ok(&["negotiation", "show", FIRST, "--as", "dana"]);
+    assert!(
+        shown.contains("Waiting on your answer: How much equity could you offer?"),
         "{shown}"
     );
     assert!(
@@ -221,6 +269,15 @@ fn question_loop(db: impl Fn(&Path) -> String) {
         );
     }
 
+    // Resumed with dana to move: no park until another round runs out.
+    let again = world.json(&["negotiation", "park", FIRST, "--as", "dana"]);
+    assert_eq!(again["rejection"], "not_parkable", "{again}");
+    assert_eq!(
+        fake.request_count(),
+        3,
+        "no model call for a park the rules refuse"
+    );
+
     // Delivering again changes nothing.
     let (_, stdout, _) = world.run(
         &[
@@ -288,4 +345,64 @@ fn stall_park_render_answer_resume_on_postgres() {
     );
     let db = format!("{base}/{name}");
     question_loop(move |_| db.clone());
+}
+
+#[test]
+fn a_model_that_fails_is_reported_with_its_own_exit_code() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (_fake, base) = runtime.block_on(Fake::start([
+        Reply::Status(500, None),
+        Reply::Status(500, None),
+        Reply::Garbage,
+        Reply::Garbage,
+    ]));
+    let dir = tempfile::tempdir().unwrap();
+    let world = Loop {
+        db: dir.path().join("loop.db").display().to_string(),
+        dir,
+        model_base: base,
+    };
+    world.stall(FIRST);
+    for _ in 0..2 {
+        let (code, stdout, stderr) = world.run(
+            &["--json", "negotiation", "park", FIRST, "--as", "dana"],
+            None,
+        );
+        assert_eq!(code, Some(5), "{stderr}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(report["outcome"], "authorFailed", "{report}");
+        assert!(
+            report["error"]
+                .as_str()
+                .unwrap()
+                .contains("model call failed"),
+            "{report}"
+        );
+        assert!(
+            stderr.contains("WARN"),
+            "logged at warn by default: {stderr}"
+        );
+        assert!(!stderr.contains("sk-loop-secret") && !stdout.contains("sk-loop-secret"));
+    }
+    // Nobody listening at all: the same, in text mode.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let unreachable = Loop {
+        model_base: format!("http://{}/v1", closed.local_addr().unwrap()),
+        db: world.db.clone(),
+        dir: tempfile::tempdir().unwrap(),
+    };
+    drop(closed);
+    let (code, stdout, stderr) =
+        unreachable.run(&["negotiation", "park", FIRST, "--as", "dana"], None);
+    assert_eq!((code, stdout.as_str()), (Some(5), ""), "{stderr}");
+    assert!(
+        stderr.contains("no park: the model call failed"),
+        "{stderr}"
+    );
+    let shown = world.json(&["negotiation", "show", FIRST, "--as", "dana"]);
+    assert_eq!(shown["parked"], Value::Null, "nothing parked");
 }

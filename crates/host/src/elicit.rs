@@ -21,10 +21,8 @@ use index_interaction::{
     ElicitationResult, InteractionOutcome, InteractionRequest, InteractionRequestBinding,
     InteractionValue, elicitation_to_response, interaction_to_elicitation,
 };
-use index_negotiation_store::{ListFilter, NegotiationStore, OpportunityId, StateFilter, UserId};
+use index_negotiation_store::{NegotiationStore, Negotiations, OpportunityId, UserId};
 use index_question_block::{QuestionBlock, QuestionBlockQuestion, StructuredQuestion};
-
-use crate::questions::{deliver_answers, parked_question};
 
 /// The MCP sessions that can show a person a form: per user, the peers of
 /// the sessions whose client advertised elicitation, newest last.
@@ -123,7 +121,7 @@ fn answer_text(
 /// Everything one elicitation needs, owned so that it can run on its own
 /// task while the park's caller gets its answer.
 pub(crate) struct Offer<S> {
-    pub(crate) store: S,
+    pub(crate) negotiations: Negotiations<S>,
     pub(crate) owner: UserId,
     pub(crate) id: OpportunityId,
     pub(crate) question: StructuredQuestion,
@@ -201,35 +199,24 @@ impl<S: NegotiationStore> Offer<S> {
             question.also_unblocks = Some(unblocks);
         }
         let block = QuestionBlock::new(vec![question]);
-        let report = deliver_answers(&self.store, &self.owner, &block, &[(0, answer)]).await;
+        let report = self
+            .negotiations
+            .deliver_answers(&self.owner, &block, &[(0, answer)])
+            .await;
         Offered::Answered(report.resumed().map(str::to_owned).collect())
     }
 
     /// The owner's other open negotiations parked, unanswered, on this
     /// very question: one answer is theirs too.
     async fn parked_on_same_question(&self) -> Vec<String> {
-        let filter = ListFilter {
-            intent_id: None,
-            state: Some(StateFilter::Open),
-        };
-        let Ok(open) = self.store.list_negotiations(&self.owner, &filter).await else {
+        let Ok(waiting) = self.negotiations.waiting_on(&self.owner).await else {
             return Vec::new();
         };
-        let mut same = Vec::new();
-        for summary in open {
-            if summary.id == self.id {
-                continue;
-            }
-            let Ok(messages) = self.store.list_messages(&summary.id).await else {
-                continue;
-            };
-            if parked_question(&messages).is_some_and(|parked| {
-                parked.user_id == self.owner && parked.question == self.question
-            }) {
-                same.push(summary.id.to_string());
-            }
-        }
-        same
+        waiting
+            .into_iter()
+            .filter(|(summary, park)| summary.id != self.id && park.question == self.question)
+            .map(|(summary, _)| summary.id.to_string())
+            .collect()
     }
 }
 

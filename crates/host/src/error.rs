@@ -30,7 +30,8 @@ pub enum HostError {
     /// turn schema (`code` `invalid_turn`), a bad query.
     #[error("{message}")]
     Invalid {
-        /// A stable code (`malformed_json`, `invalid_turn`, `invalid_request`).
+        /// A stable code (`malformed_json`, `invalid_turn`, `invalid_request`,
+        /// `blank_answer`, `answer_too_long`).
         code: &'static str,
         /// What is wrong, for a person.
         message: String,
@@ -159,7 +160,10 @@ impl Refusal {
             | Refusal::Resume(Resume::NotASeat) => 403,
             Refusal::Turn(Turn::AlreadySettled | Turn::IntentInactive | Turn::Raced)
             | Refusal::Resume(
-                Resume::AlreadySettled | Resume::IntentInactive | Resume::NotPaused,
+                Resume::AlreadySettled
+                | Resume::IntentInactive
+                | Resume::NotPaused
+                | Resume::AwaitingAnswer,
             )
             | Refusal::Open(OpenRejection::AlreadyExists) => 409,
             Refusal::Turn(_) | Refusal::Resume(_) | Refusal::Open(_) => 400,
@@ -213,6 +217,8 @@ mod tests {
             ("invalid_turn", 400),
             ("raced", 409),
             ("not_paused", 409),
+            // Ours: the reference has no parks in its state (see STABILITY.md).
+            ("awaiting_answer", 409),
             ("ineligible", 400),
             ("already_exists", 409),
         ];

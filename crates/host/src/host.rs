@@ -7,15 +7,18 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use index_negotiation::is_visible_to;
 use index_negotiation::{
     Decision, NegotiationDecision, NegotiationMessage, NegotiationObservation,
     NegotiationRejection, NegotiationResumeDecision, NegotiationState, observe_negotiation,
     parse_negotiation_turn,
 };
 use index_negotiation_store::{
-    CloseReason, HostStore, IntentId, InvalidId, KeyScope, ListFilter, NegotiationSummary,
-    Negotiations, OpenDecision, OpenNegotiation, OpportunityId, StateFilter, UserId,
+    CloseReason, DeliveryReport, HostStore, IntentId, InvalidId, KeyScope, ListFilter,
+    NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation, OpportunityId,
+    QuestionLoopSettings, StateFilter, UserId,
 };
+use index_stall_gap::{ParkError, ParkRequest, Parked, park_negotiation};
 
 use index_question_block::StructuredQuestion;
 
@@ -36,9 +39,46 @@ pub struct NegotiationView {
     pub observation: NegotiationObservation,
     /// The turn log and the rules' view.
     pub state: NegotiationState,
-    /// The question the negotiation waits on, if it is parked on one for
-    /// its person (see [`crate::questions`]).
-    pub parked: Option<crate::questions::ParkedQuestion>,
+    /// The question the negotiation waits on, when it is parked on one for
+    /// the caller's own person. The other seat never sees it (nor the
+    /// park in `state`); `negotiation.waitingOn` tells it whose answer the
+    /// negotiation waits on.
+    pub parked: Option<ParkedQuestion>,
+}
+
+/// The question a negotiation waits on, and whose it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParkedQuestion {
+    /// The person asked (their agent parked the negotiation).
+    pub user_id: UserId,
+    /// What they are asked, with its options.
+    pub question: StructuredQuestion,
+}
+
+/// What a host is built with: settings read once, when it starts (from the
+/// command line and the environment), never inside a request.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct HostSettings {
+    /// Who authors park questions; without one, a park is refused.
+    pub author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
+    /// The question loop's settings: the ask-round cap.
+    pub question_loop: QuestionLoopSettings,
+    /// How long a parked question put to its person by elicitation waits
+    /// for their answer before it is left to the question message
+    /// [default: the ask-user window, a day].
+    pub ask_user_window: Option<Duration>,
+}
+
+impl std::fmt::Debug for HostSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostSettings")
+            .field("author", &self.author.as_ref().map(|_| "…"))
+            .field("question_loop", &self.question_loop)
+            .field("ask_user_window", &self.ask_user_window)
+            .finish()
+    }
 }
 
 /// A permitted turn and the negotiation after it.
@@ -77,9 +117,8 @@ struct Inner {
     author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
     /// The sessions that can show their person a parked question.
     elicitors: crate::elicit::Elicitors,
-    /// How long a parked question put by elicitation waits for its answer,
-    /// in milliseconds.
-    ask_user_window_ms: std::sync::atomic::AtomicU64,
+    /// How long a parked question put by elicitation waits for its answer.
+    ask_user_window: Duration,
 }
 
 impl std::fmt::Debug for Host {
@@ -100,7 +139,7 @@ impl Host {
     }
 
     /// A host on `store` that parks stalled negotiations with `author`'s
-    /// questions (see [`Host::park`]); without one, a park is refused.
+    /// questions (see [`Host::park`]), with the other settings' defaults.
     ///
     /// # Errors
     ///
@@ -109,18 +148,34 @@ impl Host {
         store: Arc<dyn HostStore>,
         author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
     ) -> Result<Self, HostError> {
+        let settings = HostSettings {
+            author,
+            ..HostSettings::default()
+        };
+        Self::with_settings(store, settings).await
+    }
+
+    /// A host on `store`, built with `settings`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Host::new`].
+    pub async fn with_settings(
+        store: Arc<dyn HostStore>,
+        settings: HostSettings,
+    ) -> Result<Self, HostError> {
         let feed = store.change_feed().await?;
         let (changes, _) = tokio::sync::watch::channel(0);
         let host = Host {
             inner: Arc::new(Inner {
-                negotiations: Negotiations::new(store),
+                negotiations: Negotiations::with_settings(store, settings.question_loop),
                 changes,
                 closing: tokio_util::sync::CancellationToken::new(),
-                author,
+                author: settings.author,
                 elicitors: crate::elicit::Elicitors::default(),
-                ask_user_window_ms: std::sync::atomic::AtomicU64::new(
+                ask_user_window: settings.ask_user_window.unwrap_or(Duration::from_millis(
                     index_negotiation::DEFAULT_ASK_USER_WINDOW_MS,
-                ),
+                )),
             }),
         };
         if let Some(mut feed) = feed {
@@ -202,8 +257,16 @@ impl Host {
             .store()
             .read_negotiation_state(id)
             .await?
-            .ok_or(HostError::NotFound)?;
-        let parked = crate::questions::parked_question(&self.store().list_messages(id).await?);
+            .ok_or(HostError::NotFound)?
+            .seen_by(&caller.user_id);
+        let parked = state
+            .park
+            .as_ref()
+            .filter(|park| park.is_open())
+            .map(|park| ParkedQuestion {
+                user_id: park.user_id.clone(),
+                question: park.question.clone(),
+            });
         Ok(NegotiationView {
             observation: observe_negotiation(&state, &caller.user_id),
             negotiation,
@@ -330,7 +393,8 @@ impl Host {
             .await?)
     }
 
-    /// The negotiation's message record.
+    /// The negotiation's message record, as the caller's seat may read it:
+    /// without the other person's park question and answer.
     ///
     /// # Errors
     ///
@@ -341,11 +405,13 @@ impl Host {
         id: &OpportunityId,
     ) -> Result<Vec<NegotiationMessage>, HostError> {
         self.seated(caller, id).await?;
-        Ok(self.store().list_messages(id).await?)
+        let mut messages = self.store().list_messages(id).await?;
+        messages.retain(|message| is_visible_to(message, &caller.user_id));
+        Ok(messages)
     }
 
     /// Parks a stalled negotiation on a question for the caller's person
-    /// (see [`crate::questions::park`]).
+    /// (see [`index_stall_gap::park_negotiation`]).
     ///
     /// # Errors
     ///
@@ -355,30 +421,31 @@ impl Host {
         &self,
         caller: &Caller,
         id: &OpportunityId,
-        request: &crate::questions::ParkRequest,
-    ) -> Result<crate::questions::Parked, HostError> {
+        request: &ParkRequest,
+    ) -> Result<Parked, HostError> {
         self.seated(caller, id).await?;
         let author = self.inner.author.as_deref().ok_or_else(|| HostError::Invalid {
             code: "no_model",
             message: "this host has no model to author questions (set INDEX_MODEL_BASE_URL and INDEX_MODEL)".to_owned(),
         })?;
-        let parked =
-            crate::questions::park(self.store(), id, &caller.user_id, request, author).await?;
+        let parked = park_negotiation(
+            &self.inner.negotiations,
+            id,
+            &caller.user_id,
+            request,
+            author,
+        )
+        .await
+        .map_err(|err| match err {
+            ParkError::NotFound => HostError::NotFound,
+            ParkError::Store(err) => err.into(),
+            other => HostError::BadRequest(other.to_string()),
+        })?;
         self.changed();
         if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
             self.offer_by_elicitation(&caller.user_id, id, gap.question.clone());
         }
         Ok(parked)
-    }
-
-    /// How long a question put to a person by elicitation waits for their
-    /// answer before it is left to the ordinary way (default: the ask-user
-    /// window, a day).
-    pub fn set_ask_user_window(&self, window: Duration) {
-        let ms = u64::try_from(window.as_millis()).unwrap_or(u64::MAX);
-        self.inner
-            .ask_user_window_ms
-            .store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Remembers an MCP session of `user`'s whose client can show forms.
@@ -395,13 +462,9 @@ impl Host {
         id: &OpportunityId,
         question: StructuredQuestion,
     ) {
-        let window = Duration::from_millis(
-            self.inner
-                .ask_user_window_ms
-                .load(std::sync::atomic::Ordering::Relaxed),
-        );
+        let window = self.inner.ask_user_window;
         let offer = crate::elicit::Offer {
-            store: self.store().clone(),
+            negotiations: self.inner.negotiations.clone(),
             owner: owner.clone(),
             id: id.clone(),
             question,
@@ -423,17 +486,22 @@ impl Host {
     }
 
     /// Delivers the caller's answers to the questions in `block` (see
-    /// [`crate::questions::deliver_answers`]): the caller answers as
+    /// [`Negotiations::deliver_answers`]): the caller answers as
     /// themselves, so only negotiations they hold a seat in are touched.
+    /// The surfaces refuse a blank or overlong answer before this (see
+    /// [`index_negotiation::check_answer`]); the rules refuse it again.
     pub async fn answer(
         &self,
         caller: &Caller,
         block: &index_question_block::QuestionBlock,
         answers: &[(usize, String)],
-    ) -> crate::questions::DeliveryReport {
-        let report =
-            crate::questions::deliver_answers(self.store(), &caller.user_id, block, answers).await;
-        if !report.negotiations.is_empty() {
+    ) -> DeliveryReport {
+        let report = self
+            .inner
+            .negotiations
+            .deliver_answers(&caller.user_id, block, answers)
+            .await;
+        if report.resumed().next().is_some() {
             self.changed();
         }
         report

@@ -302,7 +302,10 @@ pub(crate) struct AnswersBody {
 }
 
 impl AnswersBody {
-    /// The block the answers go to, and the answers by question position.
+    /// The block the answers go to, and the answers by question position,
+    /// each trimmed. A blank or overlong answer refuses the whole request
+    /// (400, `blank_answer` or `answer_too_long`) before anything is
+    /// delivered, as the command line refuses it.
     pub(crate) fn into_parts(
         self,
     ) -> Result<(index_question_block::QuestionBlock, Vec<(usize, String)>), HostError> {
@@ -310,8 +313,18 @@ impl AnswersBody {
         let answers = self
             .answers
             .into_iter()
-            .map(|a| (a.question, a.answer))
-            .collect();
+            .map(|a| match index_negotiation::check_answer(&a.answer) {
+                Ok(answer) => Ok((a.question, answer.to_owned())),
+                Err(rejection) => Err(HostError::Invalid {
+                    code: rejection.as_str(),
+                    message: format!(
+                        "answer to question {}: {}",
+                        a.question,
+                        rejection.explanation()
+                    ),
+                }),
+            })
+            .collect::<Result<_, _>>()?;
         Ok((block, answers))
     }
 }
@@ -349,45 +362,21 @@ fn question_block(
     }
 }
 
-/// A park's outcome as the REST API, MCP and the CLI report it:
-/// `{outcome, message?, question?, askRounds?, cap?, rule?, field?}`.
-pub fn park_report(parked: &crate::questions::Parked) -> serde_json::Value {
-    use index_stall_gap::ParkOutcome;
-    match &parked.outcome {
-        ParkOutcome::Parked {
-            gap, ask_rounds, ..
-        } => serde_json::json!({
-            "outcome": "parked", "message": parked.message, "question": gap.question, "askRounds": ask_rounds,
-        }),
-        ParkOutcome::NotApplicable => serde_json::json!({ "outcome": "notApplicable" }),
-        ParkOutcome::AskCapReached { ask_rounds, cap } => {
-            serde_json::json!({ "outcome": "askCapReached", "askRounds": ask_rounds, "cap": cap })
-        }
-        ParkOutcome::NoGap { .. } => serde_json::json!({ "outcome": "noGap" }),
-        ParkOutcome::UnsafeGap { refusal, .. } => serde_json::json!({
-            "outcome": "unsafeGap",
-            "rule": refusal.rule.as_str(),
-            "field": refusal.field.map(|field| field.to_string()),
-        }),
-        ParkOutcome::SinkFailed { .. } => serde_json::json!({ "outcome": "sinkFailed" }),
-    }
-}
-
 /// `POST /opportunities/:id/negotiation/park`: park on a question for the
 /// caller's person, with this host's model.
 async fn park(
     State(host): State<Host>,
     Extension(caller): Authed,
     Path(id): Path<String>,
-    request: Result<Json<crate::questions::ParkRequest>, JsonRejection>,
+    request: Result<Json<index_stall_gap::ParkRequest>, JsonRejection>,
 ) -> Result<Response, HostError> {
     let id = opportunity(&id)?;
     let request = match request {
         Ok(Json(request)) => request,
         // No body at all is an empty request.
-        Err(JsonRejection::MissingJsonContentType(_)) => crate::questions::ParkRequest::default(),
+        Err(JsonRejection::MissingJsonContentType(_)) => index_stall_gap::ParkRequest::default(),
         Err(rejection) => return Err(malformed(rejection)),
     };
     let parked = host.park(&caller, &id, &request).await.map_err(refused)?;
-    Ok(Json(park_report(&parked)).into_response())
+    Ok(Json(parked.report()).into_response())
 }

@@ -23,12 +23,11 @@ mod host;
 mod http;
 pub mod keys;
 mod mcp;
-pub mod questions;
 mod serve;
 
 pub use error::{ErrorBody, ErrorFields, HostError, Refusal};
-pub use host::{Host, MAX_WAIT, NegotiationView, Resumed, TurnTaken};
-pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, park_report, router};
+pub use host::{Host, HostSettings, MAX_WAIT, NegotiationView, ParkedQuestion, Resumed, TurnTaken};
+pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, router};
 pub use keys::{Caller, NewKey};
 pub use mcp::{NegotiatorServer, tools};
 pub use serve::{serve, serve_stdio, shutdown_signal};

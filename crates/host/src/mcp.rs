@@ -129,11 +129,11 @@ impl NegotiatorServer {
                 let id = opportunity(args)?;
                 let mut rest = args.clone();
                 rest.remove("opportunityId");
-                let request: crate::questions::ParkRequest =
+                let request: index_stall_gap::ParkRequest =
                     serde_json::from_value(Value::Object(rest))
                         .map_err(|err| HostError::BadRequest(err.to_string()))?;
                 let parked = self.host.park(caller, &id, &request).await?;
-                let report = crate::http::park_report(&parked);
+                let report = parked.report();
                 let summary = match report.get("outcome").and_then(Value::as_str) {
                     Some("parked") => format!(
                         "Parked {id}: send your person the question message (if their client shows forms, they are asked there too)."
@@ -286,7 +286,7 @@ pub fn tools() -> Vec<Tool> {
                             "type": "object",
                             "properties": {
                                 "question": { "type": "integer", "minimum": 0, "description": "The question's position in the block, from 0." },
-                                "answer": { "type": "string", "minLength": 1 }
+                                "answer": { "type": "string", "minLength": 1, "maxLength": 4000, "description": "The person's answer: 1 to 4000 UTF-16 code units once trimmed; a blank one is refused." }
                             },
                             "required": ["question", "answer"],
                             "additionalProperties": false

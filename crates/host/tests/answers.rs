@@ -1,7 +1,6 @@
 //! Delivering a person's answers: every negotiation a question unblocks is
 //! resumed exactly once, whatever order, repetition or subset the answers
-//! arrive in, and a crash between recording and resuming is mended by
-//! delivering again.
+//! arrive in, and a blank answer uses nothing up.
 
 // Tests report failure by panicking.
 #![allow(
@@ -17,20 +16,41 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use index_host::questions::{RefOutcome, answer_message, deliver_answers, parked_question};
-use index_negotiation::{NegotiationAction, NegotiationTurn};
+use index_negotiation::AnswerRejection;
 use index_negotiation_store::{
-    MemoryStore, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat,
+    DeliveryReport, MemoryStore, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId,
+    RefOutcome, Seat, UserId,
 };
 use index_question_block::{QuestionBlock, QuestionBlockQuestion};
 
-use support::{park_message, question};
+use support::stall_and_park;
+
+async fn deliver_answers(
+    store: &MemoryStore,
+    person: &UserId,
+    block: &QuestionBlock,
+    answers: &[(usize, String)],
+) -> DeliveryReport {
+    Negotiations::new(store)
+        .deliver_answers(person, block, answers)
+        .await
+}
+
+async fn waiting_on(store: &MemoryStore, n: usize) -> Option<String> {
+    let opportunity = OpportunityId::parse(id(n)).unwrap();
+    let state = store
+        .read_negotiation_state(&opportunity)
+        .await
+        .unwrap()
+        .unwrap();
+    state.waiting_on().map(ToString::to_string)
+}
 
 fn id(n: usize) -> String {
     format!("0c6e9a52-3b1d-4f7e-a2c8-{n:012x}")
 }
 
-/// `count` negotiations between dana and sam, each paused after a declined
+/// `count` negotiations between dana and sam, each stalled at the end of a
 /// round and parked on a question for dana.
 async fn parked(count: usize) -> MemoryStore {
     let store = MemoryStore::new();
@@ -50,28 +70,7 @@ async fn parked(count: usize) -> MemoryStore {
             })
             .await
             .unwrap();
-        service
-            .execute(
-                &opportunity,
-                &"dana".parse().unwrap(),
-                NegotiationTurn::new(NegotiationAction::Propose, "1% equity?"),
-            )
-            .await
-            .unwrap();
-        service
-            .execute(
-                &opportunity,
-                &"sam".parse().unwrap(),
-                NegotiationTurn::new(NegotiationAction::Decline, "Too low."),
-            )
-            .await
-            .unwrap();
-        assert!(
-            store
-                .append_message(&opportunity, &park_message("dana"))
-                .await
-                .unwrap()
-        );
+        stall_and_park(&store, &opportunity, "dana").await;
     }
     store
 }
@@ -103,14 +102,7 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
         let unknown = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843".to_owned();
         let mut questions = block(&[vec![0, 1], vec![2]]);
         questions.questions[1].also_unblocks = Some(vec![unknown.clone(), "not-a-uuid".into()]);
-        let view = store
-            .list_messages(&OpportunityId::parse(id(0)).unwrap())
-            .await
-            .unwrap();
-        assert_eq!(
-            parked_question(&view).map(|p| p.user_id.to_string()),
-            Some("dana".into())
-        );
+        assert_eq!(waiting_on(&store, 0).await, Some("dana".into()));
 
         let answers = [
             (0, "1% to 3%".to_owned()),
@@ -148,12 +140,12 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
                 Some("dana".into()),
                 "dana's seat moves first"
             );
-            let messages = store.list_messages(&opportunity).await.unwrap();
             assert_eq!(
-                parked_question(&messages),
+                waiting_on(&store, n).await,
                 None,
                 "no longer waiting on dana"
             );
+            let messages = store.list_messages(&opportunity).await.unwrap();
             assert_eq!(
                 messages.last().unwrap().parts[0],
                 index_negotiation::MessagePart::Text {
@@ -167,12 +159,12 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
         }
         let again = deliver_answers(&store, &"dana".parse().unwrap(), &questions, &answers).await;
         assert_eq!(again.resumed().count(), 0);
-        assert!(
-            again
-                .negotiations
-                .iter()
-                .all(|r| matches!(r.outcome, RefOutcome::NotWaiting | RefOutcome::Unknown))
-        );
+        assert!(again.negotiations.iter().all(|r| matches!(
+            r.outcome,
+            RefOutcome::NotWaiting {
+                rejection: AnswerRejection::AlreadyAnswered
+            } | RefOutcome::Unknown
+        )));
         assert_eq!(
             store
                 .list_messages(&OpportunityId::parse(id(0)).unwrap())
@@ -192,7 +184,12 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
             &[(0, "Mine".into())],
         )
         .await;
-        assert_eq!(report.negotiations[0].outcome, RefOutcome::NotWaiting);
+        assert_eq!(
+            report.negotiations[0].outcome,
+            RefOutcome::NotWaiting {
+                rejection: AnswerRejection::NotTheOwner
+            }
+        );
         // A stranger learns nothing.
         let report = deliver_answers(
             &store,
@@ -206,54 +203,40 @@ fn an_answer_resumes_its_whole_set_once_and_redelivery_changes_nothing() {
 }
 
 #[test]
-fn an_answer_recorded_before_a_crash_is_resumed_on_redelivery() {
+fn a_blank_answer_is_refused_and_uses_nothing_up() {
     runtime().block_on(async {
         let store = parked(1).await;
         let opportunity = OpportunityId::parse(id(0)).unwrap();
-        // The crash: the answer is recorded, the resume never happened.
-        let turns = store
-            .get_negotiation(&opportunity)
-            .await
-            .unwrap()
-            .unwrap()
-            .turn_count;
-        store
-            .append_message(
-                &opportunity,
-                &answer_message(&"dana".parse().unwrap(), &question(), "1% to 3%", turns),
-            )
-            .await
-            .unwrap();
-        assert!(
-            store
-                .get_negotiation(&opportunity)
-                .await
-                .unwrap()
-                .unwrap()
-                .awaiting_user_id
-                .is_none()
+        let dana: UserId = "dana".parse().unwrap();
+        let questions = block(&[vec![0]]);
+        let report = deliver_answers(&store, &dana, &questions, &[(0, " \n\t ".into())]).await;
+        assert_eq!(
+            report.negotiations[0].outcome,
+            RefOutcome::Refused {
+                rejection: AnswerRejection::BlankAnswer
+            }
         );
-        let report = deliver_answers(
-            &store,
-            &"dana".parse().unwrap(),
-            &block(&[vec![0]]),
-            &[(0, "1% to 3%".into())],
-        )
-        .await;
-        assert_eq!(report.negotiations[0].outcome, RefOutcome::Recovered);
         assert_eq!(
             store.list_messages(&opportunity).await.unwrap().len(),
-            2,
-            "recorded once"
+            1,
+            "nothing recorded"
         );
-        let again = deliver_answers(
-            &store,
-            &"dana".parse().unwrap(),
-            &block(&[vec![0]]),
-            &[(0, "1% to 3%".into())],
-        )
-        .await;
-        assert_eq!(again.negotiations[0].outcome, RefOutcome::NotWaiting);
+        assert_eq!(
+            waiting_on(&store, 0).await,
+            Some("dana".into()),
+            "still parked"
+        );
+        let report = deliver_answers(&store, &dana, &questions, &[(0, " 3% \n".into())]).await;
+        assert_eq!(report.negotiations[0].outcome, RefOutcome::Resumed);
+        let state = store
+            .read_negotiation_state(&opportunity)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            state.park.and_then(|park| park.answer).as_deref(),
+            Some("3%")
+        );
     });
 }
 

@@ -664,32 +664,73 @@ async fn shutting_down_under_load_loses_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_parked_negotiation_shows_its_question_and_an_answer_resumes_it() {
+async fn a_parked_negotiation_shows_its_question_to_its_person_only_and_an_answer_resumes_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut host = Running::start(sqlite(&dir).await).await;
     host.open(OPP).await;
-    host.turn(OPP, &host.dana, "propose", "1% equity?").await;
-    host.turn(OPP, &host.sam, "decline", "Too low.").await;
-    host.store
-        .append_message(
-            &OpportunityId::parse(OPP).unwrap(),
-            &support::park_message("dana"),
-        )
-        .await
-        .unwrap();
+    support::stall_and_park(&host.store, &OpportunityId::parse(OPP).unwrap(), "dana").await;
 
-    let seen = host
+    let view = |key: String| {
+        let host = &host;
+        async move {
+            host.call(
+                "GET",
+                &format!("/opportunities/{OPP}/negotiation"),
+                Some(&key),
+                None,
+            )
+            .await
+        }
+    };
+    let owner = view(host.dana.clone()).await;
+    assert_eq!(owner.body["parked"]["userId"], "dana");
+    assert_eq!(
+        owner.body["parked"]["question"]["prompt"],
+        "How much equity?"
+    );
+    assert_eq!(owner.body["negotiation"]["waitingOn"], "dana");
+    let other = view(host.sam.clone()).await;
+    assert_eq!(
+        other.body["parked"],
+        json!(null),
+        "sam never sees dana's question"
+    );
+    assert_eq!(other.body["state"].get("park"), None);
+    assert_eq!(
+        other.body["negotiation"]["waitingOn"], "dana",
+        "but knows whose answer it waits on"
+    );
+    assert!(
+        !other.body.to_string().contains("How much equity"),
+        "{}",
+        other.body
+    );
+    let records = host
         .call(
             "GET",
-            &format!("/opportunities/{OPP}/negotiation"),
+            &format!("/opportunities/{OPP}/negotiation/messages"),
             Some(&host.sam),
             None,
         )
         .await;
-    assert_eq!(seen.body["parked"]["userId"], "dana");
+    assert!(
+        !records.body.to_string().contains("How much equity"),
+        "{}",
+        records.body
+    );
+    let resumed = host
+        .call(
+            "POST",
+            &format!("/opportunities/{OPP}/negotiation/resume"),
+            Some(&host.sam),
+            None,
+        )
+        .await;
     assert_eq!(
-        seen.body["parked"]["question"]["prompt"],
-        "How much equity?"
+        (resumed.status, code(&resumed)),
+        (409, "awaiting_answer"),
+        "{}",
+        resumed.body
     );
 
     let block =
@@ -704,6 +745,22 @@ async fn a_parked_negotiation_shows_its_question_and_an_answer_resumes_it() {
         )
         .await;
     assert_eq!(stranger.body["negotiations"][0]["outcome"], "unknown");
+    for blank in ["", "  \n\u{3000}"] {
+        let refused = host
+            .call(
+                "POST",
+                "/answers",
+                Some(&host.dana),
+                Some(json!({"block": block, "answers": [{"question": 0, "answer": blank}]})),
+            )
+            .await;
+        assert_eq!(
+            (refused.status, code(&refused)),
+            (400, "blank_answer"),
+            "{}",
+            refused.body
+        );
+    }
     let answered = host
         .call("POST", "/answers", Some(&host.dana), Some(answers.clone()))
         .await;
@@ -728,6 +785,10 @@ async fn a_parked_negotiation_shows_its_question_and_an_answer_resumes_it() {
         .call("POST", "/answers", Some(&host.dana), Some(answers))
         .await;
     assert_eq!(again.body["negotiations"][0]["outcome"], "not_waiting");
+    assert_eq!(
+        again.body["negotiations"][0]["rejection"],
+        "already_answered"
+    );
     let neither = host
         .call(
             "POST",
@@ -795,6 +856,24 @@ async fn a_seat_parks_with_the_hosts_model_and_a_host_without_one_refuses() {
     );
     let message = parked.body["message"].as_str().unwrap();
     assert!(index_question_block::parse_question_message(message).is_some());
+    assert!(
+        !message.contains("Sam"),
+        "the message never names the other seat: {message}"
+    );
+    // Parked already: refused by the rules, before any model call (the
+    // scripted model has no second answer, so a call would fail).
+    let again = with_model
+        .call("POST", &path, Some(&without.sam), Some(json!({})))
+        .await;
+    assert_eq!(
+        (
+            again.body["outcome"].clone(),
+            again.body["rejection"].clone()
+        ),
+        (json!("refused"), json!("already_parked")),
+        "{}",
+        again.body
+    );
     let unknown_field = with_model
         .call(
             "POST",
@@ -811,7 +890,7 @@ async fn a_seat_parks_with_the_hosts_model_and_a_host_without_one_refuses() {
         .call(
             "GET",
             &format!("/opportunities/{OPP}/negotiation"),
-            Some(&without.sam),
+            Some(&without.dana),
             None,
         )
         .await;
@@ -819,6 +898,15 @@ async fn a_seat_parks_with_the_hosts_model_and_a_host_without_one_refuses() {
         seen.body["parked"]["question"]["prompt"],
         "How much equity could you offer?"
     );
+    let other = without
+        .call(
+            "GET",
+            &format!("/opportunities/{OPP}/negotiation"),
+            Some(&without.sam),
+            None,
+        )
+        .await;
+    assert_eq!(other.body["parked"], json!(null));
     let mut without = without;
     without.stop().await;
     with_model.stop().await;

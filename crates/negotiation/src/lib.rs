@@ -61,7 +61,7 @@ pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATIO
 pub use ids::{IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid};
 pub use question_loop::{
     AnswerDecision, AnswerPermitted, AnswerRejection, NEGOTIATION_ANSWER_LIMIT, Park, ParkDecision,
-    ParkPermitted, ParkRejection, check_answer, decide_answer, decide_park,
+    ParkPermitted, ParkRejection, check_answer, decide_answer, decide_park, is_visible_to,
 };
 pub use rules::{
     NegotiationObservation, current_round, decide_negotiation_opening, decide_negotiation_resume,

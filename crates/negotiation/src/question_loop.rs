@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use index_js as js;
 use index_question_block::StructuredQuestion;
 
+use crate::ask::{ASK_USER_ACTION, ASK_USER_ANSWER_ACTION, NegotiationMessage, agent_sender_id};
 use crate::decision::Decision;
 use crate::ids::UserId;
 use crate::rules::current_round;
@@ -327,6 +328,61 @@ pub fn check_answer(answer: &str) -> Result<&str, AnswerRejection> {
         0 => Err(AnswerRejection::BlankAnswer),
         length if length > NEGOTIATION_ANSWER_LIMIT => Err(AnswerRejection::AnswerTooLong),
         _ => Ok(answer),
+    }
+}
+
+impl NegotiationState {
+    /// The state as `user_id`'s seat may see it: a park that is the other
+    /// person's is left out, question and answer, since what a person is
+    /// unsure of is theirs to tell. (Whose answer it waits on stays a
+    /// fact both seats see; stores report it in their summaries.)
+    ///
+    /// ```
+    /// use index_negotiation::*;
+    /// use index_question_block::{QuestionOption, StructuredQuestion};
+    /// let (alice, bob) = (UserId::parse("alice")?, UserId::parse("bob")?);
+    /// let mut state = NegotiationState::opened(alice.clone(), bob.clone());
+    /// let option = |l: &str| QuestionOption { label: l.into(), description: format!("Go with {l}.") };
+    /// let question = StructuredQuestion { title: "Budget".into(), prompt: "Which budget?".into(), options: vec![option("Low"), option("High")], multi_select: false };
+    /// state.park = Some(Park { user_id: alice.clone(), question, answer: None });
+    /// assert!(state.clone().seen_by(&alice).park.is_some());
+    /// assert!(state.seen_by(&bob).park.is_none());
+    /// # Ok::<(), InvalidId>(())
+    /// ```
+    #[must_use]
+    pub fn seen_by(mut self, user_id: &UserId) -> Self {
+        if self
+            .park
+            .as_ref()
+            .is_some_and(|park| park.user_id != *user_id)
+        {
+            self.park = None;
+        }
+        self
+    }
+}
+
+/// Whether `user_id`'s seat may read `message` from the negotiation's
+/// record: every message but another person's park question and their
+/// answer to it (see [`NegotiationState::seen_by`]).
+///
+/// ```
+/// use index_negotiation::{ask_user_answer_message, is_visible_to, UserId};
+/// let (alice, bob) = (UserId::parse("alice")?, UserId::parse("bob")?);
+/// let answer = ask_user_answer_message(&alice, "Budget", "Low");
+/// assert!(is_visible_to(&answer, &alice));
+/// assert!(!is_visible_to(&answer, &bob));
+/// # Ok::<(), index_negotiation::InvalidId>(())
+/// ```
+pub fn is_visible_to(message: &NegotiationMessage, user_id: &UserId) -> bool {
+    let action = message
+        .data()
+        .and_then(|data| data.get("action"))
+        .and_then(serde_json::Value::as_str);
+    match action {
+        Some(ASK_USER_ACTION) => message.sender_id == agent_sender_id(user_id),
+        Some(ASK_USER_ANSWER_ACTION) => message.sender_id == format!("user:{user_id}"),
+        _ => true,
     }
 }
 

@@ -1,5 +1,7 @@
-//! The author: at most two model calls, each under the turn timeout, and
-//! every failure read as "no gap".
+//! The author: at most two model calls, each under the turn timeout. The
+//! reference reads every failure as "no gap"; here a failure is its own
+//! answer, so the park decision still ends without a park but an operator
+//! learns why.
 
 use std::time::Duration;
 
@@ -17,10 +19,47 @@ use crate::prompt::stall_gap_messages;
 /// Finds the one question a stalled negotiation needs answered.
 #[async_trait]
 pub trait StallGapAuthor: Send + Sync {
-    /// The gap, or `None` when there is none worth asking about. Never an
-    /// error: the caller treats every `None` the same, as a stall with no
-    /// park.
-    async fn author(&self, input: &StallGapAuthorInput) -> Option<NegotiationStallGap>;
+    /// The gap, or `Ok(None)` when there is none worth asking about.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthorFailure`] when the author could not tell (the model failed,
+    /// timed out, or never answered in the expected shape). The park
+    /// decision treats it as the reference treats a missing gap, a stall
+    /// with no park, and reports it.
+    async fn author(
+        &self,
+        input: &StallGapAuthorInput,
+    ) -> Result<Option<NegotiationStallGap>, AuthorFailure>;
+}
+
+/// Why an author could not tell whether there is a gap.
+///
+/// ```
+/// use index_stall_gap::AuthorFailure;
+/// let failure = AuthorFailure::Timeout { timeout_ms: 15_000 };
+/// assert_eq!(failure.to_string(), "the model did not answer within 15000 ms");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthorFailure {
+    /// The model call failed (unreachable, an HTTP error, a body that is
+    /// not JSON), with what the model seam said.
+    #[error("the model call failed: {0}")]
+    Model(String),
+    /// The model did not answer within the turn timeout.
+    #[error("the model did not answer within {timeout_ms} ms")]
+    Timeout {
+        /// The timeout, in milliseconds.
+        timeout_ms: u64,
+    },
+    /// Every answer the model gave lacked the output's shape, or claimed a
+    /// gap without a reason and a question.
+    #[error("the model's {attempts} answers did not have the expected shape")]
+    Unreadable {
+        /// How many answers it gave.
+        attempts: usize,
+    },
 }
 
 /// The most model calls one authoring makes.
@@ -31,7 +70,8 @@ pub const MAX_MODEL_CALLS: usize = 2;
 /// Each call runs under the turn timeout. An answer that does not have the
 /// output's shape, or claims a gap without a reason and a question, earns
 /// one more call; `hasGap: false` is final at once; a model error or a
-/// timeout ends the authoring with no gap.
+/// timeout ends the authoring with an [`AuthorFailure`], as do two unreadable
+/// answers.
 #[derive(Debug, Clone)]
 pub struct ModelStallGapAuthor<M> {
     model: M,
@@ -120,7 +160,10 @@ pub fn read_stall_gap_output(value: &Value) -> StallGapOutput {
 
 #[async_trait]
 impl<M: StructuredModel> StallGapAuthor for ModelStallGapAuthor<M> {
-    async fn author(&self, input: &StallGapAuthorInput) -> Option<NegotiationStallGap> {
+    async fn author(
+        &self,
+        input: &StallGapAuthorInput,
+    ) -> Result<Option<NegotiationStallGap>, AuthorFailure> {
         let messages = stall_gap_messages(input);
         for attempt in 1..=MAX_MODEL_CALLS {
             let value = match tokio::time::timeout(self.timeout, self.model.complete(&messages))
@@ -129,20 +172,21 @@ impl<M: StructuredModel> StallGapAuthor for ModelStallGapAuthor<M> {
                 Ok(Ok(value)) => value,
                 Ok(Err(err)) => {
                     tracing::warn!(error = %err, attempt, "stall-gap model call failed; no park");
-                    return None;
+                    return Err(AuthorFailure::Model(err.to_string()));
                 }
                 Err(_) => {
+                    let timeout_ms = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
                     tracing::warn!(
-                        timeout_ms = self.timeout.as_millis(),
+                        timeout_ms,
                         attempt,
                         "stall-gap model call timed out; no park"
                     );
-                    return None;
+                    return Err(AuthorFailure::Timeout { timeout_ms });
                 }
             };
             match read_stall_gap_output(&value) {
-                StallGapOutput::Gap(gap) => return Some(gap),
-                StallGapOutput::NoGap => return None,
+                StallGapOutput::Gap(gap) => return Ok(Some(gap)),
+                StallGapOutput::NoGap => return Ok(None),
                 StallGapOutput::Malformed => {
                     tracing::warn!(attempt, "stall-gap output does not have the expected shape")
                 }
@@ -152,7 +196,9 @@ impl<M: StructuredModel> StallGapAuthor for ModelStallGapAuthor<M> {
                 ),
             }
         }
-        None
+        Err(AuthorFailure::Unreadable {
+            attempts: MAX_MODEL_CALLS,
+        })
     }
 }
 

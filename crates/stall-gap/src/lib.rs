@@ -4,7 +4,8 @@
 //!
 //! * [`ModelStallGapAuthor`] asks a [`StructuredModel`] (the seam a host
 //!   plugs its provider into) for the gap, at most twice, each call under
-//!   the negotiator's turn timeout. Every failure means "no gap".
+//!   the negotiator's turn timeout. A failure is an [`AuthorFailure`], which
+//!   the park decision reports as it ends without a park.
 //! * [`check_authored_negotiation_question`] (and its boolean form,
 //!   [`is_safe_authored_negotiation_question`]) is the fail-closed gate a
 //!   question must pass before a person sees it, with a [`GateRule`] as the
@@ -27,7 +28,7 @@
 //!     stall_reason: StallReason::Stalled,
 //!     conversation: None,
 //! };
-//! assert_eq!(author.author(&input).await, None);
+//! assert_eq!(author.author(&input).await, Ok(None));
 //! # });
 //! ```
 
@@ -41,9 +42,11 @@ mod prompt;
 mod safety;
 #[cfg(feature = "testing")]
 mod scripted;
+mod stored;
 
 pub use author::{
-    MAX_MODEL_CALLS, ModelStallGapAuthor, StallGapAuthor, StallGapOutput, read_stall_gap_output,
+    AuthorFailure, MAX_MODEL_CALLS, ModelStallGapAuthor, StallGapAuthor, StallGapOutput,
+    read_stall_gap_output,
 };
 pub use input::{
     ConversationMessage, ConversationRole, NegotiationStallGap, Signal, StallGapAuthorInput,
@@ -67,3 +70,4 @@ pub use safety::{
 };
 #[cfg(feature = "testing")]
 pub use scripted::{Scripted, ScriptedModel};
+pub use stored::{ParkError, ParkRequest, Parked, park_negotiation, question_message};

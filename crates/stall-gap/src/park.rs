@@ -4,11 +4,12 @@
 use async_trait::async_trait;
 
 use index_negotiation::{
-    AskUser, AskUserAssessment, AskUserTurn, IntentId, NegotiationMessage, OpportunityId,
-    SuggestedRoles, UserId, agent_sender_id, count_negotiation_ask_rounds, has_prior_ask_user,
+    AskUser, AskUserAssessment, AskUserTurn, Decision, IntentId, NegotiationMessage, OpportunityId,
+    ParkDecision, ParkRejection, SuggestedRoles, UserId, agent_sender_id,
+    count_negotiation_ask_rounds, has_prior_ask_user,
 };
 
-use crate::author::StallGapAuthor;
+use crate::author::{AuthorFailure, StallGapAuthor};
 use crate::input::{
     ConversationMessage, NegotiationStallGap, Signal, StallGapAuthorInput, StallReason,
     TranscriptTurn,
@@ -24,11 +25,18 @@ pub const NEGOTIATION_PARK_REASONING: &str =
 /// Actions that end a negotiation as an explicit refusal, not a stall.
 pub const REJECT_LIKE_ACTIONS: [&str; 2] = ["reject", "decline"];
 
-/// Persists one negotiation message; any store's message record can be one.
+/// Records a park: a store's park commit, where the rules decide again
+/// under the negotiation's lock (see `Negotiations::park` in
+/// `index-negotiation-store`).
 #[async_trait]
 pub trait ParkSink: Send + Sync {
-    /// Appends `message` to the negotiation's record.
-    async fn persist(&self, message: &NegotiationMessage) -> Result<(), ParkSinkError>;
+    /// Records `turn` as the park of `user_id`'s agent, if the rules still
+    /// permit it; a refusal (a racing park or turn won) writes nothing.
+    async fn persist(
+        &self,
+        user_id: &UserId,
+        turn: &AskUserTurn,
+    ) -> Result<ParkDecision, ParkSinkError>;
 }
 
 /// Why a park could not be persisted.
@@ -117,8 +125,11 @@ pub struct ParkContext {
     pub counterparty_name: Option<String>,
     /// The roles the last turn suggested; peers when none.
     pub last_suggested_roles: Option<SuggestedRoles>,
-    /// The negotiation's message record, for the ask-round budget.
+    /// The negotiation's message record, whose other-seat reasoning the
+    /// question may not echo.
     pub messages: Vec<NegotiationMessage>,
+    /// The ask rounds the negotiation has spent (its state's count).
+    pub ask_rounds: usize,
     /// The ask-round cap in force.
     pub ask_rounds_cap: usize,
 }
@@ -140,12 +151,30 @@ pub enum ParkOutcome {
         /// Why it stalled.
         stall_reason: StallReason,
     },
+    /// The author could not tell (the model failed, timed out or never
+    /// answered in shape): a terminal stall, as the reference has it, but
+    /// reported, since it is an operator's problem and not the
+    /// negotiation's.
+    AuthorFailed {
+        /// Why it stalled.
+        stall_reason: StallReason,
+        /// What went wrong.
+        failure: AuthorFailure,
+    },
     /// The gate refused the authored question: a terminal stall.
     UnsafeGap {
         /// Why it stalled.
         stall_reason: StallReason,
         /// Which rule refused it, on which field.
         refusal: GateRefusal,
+    },
+    /// The rules refused the park when it was committed: another park, a
+    /// resume or a turn won the race while the question was authored.
+    Refused {
+        /// Why it stalled.
+        stall_reason: StallReason,
+        /// Why the commit refused.
+        rejection: ParkRejection,
     },
     /// The park could not be persisted: a terminal stall.
     SinkFailed {
@@ -173,8 +202,11 @@ pub enum ParkOutcome {
 /// and network. At or over the ask-round cap the stall is terminal without
 /// calling the author. Otherwise the author is asked; a gap the safety gate
 /// passes (checked against the counterparty's name, the seed reasoning and
-/// the reasoning of the other seat's turns in the record) is persisted as an `ask_user` park turn from the source side's agent.
-/// Every failure ends as a terminal stall: this never returns an error.
+/// the reasoning of the other seat's turns in the record) is handed to the
+/// sink as an `ask_user` park turn from the source side's agent, and the
+/// sink's commit decides once more under the lock (the model call took
+/// time; the negotiation may have moved). Every failure ends as a terminal
+/// stall, each with its own outcome: this never returns an error.
 pub async fn park_stalled_negotiation(
     end: &NegotiationEnd,
     context: ParkContext,
@@ -188,7 +220,7 @@ pub async fn park_stalled_negotiation(
         return ParkOutcome::NotApplicable;
     }
     let stall_reason = end.stall_reason();
-    let ask_rounds = count_negotiation_ask_rounds(&context.messages);
+    let ask_rounds = context.ask_rounds;
     let cap = context.ask_rounds_cap;
     if ask_rounds >= cap {
         tracing::info!(
@@ -210,8 +242,21 @@ pub async fn park_stalled_negotiation(
         stall_reason,
         conversation: context.conversation,
     };
-    let Some(gap) = author.author(&input).await else {
-        return ParkOutcome::NoGap { stall_reason };
+    let gap = match author.author(&input).await {
+        Ok(Some(gap)) => gap,
+        Ok(None) => return ParkOutcome::NoGap { stall_reason },
+        Err(failure) => {
+            tracing::warn!(
+                name: "negotiation_park_author_failed",
+                opportunity_id,
+                error = %failure,
+                "the stall-gap author failed; the negotiation stalls without a park"
+            );
+            return ParkOutcome::AuthorFailed {
+                stall_reason,
+                failure,
+            };
+        }
     };
     let forbidden_identifiers: Vec<String> = context
         .counterparty_name
@@ -258,31 +303,47 @@ pub async fn park_stalled_negotiation(
             question: gap.question.clone(),
         },
     };
+    let permitted = match sink.persist(&context.source_user_id, &turn).await {
+        Ok(Decision::Permitted(permitted)) => permitted,
+        Ok(Decision::Refused(rejection)) => {
+            tracing::info!(
+                name: "negotiation_park_refused",
+                opportunity_id,
+                rejection = rejection.as_str(),
+                "the negotiation changed while its question was authored; no park"
+            );
+            return ParkOutcome::Refused {
+                stall_reason,
+                rejection,
+            };
+        }
+        Err(err) => {
+            tracing::error!(
+                name: "negotiation_park_failed",
+                opportunity_id,
+                error = %err,
+                "could not park the stalled negotiation"
+            );
+            return ParkOutcome::SinkFailed {
+                stall_reason,
+                error: err.to_string(),
+            };
+        }
+    };
+    let ask_rounds = permitted.ask_rounds;
     let message = turn.to_message(&context.source_user_id);
-    if let Err(err) = sink.persist(&message).await {
-        tracing::error!(
-            name: "negotiation_park_failed",
-            opportunity_id,
-            error = %err,
-            "could not park the stalled negotiation"
-        );
-        return ParkOutcome::SinkFailed {
-            stall_reason,
-            error: err.to_string(),
-        };
-    }
     tracing::info!(
         name: "negotiation_parked",
         opportunity_id,
         recipient_user_id = context.source_user_id.as_str(),
-        ask_rounds = ask_rounds + 1,
+        ask_rounds,
         ask_rounds_cap = cap,
         stall_reason = stall_reason.as_str(),
         "negotiation parked on a question for its person"
     );
     ParkOutcome::Parked {
         stall_reason,
-        ask_rounds: ask_rounds + 1,
+        ask_rounds,
         gap,
         message,
     }

@@ -73,7 +73,9 @@ fn gap_answer() -> Value {
     })
 }
 
-async fn run(answers: Vec<Scripted>) -> (Option<NegotiationStallGap>, usize) {
+async fn run(
+    answers: Vec<Scripted>,
+) -> (Result<Option<NegotiationStallGap>, AuthorFailure>, usize) {
     let model = std::sync::Arc::new(ScriptedModel::new(answers));
     let author =
         ModelStallGapAuthor::with_timeout_ms(std::sync::Arc::clone(&model), Some(15_000.0));
@@ -84,7 +86,7 @@ async fn run(answers: Vec<Scripted>) -> (Option<NegotiationStallGap>, usize) {
 #[tokio::test]
 async fn a_valid_first_answer_is_the_gap() {
     let (gap, calls) = run(vec![Scripted::Value(gap_answer())]).await;
-    let gap = gap.unwrap();
+    let gap = gap.unwrap().unwrap();
     assert_eq!(
         gap.reason,
         NegotiationConsultationReason::InsufficientCommitmentAuthority
@@ -101,7 +103,7 @@ async fn an_invalid_answer_earns_one_more_call() {
     ])
     .await;
     assert_eq!(
-        gap.unwrap().question.title,
+        gap.unwrap().unwrap().question.title,
         "Pilot price",
         "the second answer's gap"
     );
@@ -109,7 +111,7 @@ async fn an_invalid_answer_earns_one_more_call() {
 }
 
 #[tokio::test]
-async fn two_invalid_answers_mean_no_gap() {
+async fn two_invalid_answers_are_an_unreadable_model() {
     let bad = json!({"hasGap": true, "reason": "insufficient_commitment_authority", "question": {"title": "x"}});
     let (gap, calls) = run(vec![
         Scripted::Value(bad.clone()),
@@ -117,7 +119,7 @@ async fn two_invalid_answers_mean_no_gap() {
         Scripted::Value(gap_answer()),
     ])
     .await;
-    assert_eq!(gap, None);
+    assert_eq!(gap, Err(AuthorFailure::Unreadable { attempts: 2 }));
     assert_eq!(calls, 2, "never a third call");
 }
 
@@ -128,7 +130,7 @@ async fn has_gap_false_is_final_after_one_call() {
         Scripted::Value(gap_answer()),
     ])
     .await;
-    assert_eq!(gap, None);
+    assert_eq!(gap, Ok(None));
     assert_eq!(calls, 1);
 }
 
@@ -142,7 +144,7 @@ async fn a_gap_without_a_question_is_retried() {
     ])
     .await;
     assert_eq!(
-        gap.unwrap().question.title,
+        gap.unwrap().unwrap().question.title,
         "Pilot price",
         "the second answer's gap"
     );
@@ -154,30 +156,33 @@ async fn a_gap_without_a_question_is_retried() {
         Scripted::Value(json!({"hasGap": true})),
     ])
     .await;
-    assert_eq!(gap, None);
+    assert_eq!(gap, Err(AuthorFailure::Unreadable { attempts: 2 }));
     assert_eq!(calls, 2);
 }
 
 #[tokio::test]
-async fn a_model_error_means_no_gap_without_a_retry() {
+async fn a_model_error_is_a_failure_without_a_retry() {
     let (gap, calls) = run(vec![
         Scripted::Error("rate limited".into()),
         Scripted::Value(gap_answer()),
     ])
     .await;
-    assert_eq!(gap, None);
+    assert!(
+        matches!(&gap, Err(AuthorFailure::Model(cause)) if cause.contains("rate limited")),
+        "{gap:?}"
+    );
     assert_eq!(calls, 1);
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_timeout_means_no_gap() {
+async fn a_timeout_is_a_failure() {
     let slow = Scripted::Delayed(
         Duration::from_secs(16),
         Box::new(Scripted::Value(gap_answer())),
     );
     let started = tokio::time::Instant::now();
     let (gap, calls) = run(vec![slow, Scripted::Value(gap_answer())]).await;
-    assert_eq!(gap, None);
+    assert_eq!(gap, Err(AuthorFailure::Timeout { timeout_ms: 15_000 }));
     assert_eq!(calls, 1);
     assert_eq!(
         started.elapsed(),
@@ -190,7 +195,7 @@ async fn a_timeout_means_no_gap() {
     );
     let (gap, calls) = run(vec![just_in_time]).await;
     assert_eq!(
-        (gap.map(|gap| gap.question.title), calls),
+        (gap.unwrap().map(|gap| gap.question.title), calls),
         (Some("Pilot price".to_owned()), 1),
         "an answer just inside the timeout counts"
     );

@@ -43,6 +43,7 @@ async fn a_gap_comes_back_from_a_strict_json_schema_request() {
         .await
         .author(&input())
         .await
+        .expect("an answer")
         .expect("a gap");
     assert_eq!(found.question.prompt, "How much equity would you accept?");
     assert_eq!(found.question.options.len(), 2);
@@ -78,7 +79,7 @@ async fn a_rate_limit_is_retried_once_after_its_retry_after() {
             .await
             .author(&input())
             .await
-            .is_some()
+            .is_ok_and(|gap| gap.is_some())
     );
     assert!(
         started.elapsed() >= Duration::from_millis(950),
@@ -86,7 +87,7 @@ async fn a_rate_limit_is_retried_once_after_its_retry_after() {
     );
     assert_eq!(fake.request_count(), 2);
 
-    // Two server errors in a row: no gap, after exactly one retry per call.
+    // Two server errors in a row: a failure, after exactly one retry per call.
     let (fake, base) = Fake::start([
         Reply::Status(503, Some(0)),
         Reply::Status(503, Some(0)),
@@ -94,27 +95,27 @@ async fn a_rate_limit_is_retried_once_after_its_retry_after() {
         Reply::Status(500, None),
     ])
     .await;
-    assert!(
-        author(&base, 5_000.0)
-            .await
-            .author(&input())
-            .await
-            .is_none()
-    );
+    assert!(matches!(
+        author(&base, 5_000.0).await.author(&input()).await,
+        Err(AuthorFailure::Model(_))
+    ));
     assert_eq!(
         fake.request_count(),
         2,
         "a model error is final for the author: one call, one retry"
     );
 
-    // A Retry-After longer than the author's timeout ends in no gap, in time.
+    // A Retry-After longer than the author's timeout ends in a timeout, in time.
     let (_, base) = Fake::start([
         Reply::Status(429, Some(4)),
         Reply::Content(gap("Never read.")),
     ])
     .await;
     let started = std::time::Instant::now();
-    assert!(author(&base, 500.0).await.author(&input()).await.is_none());
+    assert_eq!(
+        author(&base, 500.0).await.author(&input()).await,
+        Err(AuthorFailure::Timeout { timeout_ms: 500 })
+    );
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "bounded by the author's timeout"
@@ -122,7 +123,7 @@ async fn a_rate_limit_is_retried_once_after_its_retry_after() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_failure_is_no_gap() {
+async fn every_failure_is_a_failure_that_never_shows_the_key() {
     for (name, replies) in [
         (
             "not JSON content",
@@ -144,31 +145,33 @@ async fn every_failure_is_no_gap() {
         ("a 401", vec![Reply::Status(401, None)]),
     ] {
         let (_, base) = Fake::start(replies).await;
+        let failure = author(&base, 5_000.0)
+            .await
+            .author(&input())
+            .await
+            .expect_err(name);
         assert!(
-            author(&base, 5_000.0)
-                .await
-                .author(&input())
-                .await
-                .is_none(),
-            "{name}"
+            !failure.to_string().contains("sk-test-secret"),
+            "{name}: {failure}"
         );
+        assert!(!format!("{failure:?}").contains("sk-test-secret"), "{name}");
     }
     // A server that takes longer than the author's timeout.
     let (_, base) = Fake::start([Reply::Slow(Duration::from_secs(3))]).await;
     let started = std::time::Instant::now();
-    assert!(author(&base, 300.0).await.author(&input()).await.is_none());
+    assert_eq!(
+        author(&base, 300.0).await.author(&input()).await,
+        Err(AuthorFailure::Timeout { timeout_ms: 300 })
+    );
     assert!(started.elapsed() < Duration::from_secs(2));
     // Nobody listening.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", closed.local_addr().unwrap());
     drop(closed);
-    assert!(
-        author(&base, 2_000.0)
-            .await
-            .author(&input())
-            .await
-            .is_none()
-    );
+    assert!(matches!(
+        author(&base, 2_000.0).await.author(&input()).await,
+        Err(AuthorFailure::Model(_))
+    ));
 }
 
 #[test]

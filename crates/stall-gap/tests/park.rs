@@ -13,7 +13,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use index_negotiation::{MessagePart, NegotiationMessage, SuggestedRoles};
+use index_negotiation::{
+    AskUserTurn, Decision, MessagePart, NegotiationMessage, ParkDecision, ParkPermitted,
+    ParkRejection, SuggestedRoles, UserId,
+};
 use index_stall_gap::*;
 use serde_json::json;
 use tracing::field::{Field, Visit};
@@ -46,20 +49,37 @@ impl<S: tracing::Subscriber> Layer<S> for Capture {
     }
 }
 
+/// A sink that records what it is given, as a commit that permits it
+/// after `prior` ask rounds would; or fails; or refuses as a commit that
+/// lost a race would.
 #[derive(Default)]
 struct RecordingSink {
     persisted: Mutex<Vec<NegotiationMessage>>,
+    prior: usize,
     fail: bool,
+    refuse: Option<ParkRejection>,
 }
 
 #[async_trait]
 impl ParkSink for RecordingSink {
-    async fn persist(&self, message: &NegotiationMessage) -> Result<(), ParkSinkError> {
+    async fn persist(
+        &self,
+        user_id: &UserId,
+        turn: &AskUserTurn,
+    ) -> Result<ParkDecision, ParkSinkError> {
         if self.fail {
             return Err(ParkSinkError("disk full".into()));
         }
-        self.persisted.lock().unwrap().push(message.clone());
-        Ok(())
+        if let Some(rejection) = self.refuse {
+            return Ok(Decision::Refused(rejection));
+        }
+        self.persisted
+            .lock()
+            .unwrap()
+            .push(turn.to_message(user_id));
+        Ok(Decision::Permitted(ParkPermitted {
+            ask_rounds: self.prior + 1,
+        }))
     }
 }
 
@@ -104,6 +124,7 @@ fn context(prior_asks: usize) -> ParkContext {
         messages: (0..prior_asks)
             .map(|i| ask(if i % 2 == 0 { "dana" } else { "sam" }))
             .collect(),
+        ask_rounds: prior_asks,
         ask_rounds_cap: 3,
     }
 }
@@ -132,15 +153,25 @@ async fn run(
     answers: Vec<Scripted>,
     sink_fails: bool,
 ) -> Run {
+    let sink = RecordingSink {
+        fail: sink_fails,
+        prior: context.ask_rounds,
+        ..RecordingSink::default()
+    };
+    run_into(end, context, answers, sink).await
+}
+
+async fn run_into(
+    end: NegotiationEnd,
+    context: ParkContext,
+    answers: Vec<Scripted>,
+    sink: RecordingSink,
+) -> Run {
     let captured: Captured = Arc::default();
     let subscriber = tracing_subscriber::registry().with(Capture(Arc::clone(&captured)));
     let _guard = tracing::subscriber::set_default(subscriber);
     let model = Arc::new(ScriptedModel::new(answers));
     let author = ModelStallGapAuthor::with_timeout_ms(Arc::clone(&model), Some(5_000.0));
-    let sink = RecordingSink {
-        fail: sink_fails,
-        ..RecordingSink::default()
-    };
     let outcome = park_stalled_negotiation(&end, context, &author, &sink).await;
     Run {
         outcome,
@@ -246,13 +277,63 @@ async fn no_gap_is_a_terminal_stall() {
         }
     );
     assert_eq!((run.model_calls, run.persisted.len()), (1, 0));
+}
+
+#[tokio::test]
+async fn a_failing_author_is_a_terminal_stall_that_says_why() {
     let failing = run_with(vec![Scripted::Error("provider down".into())]).await;
+    let ParkOutcome::AuthorFailed {
+        stall_reason: StallReason::Stalled,
+        failure: AuthorFailure::Model(cause),
+    } = &failing.outcome
+    else {
+        panic!("{:?}", failing.outcome);
+    };
+    assert!(cause.contains("provider down"), "{cause}");
+    assert!(failing.persisted.is_empty());
+    let fields = event(&failing, "negotiation_park_author_failed").expect("a warning");
+    assert!(fields["error"].contains("provider down"));
+    let unreadable = run_with(vec![
+        Scripted::Value(json!({"hasGap": "yes"})),
+        Scripted::Value(json!([1])),
+    ])
+    .await;
     assert_eq!(
-        failing.outcome,
-        ParkOutcome::NoGap {
-            stall_reason: StallReason::Stalled
+        unreadable.outcome,
+        ParkOutcome::AuthorFailed {
+            stall_reason: StallReason::Stalled,
+            failure: AuthorFailure::Unreadable { attempts: 2 },
         }
     );
+    assert_eq!(unreadable.model_calls, 2);
+}
+
+#[tokio::test]
+async fn a_commit_that_lost_its_race_parks_nothing() {
+    let sink = RecordingSink {
+        refuse: Some(ParkRejection::AlreadyParked),
+        ..RecordingSink::default()
+    };
+    let run = run_into(
+        end(),
+        context(0),
+        vec![gap_answer("Which price should the retry quote?")],
+        sink,
+    )
+    .await;
+    assert_eq!(
+        run.outcome,
+        ParkOutcome::Refused {
+            stall_reason: StallReason::Stalled,
+            rejection: ParkRejection::AlreadyParked,
+        }
+    );
+    assert!(run.persisted.is_empty());
+    assert_eq!(
+        event(&run, "negotiation_park_refused").unwrap()["rejection"],
+        "already_parked"
+    );
+    assert!(event(&run, "negotiation_parked").is_none());
 }
 
 async fn run_with(answers: Vec<Scripted>) -> Run {

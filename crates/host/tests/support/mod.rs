@@ -165,8 +165,8 @@ pub fn question() -> index_question_block::StructuredQuestion {
     }
 }
 
-/// The park `user_id`'s agent records on [`question`].
-pub fn park_message(user_id: &str) -> index_negotiation::NegotiationMessage {
+/// The park a seat's agent records on [`question`].
+pub fn park_turn() -> index_negotiation::AskUserTurn {
     use index_negotiation::{
         AskUser, AskUserAssessment, AskUserTurn, NegotiationConsultationReason, SuggestedRoles,
     };
@@ -182,5 +182,37 @@ pub fn park_message(user_id: &str) -> index_negotiation::NegotiationMessage {
             question: question(),
         },
     }
-    .to_message(&user_id.parse().unwrap())
+}
+
+/// Runs a whole round between dana and sam (dana first) to the turn limit,
+/// then parks the negotiation on [`question`] for `parker`.
+#[allow(dead_code)] // not every test binary parks
+pub async fn stall_and_park<S: index_negotiation_store::NegotiationStore>(
+    store: &S,
+    id: &index_negotiation_store::OpportunityId,
+    parker: &str,
+) {
+    use index_negotiation::{NegotiationAction, NegotiationTurn};
+    let service = index_negotiation_store::Negotiations::new(store);
+    for n in 0..12 {
+        let (who, action) = if n % 2 == 0 {
+            ("dana", NegotiationAction::Propose)
+        } else {
+            ("sam", NegotiationAction::Counter)
+        };
+        let decision = service
+            .execute(
+                id,
+                &who.parse().unwrap(),
+                NegotiationTurn::new(action, format!("turn {n}")),
+            )
+            .await
+            .unwrap();
+        assert!(decision.is_ok(), "turn {n}: {decision:?}");
+    }
+    let parked = service
+        .park(id, &parker.parse().unwrap(), &park_turn())
+        .await
+        .unwrap();
+    assert!(parked.is_ok(), "{parked:?}");
 }

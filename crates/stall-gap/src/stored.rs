@@ -1,0 +1,282 @@
+//! Parking a stored negotiation: the park decision of [`crate::park`] run
+//! on what a store holds, committed through the store's park commit, and
+//! the question message that goes to the person.
+//!
+//! The model call is the slow part and runs outside any lock; the rules
+//! are asked before it (so nothing is authored for a negotiation that
+//! cannot park) and once more inside the commit, which alone decides.
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use index_negotiation::{
+    AskUserTurn, Decision, NegotiationAction, NegotiationOutcome, ParkDecision, ParkRejection,
+    current_round, decide_park,
+};
+use index_negotiation_store::{NegotiationStore, Negotiations, OpportunityId, StoreError, UserId};
+use index_question_block::{
+    QuestionBlock, QuestionBlockQuestion, StructuredQuestion, serialize_question_message_checked,
+};
+
+use crate::author::StallGapAuthor;
+use crate::input::{Signal, TranscriptTurn};
+use crate::park::{
+    NegotiationEnd, ParkContext, ParkOutcome, ParkSink, ParkSinkError, park_stalled_negotiation,
+};
+
+/// What a park knows of the person beyond the store: everything optional,
+/// with the store's ids standing in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ParkRequest {
+    /// The person's name, as the model addresses them [default: the user id].
+    pub name: Option<String>,
+    /// What the person is looking for, in a few words [default: the intent id].
+    pub signal_title: Option<String>,
+    /// What the person is looking for [default: the intent id].
+    pub signal: Option<String>,
+    /// Why the pair was matched; the question may not echo it.
+    pub seed_reasoning: Option<String>,
+    /// The other seat's name; neither the question nor the message around
+    /// it may contain it [default: its user id].
+    pub counterparty_name: Option<String>,
+    /// The network the pair met in [default: `local`].
+    pub network: Option<String>,
+}
+
+/// A park's result, with the question message to send when it parked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parked {
+    /// What the park decision did.
+    pub outcome: ParkOutcome,
+    /// The message for the person (prose listing the options, and the
+    /// block), when it parked.
+    pub message: Option<String>,
+}
+
+impl Parked {
+    /// The park as the REST API, MCP and the CLI report it:
+    /// `{outcome, message?, question?, askRounds?, cap?, rule?, field?,
+    /// rejection?, error?}`. The model's failure is named, never its
+    /// request: nothing secret is in it.
+    pub fn report(&self) -> serde_json::Value {
+        match &self.outcome {
+            ParkOutcome::Parked {
+                gap, ask_rounds, ..
+            } => json!({
+                "outcome": "parked", "message": self.message, "question": gap.question, "askRounds": ask_rounds,
+            }),
+            ParkOutcome::NotApplicable => json!({ "outcome": "notApplicable" }),
+            ParkOutcome::AskCapReached { ask_rounds, cap } => {
+                json!({ "outcome": "askCapReached", "askRounds": ask_rounds, "cap": cap })
+            }
+            ParkOutcome::NoGap { .. } => json!({ "outcome": "noGap" }),
+            ParkOutcome::AuthorFailed { failure, .. } => {
+                json!({ "outcome": "authorFailed", "error": failure.to_string() })
+            }
+            ParkOutcome::UnsafeGap { refusal, .. } => json!({
+                "outcome": "unsafeGap",
+                "rule": refusal.rule.as_str(),
+                "field": refusal.field.map(|field| field.to_string()),
+            }),
+            ParkOutcome::Refused { rejection, .. } => {
+                json!({ "outcome": "refused", "rejection": rejection.as_str() })
+            }
+            ParkOutcome::SinkFailed { .. } => json!({ "outcome": "sinkFailed" }),
+        }
+    }
+}
+
+/// Why a stored negotiation could not be considered for a park at all.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParkError {
+    /// No negotiation has this id, or the user holds no seat in it.
+    #[error("no such negotiation")]
+    NotFound,
+    /// The store failed before anything was decided.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The question cannot be written as a block that reads back (only
+    /// text that forges a fence with U+2028 or U+2029 can do that, since
+    /// the gate's limits are tighter than the block's). It was parked.
+    #[error("the parked question cannot be written as a question message: {0}")]
+    Unwritable(String),
+}
+
+/// The store's park commit as a park's sink.
+struct CommitSink<'a, S> {
+    negotiations: &'a Negotiations<S>,
+    id: &'a OpportunityId,
+}
+
+#[async_trait]
+impl<S: NegotiationStore> ParkSink for CommitSink<'_, S> {
+    async fn persist(
+        &self,
+        user_id: &UserId,
+        turn: &AskUserTurn,
+    ) -> Result<ParkDecision, ParkSinkError> {
+        self.negotiations
+            .park(self.id, user_id, turn)
+            .await
+            .map_err(|err| ParkSinkError(Box::new(err)))
+    }
+}
+
+/// Parks `id` on a question for `user`'s person, if it stalled: the end
+/// read from the store, the gap authored by `author`, checked by the safety
+/// gate, and committed under the negotiation's lock with the service's
+/// ask-round cap.
+///
+/// # Errors
+///
+/// [`ParkError::NotFound`] unless `user` holds a seat; [`ParkError::Store`]
+/// when the store fails before the park is decided.
+pub async fn park_negotiation<S: NegotiationStore>(
+    negotiations: &Negotiations<S>,
+    id: &OpportunityId,
+    user: &UserId,
+    request: &ParkRequest,
+    author: &dyn StallGapAuthor,
+) -> Result<Parked, ParkError> {
+    let store = negotiations.store();
+    let summary = store
+        .get_negotiation(id)
+        .await?
+        .ok_or(ParkError::NotFound)?;
+    let seat = summary.seat_of(user).cloned().ok_or(ParkError::NotFound)?;
+    let other = if summary.initiator.user_id == *user {
+        &summary.responder
+    } else {
+        &summary.initiator
+    };
+    let state = store
+        .read_negotiation_state(id)
+        .await?
+        .ok_or(ParkError::NotFound)?;
+    let last = state.turns.last();
+    let end = NegotiationEnd {
+        has_opportunity: state.outcome == Some(NegotiationOutcome::Agreed),
+        screened_out: false,
+        last_action: last.map(|turn| turn.action.to_string()),
+        turn_count: state.turns.len(),
+        // The last round ran to the turn limit: it ended, and not on a decline.
+        at_turn_cap: last.is_some_and(|turn| turn.action != NegotiationAction::Decline)
+            && current_round(&state.turns).is_empty()
+            && !state.settled,
+        error: None,
+        opportunity_id: Some(id.clone()),
+        source_intent_id: Some(seat.intent_id.clone()),
+        network_id: Some(
+            request
+                .network
+                .clone()
+                .unwrap_or_else(|| "local".to_owned()),
+        ),
+    };
+    let cap = negotiations.settings().ask_rounds_cap;
+    // The cap is the park decision's own to report; any other refusal
+    // means there is nothing to author a question for.
+    if let Decision::Refused(rejection) = decide_park(Some(&state), user, cap)
+        && rejection != ParkRejection::AskCapReached
+    {
+        let outcome = if end.ended_unconcluded() {
+            ParkOutcome::Refused {
+                stall_reason: end.stall_reason(),
+                rejection,
+            }
+        } else {
+            ParkOutcome::NotApplicable
+        };
+        return Ok(Parked {
+            outcome,
+            message: None,
+        });
+    }
+    let counterparty = request
+        .counterparty_name
+        .clone()
+        .unwrap_or_else(|| other.user_id.to_string());
+    let context = ParkContext {
+        source_user_id: user.clone(),
+        user_name: request.name.clone().unwrap_or_else(|| user.to_string()),
+        signal: Signal {
+            title: request
+                .signal_title
+                .clone()
+                .unwrap_or_else(|| seat.intent_id.to_string()),
+            description: request
+                .signal
+                .clone()
+                .unwrap_or_else(|| seat.intent_id.to_string()),
+        },
+        seed_reasoning: request.seed_reasoning.clone().unwrap_or_default(),
+        transcript: state
+            .turns
+            .iter()
+            .map(|turn| TranscriptTurn {
+                action: turn.action.to_string(),
+                reasoning: String::new(),
+                message: Some(turn.message.clone()),
+            })
+            .collect(),
+        conversation: None,
+        counterparty_name: Some(counterparty),
+        last_suggested_roles: None,
+        messages: store.list_messages(id).await?,
+        ask_rounds: state.ask_rounds,
+        ask_rounds_cap: cap,
+    };
+    let sink = CommitSink { negotiations, id };
+    let outcome = park_stalled_negotiation(&end, context, author, &sink).await;
+    let message = match &outcome {
+        ParkOutcome::Parked { gap, .. } => Some(
+            question_message(id, &gap.question)
+                .map_err(|err| ParkError::Unwritable(err.to_string()))?,
+        ),
+        _ => None,
+    };
+    Ok(Parked { outcome, message })
+}
+
+/// The question message for a park: prose that says what happened and
+/// lists the options, and the block whose one question unparks `id`.
+///
+/// The prose holds only the question's own title and options, which the
+/// safety gate checked, around fixed words: like the question, it never
+/// names the other seat (the reference asks in the person's own terms,
+/// never the counterparty's).
+///
+/// ```
+/// use index_question_block::{QuestionOption, StructuredQuestion, parse_question_message};
+/// let option = |l: &str| QuestionOption { label: l.into(), description: format!("Retry with {l}.") };
+/// let question = StructuredQuestion { title: "Budget".into(), prompt: "Which budget?".into(), options: vec![option("Low"), option("High")], multi_select: false };
+/// let id = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".parse()?;
+/// let message = index_stall_gap::question_message(&id, &question)?;
+/// assert!(message.starts_with("Your agent paused a negotiation"));
+/// assert_eq!(parse_question_message(&message).unwrap().block.questions[0].prompt, "Which budget?");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// When the question cannot be written as a block that reads back.
+pub fn question_message(
+    id: &OpportunityId,
+    question: &StructuredQuestion,
+) -> Result<String, index_question_block::UnsendableQuestionMessage> {
+    let mut prose = format!(
+        "Your agent paused a negotiation: it needs one answer from you ({}).",
+        question.title
+    );
+    for option in &question.options {
+        prose.push_str(&format!("\n- {}: {}", option.label, option.description));
+    }
+    let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
+        question.prompt.clone(),
+        id.as_str(),
+    )]);
+    serialize_question_message_checked(&prose, &block)
+}
