@@ -569,7 +569,8 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
 }
 
 /// Which part a child process of the multi-process tests plays, and on
-/// which file: `INDEX_SQLITE_TEST_ROLE` is `writer`, `reader` or `opener`.
+/// which file: `INDEX_SQLITE_TEST_ROLE` is `writer`, `reader`, `opener` or
+/// `looper`.
 const ROLE_ENV: &str = "INDEX_SQLITE_TEST_ROLE";
 const PATH_ENV: &str = "INDEX_SQLITE_TEST_PATH";
 const COMMITS_ENV: &str = "INDEX_SQLITE_TEST_COMMITS";
@@ -724,6 +725,7 @@ fn child_process() {
         "writer" => race_writer(&path, commits),
         "reader" => race_reader(&path, Access::ReadOnly),
         "opener" => race_reader(&path, Access::Existing),
+        "looper" => question_looper(&path),
         other => panic!("unknown role {other}"),
     }
 }
@@ -956,4 +958,138 @@ async fn overlapping_readers_of_a_quiet_store_leave_nothing_behind() {
         snapshot(&path) == before,
         "the file as it was, no -wal or -shm left"
     );
+}
+
+/// A question-loop process: round after round on the shared negotiations,
+/// plays each round to the turn limit, parks it, answers the park, and
+/// goes on, forever, printing `parked ID N` and `answered ID N` (N the
+/// ask round) the moment each commit returns; a parent kills it anywhere.
+fn question_looper(path: &str) {
+    use index_negotiation_store::QuestionLoopSettings;
+    use std::io::Write;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let options = SqliteOptions::default().with_access(Access::Existing);
+        let store = SqliteStore::open_with(path, options).await.unwrap();
+        let service = Negotiations::with_settings(
+            &store,
+            QuestionLoopSettings {
+                ask_rounds_cap: 1 << 20,
+            },
+        );
+        let park = index_negotiation_store::conformance::park_turn("budget");
+        let mut stdout = std::io::stdout().lock();
+        let ids = race_ids();
+        for n in 0usize.. {
+            let id = &ids[n % ids.len()];
+            let state = store.read_negotiation_state(id).await.unwrap().unwrap();
+            if let Some(owner) = state.waiting_on().cloned() {
+                let answered = service
+                    .answer(id, &owner, &format!("answer {n}"))
+                    .await
+                    .unwrap();
+                if answered.is_ok() {
+                    writeln!(stdout, "answered {id} {}", state.ask_rounds).unwrap();
+                }
+            } else if let Some(who) = state.awaiting_user_id.clone() {
+                let action = index_negotiation::observe_negotiation(&state, &who)
+                    .available_actions
+                    .into_iter()
+                    .find(|a| *a == Propose || *a == Counter);
+                if let Some(action) = action {
+                    let turn = NegotiationTurn::new(action, format!("turn {n}"));
+                    service.execute(id, &who, turn).await.unwrap();
+                }
+            } else {
+                let who: UserId = if n % 2 == 0 { "alice" } else { "bob" }.parse().unwrap();
+                match service.park(id, &who, &park).await.unwrap() {
+                    Decision::Permitted(permitted) => {
+                        writeln!(stdout, "parked {id} {}", permitted.ask_rounds).unwrap();
+                    }
+                    Decision::Refused(rejection) => panic!("a stalled round parks: {rejection}"),
+                }
+            }
+            stdout.flush().unwrap();
+        }
+    });
+}
+
+/// A question-loop process killed again and again, wherever it is: every
+/// park and answer it was told of is in the store, an answer is never on
+/// record without its resume (nor the reverse), and the loop goes on.
+#[test]
+fn question_loops_killed_between_park_and_answer_lose_and_half_apply_nothing() {
+    use std::io::BufRead;
+    let (path, runtime) = race_store("killed-loop");
+    let mut acked: Vec<(String, String, usize)> = Vec::new();
+    for kill in 0..KILLS {
+        let mut looper = child("looper", &path, None)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(looper.stdout.take().unwrap()).lines();
+        let read = |line: String| {
+            let mut words = line.split(' ');
+            Some((
+                words.next()?.to_owned(),
+                words.next()?.to_owned(),
+                words.next()?.parse().ok()?,
+            ))
+        };
+        let started = acked.len();
+        // A different number of steps each time, so the kill lands in
+        // different places of the loop.
+        while acked.len() < started + 11 + 3 * kill {
+            let Some(line) = lines.next() else { break };
+            acked.extend(read(line.unwrap()));
+        }
+        looper.kill().unwrap();
+        looper.wait().unwrap();
+        acked.extend(lines.map_while(Result::ok).filter_map(read));
+        assert!(acked.len() > started, "looper {kill} made progress");
+    }
+    runtime.block_on(async {
+        let store = SqliteStore::open(&path).await.unwrap();
+        store.check_integrity().await.unwrap();
+        assert_eq!(store.check().await.unwrap(), Vec::<String>::new());
+        let (mut parks, mut answers) = (0, 0);
+        for id in race_ids() {
+            let state = store.read_negotiation_state(&id).await.unwrap().unwrap();
+            let messages = store.list_messages(&id).await.unwrap();
+            let asked = messages.iter().filter(|m| m.is_ask_user()).count();
+            let answered = messages
+                .iter()
+                .filter(|m| {
+                    m.data().and_then(|d| d.get("action")).and_then(|a| a.as_str())
+                        == Some(index_negotiation::ASK_USER_ANSWER_ACTION)
+                })
+                .count();
+            let open = state.waiting_on().is_some();
+            assert_eq!(asked, state.ask_rounds, "{id}: one park message per ask round");
+            assert_eq!(answered + usize::from(open), asked, "{id}: every closed park has its answer");
+            if open {
+                assert_eq!(state.awaiting_user_id, None, "{id}: parked, nobody moves");
+            }
+            for (what, acked_id, round) in &acked {
+                if *acked_id != id.to_string() {
+                    continue;
+                }
+                assert!(*round <= state.ask_rounds, "{id}: acknowledged {what} {round} is lost");
+                if what == "answered" {
+                    assert!(*round < state.ask_rounds || !open, "{id}: answer {round} is lost");
+                }
+            }
+            parks += asked;
+            answers += answered;
+        }
+        eprintln!(
+            "{KILLS} question loops killed: {} commits acknowledged; {parks} parks and {answers} answers found",
+            acked.len()
+        );
+        assert!(parks > 0 && answers > 0);
+    });
 }

@@ -1014,8 +1014,9 @@ async fn stall<S: NegotiationStore>(store: &S, id: &OpportunityId, first: &str) 
     }
 }
 
-/// The park turn `who`'s agent records, asking about `title`.
-fn park_turn(title: &str) -> AskUserTurn {
+/// A park turn asking about `title`, as the suite and backends' own tests
+/// record it.
+pub fn park_turn(title: &str) -> AskUserTurn {
     let option = |label: &str| QuestionOption {
         label: label.to_owned(),
         description: format!("Go on with {label}."),
