@@ -486,8 +486,9 @@ pub(crate) fn parse_answer(text: &str) -> Result<(usize, String), String> {
     if number == 0 {
         return Err("questions are numbered from 1".to_owned());
     }
-    if answer.trim().is_empty() {
-        return Err(format!("the answer to question {number} is empty"));
-    }
-    Ok((number - 1, answer.trim().to_owned()))
+    // The rule every surface applies: trimmed as JavaScript trims, then
+    // 1 to 4000 UTF-16 code units.
+    let answer = index_negotiation::check_answer(answer)
+        .map_err(|rejection| format!("the answer to question {number}: {}", rejection.explanation()))?;
+    Ok((number - 1, answer.to_owned()))
 }
