@@ -488,7 +488,11 @@ pub(crate) fn parse_answer(text: &str) -> Result<(usize, String), String> {
     }
     // The rule every surface applies: trimmed as JavaScript trims, then
     // 1 to 4000 UTF-16 code units.
-    let answer = index_negotiation::check_answer(answer)
-        .map_err(|rejection| format!("the answer to question {number}: {}", rejection.explanation()))?;
+    let answer = index_negotiation::check_answer(answer).map_err(|rejection| {
+        format!(
+            "the answer to question {number}: {}",
+            rejection.explanation()
+        )
+    })?;
     Ok((number - 1, answer.to_owned()))
 }

@@ -8,7 +8,7 @@ use index_negotiation::{
 };
 use index_negotiation_store::{
     ListFilter, NegotiationSummary, OpportunityId, RecordStatus, Seat, StateFilter, StoreError,
-    UserId, message_from_text, stored_id, stored_park,
+    UserId, message_from_text, stored_id, stored_state,
 };
 
 /// PostgreSQL's errors as storage errors.
@@ -123,12 +123,7 @@ pub(crate) struct Stored {
 impl Stored {
     /// The rules' view of the row, given its turns.
     pub(crate) fn state(self, turns: Vec<SeatTurn>) -> Result<NegotiationState, StoreError> {
-        let park = self
-            .park
-            .map(|(user_id, question, answer)| stored_park(user_id, &question, answer))
-            .transpose()?;
-        let ask_rounds = usize::try_from(self.ask_rounds).unwrap_or(0);
-        Ok(self.summary.state(turns, ask_rounds, park))
+        stored_state(&self.summary, turns, i64::from(self.ask_rounds), self.park)
     }
 }
 

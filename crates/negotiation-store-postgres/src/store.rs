@@ -150,21 +150,20 @@ async fn locked_state(
 
 /// Locks and reads the negotiation, then asks `decide`, taken from the
 /// slot so that it runs at most once however often the commit is retried.
-/// Returns the row key (when the negotiation exists) and the decision.
+/// Returns the row key and the locked state (when the negotiation exists)
+/// and the decision.
 async fn decide_locked<D, R>(
     tx: &Transaction<'_>,
     id: &OpportunityId,
     slot: &mut Option<D>,
     run: impl FnOnce(D, Option<&NegotiationState>) -> R,
-) -> Result<(Option<i64>, R), Attempt> {
+) -> Result<(Option<(i64, NegotiationState)>, R), Attempt> {
     let locked = locked_state(tx, id).await?;
     let decide = slot
         .take()
         .ok_or_else(|| StoreError::Corrupt("decide was already used".to_owned()))?;
-    Ok(match locked {
-        None => (None, run(decide, None)),
-        Some((seq, state)) => (Some(seq), run(decide, Some(&state))),
-    })
+    let decision = run(decide, locked.as_ref().map(|(_, state)| state));
+    Ok((locked, decision))
 }
 
 async fn commit_turn_once(
@@ -176,9 +175,9 @@ async fn commit_turn_once(
 ) -> Result<NegotiationDecision, Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
-    let (seq, decision) =
+    let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id, turn)).await?;
-    let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) else {
+    let (Some((seq, _)), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok(decision);
     };
     let index = i32::try_from(permitted.turn_index).unwrap_or(i32::MAX);
@@ -230,9 +229,9 @@ async fn commit_resume_once(
 ) -> Result<NegotiationResumeDecision, Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
-    let (seq, decision) =
+    let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
-    if let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) {
+    if let (Some((seq, _)), Decision::Permitted(permitted)) = (locked, &decision) {
         let resume = tx
             .prepare_cached("UPDATE negotiations SET awaiting_user_id = $1 WHERE seq = $2")
             .await
@@ -281,9 +280,9 @@ async fn commit_park_once(
 ) -> Result<ParkDecision, Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
-    let (seq, decision) =
+    let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
-    let (Some(seq), Decision::Permitted(permitted)) = (seq, &decision) else {
+    let (Some((seq, _)), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok(decision);
     };
     let question = serde_json::to_string(&turn.ask_user.question)
@@ -314,18 +313,18 @@ async fn commit_answer_once(
 ) -> Result<AnswerDecision, Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
-    let locked = locked_state(&tx, id).await?;
-    let decide = slot
-        .take()
-        .ok_or_else(|| StoreError::Corrupt("decide was already used".to_owned()))?;
-    let Some((seq, state)) = locked else {
-        return Ok(decide(None, user_id, answer));
-    };
-    let decision = decide(Some(&state), user_id, answer);
-    let (Decision::Permitted(permitted), Some(park)) = (&decision, &state.park) else {
+    let (locked, decision) = decide_locked(&tx, id, slot, |decide, state| {
+        decide(state, user_id, answer)
+    })
+    .await?;
+    let (Some((seq, state)), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok(decision);
     };
-    let message = ask_user_answer_message(user_id, &park.question.title, &permitted.answer);
+    let title = state
+        .park
+        .as_ref()
+        .map_or("", |park| park.question.title.as_str());
+    let message = ask_user_answer_message(user_id, title, &permitted.answer);
     append(&tx, seq, &message).await.map_err(final_error)?;
     tx.execute(
         "UPDATE negotiations SET park_answer = $1, awaiting_user_id = $2 WHERE seq = $3",

@@ -8,7 +8,7 @@ use index_negotiation::{
 };
 use index_negotiation_store::{
     NegotiationSummary, OpportunityId, RecordStatus, Seat, StoreError, UserId, message_from_text,
-    stored_id, stored_park,
+    stored_id, stored_state,
 };
 
 use crate::sql_error;
@@ -42,12 +42,7 @@ pub(crate) struct Stored {
 impl Stored {
     /// The rules' view of the row, given its turns.
     pub(crate) fn state(self, turns: Vec<SeatTurn>) -> Result<NegotiationState, StoreError> {
-        let park = self
-            .park
-            .map(|(user_id, question, answer)| stored_park(user_id, &question, answer))
-            .transpose()?;
-        let ask_rounds = usize::try_from(self.ask_rounds).unwrap_or(0);
-        Ok(self.summary.state(turns, ask_rounds, park))
+        stored_state(&self.summary, turns, self.ask_rounds, self.park)
     }
 }
 

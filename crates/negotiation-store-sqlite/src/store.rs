@@ -39,6 +39,35 @@ fn locked_state(
     }
 }
 
+/// What a commit's `apply` does with a permitted decision: `None` when it
+/// wrote it, or the decision to answer instead, with nothing committed (a
+/// turn index already taken is `raced`).
+type Applied<T, R> = Result<Option<Decision<T, R>>, StoreError>;
+
+/// One commit, in one `BEGIN IMMEDIATE` transaction: the negotiation locked
+/// and read, `decide` asked once, and `apply` run on a permitted decision
+/// with the row's key and the locked state; the transaction commits only
+/// then.
+fn commit_decided<T, R>(
+    conn: &mut Connection,
+    id: &OpportunityId,
+    decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
+    apply: impl FnOnce(&Transaction<'_>, i64, &NegotiationState, &T) -> Applied<T, R>,
+) -> Result<Decision<T, R>, StoreError> {
+    let tx = begin_write(conn)?;
+    let Some((seq, state)) = locked_state(&tx, id)? else {
+        return Ok(decide(None));
+    };
+    let decision = decide(Some(&state));
+    if let Decision::Permitted(permitted) = &decision {
+        if let Some(instead) = apply(&tx, seq, &state, permitted)? {
+            return Ok(instead);
+        }
+        tx.commit().map_err(sql_error)?;
+    }
+    Ok(decision)
+}
+
 /// Runs a constant statement through the connection's statement cache, so
 /// SQLite compiles it once per connection rather than on every commit.
 fn execute(
@@ -93,37 +122,31 @@ impl NegotiationStore for SqliteStore {
         let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
         self.pool
             .run_write(move |conn| {
-                let tx = begin_write(conn)?;
-                let Some((seq, state)) = locked_state(&tx, &id)? else {
-                    return Ok(decide(None, &user_id, &turn));
-                };
-                let decision = decide(Some(&state), &user_id, &turn);
-                let Decision::Permitted(permitted) = &decision else {
-                    return Ok(decision);
-                };
-                let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
-                let inserted = execute(&tx, "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![seq, index, user_id.as_str(), turn.action.as_str(), turn.message],
-                );
-                match inserted {
-                    Err(err) if is_constraint_violation(&err) => {
-                        return Ok(Decision::Refused(NegotiationRejection::Raced));
-                    }
-                    other => other.map_err(sql_error)?,
-                };
-                execute(&tx, "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
-                     settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
-                    params![
-                        permitted.awaiting_user_id.as_ref().map(UserId::as_str),
-                        permitted.outcome.map(NegotiationOutcome::as_str),
-                        RecordStatus::from(permitted.opportunity_status).as_str(),
-                        seq
-                    ],
-                )
-                .map_err(sql_error)?;
-                tx.commit().map_err(sql_error)?;
-                Ok(decision)
+                let decide = |state: Option<&_>| decide(state, &user_id, &turn);
+                commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
+                    let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
+                    let inserted = execute(tx, "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                        params![seq, index, user_id.as_str(), turn.action.as_str(), turn.message],
+                    );
+                    match inserted {
+                        Err(err) if is_constraint_violation(&err) => {
+                            return Ok(Some(Decision::Refused(NegotiationRejection::Raced)));
+                        }
+                        other => other.map_err(sql_error)?,
+                    };
+                    execute(tx, "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
+                         settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
+                        params![
+                            permitted.awaiting_user_id.as_ref().map(UserId::as_str),
+                            permitted.outcome.map(NegotiationOutcome::as_str),
+                            RecordStatus::from(permitted.opportunity_status).as_str(),
+                            seq
+                        ],
+                    )
+                    .map_err(sql_error)?;
+                    Ok(None)
+                })
             })
             .await
     }
@@ -137,21 +160,16 @@ impl NegotiationStore for SqliteStore {
         let (id, user_id) = (id.clone(), user_id.clone());
         self.pool
             .run_write(move |conn| {
-                let tx = begin_write(conn)?;
-                let Some((seq, state)) = locked_state(&tx, &id)? else {
-                    return Ok(decide(None, &user_id));
-                };
-                let decision = decide(Some(&state), &user_id);
-                if let Decision::Permitted(permitted) = &decision {
+                let decide = |state: Option<&_>| decide(state, &user_id);
+                commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
                     execute(
-                        &tx,
+                        tx,
                         "UPDATE negotiations SET awaiting_user_id = ?1 WHERE seq = ?2",
                         params![permitted.awaiting_user_id.as_str(), seq],
                     )
                     .map_err(sql_error)?;
-                    tx.commit().map_err(sql_error)?;
-                }
-                Ok(decision)
+                    Ok(None)
+                })
             })
             .await
     }
@@ -170,27 +188,21 @@ impl NegotiationStore for SqliteStore {
             serde_json::to_string(&turn.ask_user.question).map_err(StoreError::backend)?;
         self.pool
             .run_write(move |conn| {
-                let tx = begin_write(conn)?;
-                let Some((seq, state)) = locked_state(&tx, &id)? else {
-                    return Ok(decide(None, &user_id));
-                };
-                let decision = decide(Some(&state), &user_id);
-                let Decision::Permitted(permitted) = &decision else {
-                    return Ok(decision);
-                };
-                append(&tx, seq, &message.sender_id, &parts)?;
-                execute(&tx, "UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
-                     park_answer = NULL WHERE seq = ?4",
-                    params![
-                        i64::try_from(permitted.ask_rounds).unwrap_or(i64::MAX),
-                        user_id.as_str(),
-                        question,
-                        seq
-                    ],
-                )
-                .map_err(sql_error)?;
-                tx.commit().map_err(sql_error)?;
-                Ok(decision)
+                let decide = |state: Option<&_>| decide(state, &user_id);
+                commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
+                    append(tx, seq, &message.sender_id, &parts)?;
+                    execute(tx, "UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
+                         park_answer = NULL WHERE seq = ?4",
+                        params![
+                            i64::try_from(permitted.ask_rounds).unwrap_or(i64::MAX),
+                            user_id.as_str(),
+                            question,
+                            seq
+                        ],
+                    )
+                    .map_err(sql_error)?;
+                    Ok(None)
+                })
             })
             .await
     }
@@ -205,25 +217,19 @@ impl NegotiationStore for SqliteStore {
         let (id, user_id, answer) = (id.clone(), user_id.clone(), answer.to_owned());
         self.pool
             .run_write(move |conn| {
-                let tx = begin_write(conn)?;
-                let Some((seq, state)) = locked_state(&tx, &id)? else {
-                    return Ok(decide(None, &user_id, &answer));
-                };
-                let decision = decide(Some(&state), &user_id, &answer);
-                let (Decision::Permitted(permitted), Some(park)) = (&decision, &state.park) else {
-                    return Ok(decision);
-                };
-                let message =
-                    ask_user_answer_message(&user_id, &park.question.title, &permitted.answer);
-                append(&tx, seq, &message.sender_id, &message_parts_text(&message)?)?;
-                execute(
-                    &tx,
-                    "UPDATE negotiations SET park_answer = ?1, awaiting_user_id = ?2 WHERE seq = ?3",
-                    params![permitted.answer, permitted.awaiting_user_id.as_str(), seq],
-                )
-                .map_err(sql_error)?;
-                tx.commit().map_err(sql_error)?;
-                Ok(decision)
+                let decide = |state: Option<&_>| decide(state, &user_id, &answer);
+                commit_decided(conn, &id, decide, |tx, seq, state, permitted| {
+                    let title = state.park.as_ref().map_or("", |park| park.question.title.as_str());
+                    let message = ask_user_answer_message(&user_id, title, &permitted.answer);
+                    append(tx, seq, &message.sender_id, &message_parts_text(&message)?)?;
+                    execute(
+                        tx,
+                        "UPDATE negotiations SET park_answer = ?1, awaiting_user_id = ?2 WHERE seq = ?3",
+                        params![permitted.answer, permitted.awaiting_user_id.as_str(), seq],
+                    )
+                    .map_err(sql_error)?;
+                    Ok(None)
+                })
             })
             .await
     }

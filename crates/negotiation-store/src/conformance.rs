@@ -1485,12 +1485,37 @@ pub fn legacy_records() -> Vec<LegacyRecord> {
     ]
 }
 
-/// Checks that `state` is what an upgrade must read from `record`.
-pub fn assert_upgraded(state: &NegotiationState, record: &LegacyRecord) {
-    assert_eq!(state.ask_rounds, record.ask_rounds, "{record:?}");
-    let park = state.park.as_ref().map(|park| {
-        assert_eq!(park.question, legacy_question());
-        (park.user_id.to_string(), park.answer.clone())
-    });
-    assert_eq!(park, record.park, "{record:?}");
+/// The negotiation a backend's upgrade test writes `legacy_records()[n]`
+/// into: between alice (initiator) and bob.
+pub fn legacy_id(n: usize) -> OpportunityId {
+    OpportunityId::parse(format!("7d1e4b2c-9a3f-4c6e-8b5d-{n:012x}")).unwrap()
+}
+
+/// Checks that `store`, written at schema version 2 with each of
+/// [`legacy_records`] under [`legacy_id`], reads back what the upgrade
+/// must have made of them: the ask rounds, the last park and its answer,
+/// whose answer each waits on, and the record itself unchanged.
+pub async fn assert_upgraded<S: NegotiationStore>(store: &S) {
+    for (n, record) in legacy_records().iter().enumerate() {
+        let id = legacy_id(n);
+        let state = store.read_negotiation_state(&id).await.unwrap().unwrap();
+        assert_eq!(state.ask_rounds, record.ask_rounds, "{record:?}");
+        let park = state.park.as_ref().map(|park| {
+            assert_eq!(park.question, legacy_question());
+            (park.user_id.to_string(), park.answer.clone())
+        });
+        assert_eq!(park, record.park, "{record:?}");
+        let summary = store.get_negotiation(&id).await.unwrap().unwrap();
+        let waiting = record
+            .park
+            .as_ref()
+            .filter(|(_, answer)| answer.is_none())
+            .map(|(who, _)| who.as_str());
+        assert_eq!(summary.waiting_on.as_ref().map(UserId::as_str), waiting);
+        assert_eq!(
+            store.list_messages(&id).await.unwrap().len(),
+            record.messages.len(),
+            "the record itself is kept as it was"
+        );
+    }
 }

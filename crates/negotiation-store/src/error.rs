@@ -122,3 +122,23 @@ pub fn stored_park(
         answer,
     })
 }
+
+/// The rules' view of a stored negotiation: its summary and turns, with
+/// the question loop's columns as a SQL backend keeps them (the ask rounds,
+/// and the last park's person, question as JSON text and answer).
+///
+/// # Errors
+///
+/// [`StoreError::Corrupt`] for a park that does not read back.
+pub fn stored_state(
+    summary: &crate::NegotiationSummary,
+    turns: Vec<index_negotiation::SeatTurn>,
+    ask_rounds: i64,
+    park: Option<(String, String, Option<String>)>,
+) -> Result<index_negotiation::NegotiationState, StoreError> {
+    let park = park
+        .map(|(user_id, question, answer)| stored_park(user_id, &question, answer))
+        .transpose()?;
+    let ask_rounds = usize::try_from(ask_rounds).unwrap_or(0);
+    Ok(summary.state(turns, ask_rounds, park))
+}

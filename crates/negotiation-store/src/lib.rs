@@ -43,7 +43,7 @@ mod question_loop;
 mod service;
 mod store;
 
-pub use error::{StoreError, stored_id, stored_park};
+pub use error::{StoreError, stored_id, stored_park, stored_state};
 /// The ids, checked where they are made; they live with the rules, which
 /// take them too.
 pub use index_negotiation::{
