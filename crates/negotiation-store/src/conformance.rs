@@ -14,12 +14,14 @@
 //! The suite panics on a broken promise, as tests do; it is test code and
 //! only compiled with the `conformance` feature.
 
-// Test code reports a broken promise by panicking.
+// Test code reports a broken promise by panicking, and what a race did
+// on standard error (shown with `--nocapture`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
-    clippy::indexing_slicing
+    clippy::indexing_slicing,
+    clippy::print_stderr
 )]
 
 use std::collections::BTreeSet;
@@ -1255,6 +1257,12 @@ pub async fn racing_parks_have_one_winner_and_the_cap_holds<
     stall(&store, &id, second[0]).await;
     let (third, refusals) = race(store.clone(), id.clone()).await;
     assert!(third.is_empty(), "no park past the cap: {third:?}");
+    eprintln!(
+        "racing parks: 3 races of {RACERS}; won {}, {}, {}; past the cap: {refusals:?}",
+        winners.len(),
+        second.len(),
+        third.len()
+    );
     assert_eq!(refusals, BTreeSet::from([ParkRejection::AskCapReached]));
     assert_eq!(state(&store, &id).await.ask_rounds, 2);
     let parks = loop_messages(&store, &id).await;
@@ -1297,6 +1305,10 @@ pub async fn an_answer_delivered_twice_at_once_is_recorded_once<
         }
     }
     assert_eq!(winners.len(), 1, "one answer wins: {winners:?}");
+    eprintln!(
+        "racing answers: {RACERS} at once, 1 recorded, {} already_answered",
+        RACERS - 1
+    );
     let answers: Vec<_> = loop_messages(&store, &id)
         .await
         .into_iter()
@@ -1326,7 +1338,8 @@ pub async fn an_answer_racing_a_close_is_whole_or_not_at_all<
     }
     let tasks: Vec<_> = ids
         .iter()
-        .map(|id| {
+        .enumerate()
+        .map(|(n, id)| {
             let (store, id) = (store.clone(), id.clone());
             tokio::spawn(async move {
                 let closing = {
@@ -1338,14 +1351,21 @@ pub async fn an_answer_racing_a_close_is_whole_or_not_at_all<
                             .unwrap()
                     })
                 };
+                // A different head start for the close each time, so both
+                // orders happen.
+                for _ in 0..n % 4 {
+                    tokio::task::yield_now().await;
+                }
                 let answered = answer(&store, &id, ALICE, "Low").await;
                 assert!(closing.await.unwrap().is_some());
                 answered
             })
         })
         .collect();
+    let mut answers_won = 0;
     for (id, task) in ids.iter().zip(tasks) {
         let answered = task.await.unwrap();
+        answers_won += usize::from(answered.is_ok());
         let after = state(&store, id).await;
         assert!(after.settled, "closed either way");
         let recorded = loop_messages(&store, id)
@@ -1365,6 +1385,11 @@ pub async fn an_answer_racing_a_close_is_whole_or_not_at_all<
             }
         }
     }
+    eprintln!(
+        "answers racing closes: {} pairs; the answer first {answers_won}, the close first {}",
+        ids.len(),
+        ids.len() - answers_won
+    );
 }
 
 /// One seat parks while the other resumes and moves, on several stalled
@@ -1383,21 +1408,27 @@ pub async fn a_park_racing_a_resume_and_a_turn_never_leaves_both<
     }
     let tasks: Vec<_> = ids
         .iter()
-        .map(|id| {
+        .enumerate()
+        .map(|(n, id)| {
             let (store, id) = (store.clone(), id.clone());
             tokio::spawn(async move {
                 let parking = {
                     let (store, id) = (store.clone(), id.clone());
                     tokio::spawn(async move { park(&store, &id, ALICE, 3).await })
                 };
+                for _ in 0..n % 4 {
+                    tokio::task::yield_now().await;
+                }
                 let resumed = resume(&store, &id, BOB).await;
                 let moved = turn(&store, &id, BOB, Propose).await;
                 (parking.await.unwrap(), resumed, moved)
             })
         })
         .collect();
+    let mut parks_won = 0;
     for (id, task) in ids.iter().zip(tasks) {
         let (parked, resumed, moved) = task.await.unwrap();
+        parks_won += usize::from(parked.is_ok());
         let after = state(&store, id).await;
         match (&parked, &resumed) {
             (Decision::Permitted(_), Decision::Refused(rejection)) => {
@@ -1415,6 +1446,11 @@ pub async fn a_park_racing_a_resume_and_a_turn_never_leaves_both<
             other => panic!("exactly one of park and resume wins: {other:?}"),
         }
     }
+    eprintln!(
+        "parks racing resumes: {} pairs; the park first {parks_won}, the resume first {}",
+        ids.len(),
+        ids.len() - parks_won
+    );
 }
 
 /// One negotiation's message record as stores of schema version 2 kept the

@@ -30,6 +30,15 @@ pub enum LogFault {
     AwaitingStranger(UserId),
     /// The negotiation is settled, yet someone is recorded as to move.
     AwaitedWhileSettled(UserId),
+    /// The negotiation waits on a person's answer, yet someone is recorded
+    /// as to move: a park is only ever made with nobody to move, and the
+    /// answer that hands a seat the turn closes it.
+    AwaitedWhileParked(UserId),
+    /// The negotiation is parked on a question for someone who holds no
+    /// seat.
+    ParkOfStranger(UserId),
+    /// A park is recorded, but no ask round was counted for it.
+    ParkUncounted,
     /// The stored state is not the one the log leads to.
     StateDiffers {
         /// Which part: `awaitingUserId`, `outcome` or `settled`.
@@ -60,6 +69,13 @@ impl fmt::Display for LogFault {
             LogFault::AwaitedWhileSettled(user) => {
                 write!(f, "settled, yet {user} is recorded as to move")
             }
+            LogFault::AwaitedWhileParked(user) => {
+                write!(f, "parked on a question, yet {user} is recorded as to move")
+            }
+            LogFault::ParkOfStranger(user) => {
+                write!(f, "parked on a question for {user}, who holds no seat")
+            }
+            LogFault::ParkUncounted => write!(f, "a park is recorded, but no ask round"),
             LogFault::StateDiffers {
                 field,
                 stored,
@@ -98,6 +114,17 @@ pub fn audit_negotiation_log(stored: &NegotiationState) -> Vec<LogFault> {
         }
         if stored.settled {
             faults.push(LogFault::AwaitedWhileSettled(user.clone()));
+        }
+    }
+    if let Some(park) = &stored.park {
+        if !stored.is_seat(&park.user_id) {
+            faults.push(LogFault::ParkOfStranger(park.user_id.clone()));
+        }
+        if stored.ask_rounds == 0 {
+            faults.push(LogFault::ParkUncounted);
+        }
+        if let (true, Some(user)) = (park.is_open(), &stored.awaiting_user_id) {
+            faults.push(LogFault::AwaitedWhileParked(user.clone()));
         }
     }
     let mut replayed = NegotiationState::opened(
@@ -285,6 +312,55 @@ mod tests {
             faults[0]
                 .to_string()
                 .starts_with("turn 1 by dana breaks the rules: not_your_turn")
+        );
+    }
+
+    #[test]
+    fn a_park_the_rules_would_not_have_made_is_named() {
+        let mut round = vec![("dana", Propose)];
+        for n in 1..crate::NEGOTIATION_MAX_TURNS {
+            round.push((if n % 2 == 1 { "sam" } else { "dana" }, Counter));
+        }
+        let stalled = played(&round);
+        let question = index_question_block::StructuredQuestion {
+            title: "Budget".into(),
+            prompt: "Which budget?".into(),
+            options: ["Low", "High"]
+                .map(|label| index_question_block::QuestionOption {
+                    label: label.into(),
+                    description: format!("Go with {label}."),
+                })
+                .into(),
+            multi_select: false,
+        };
+        let park = |who: &str| crate::Park {
+            user_id: user(who),
+            question: question.clone(),
+            answer: None,
+        };
+        let mut parked = stalled.clone();
+        parked.ask_rounds = 1;
+        parked.park = Some(park("dana"));
+        assert_eq!(audit_negotiation_log(&parked), []);
+        let mut answered = parked.clone();
+        answered.park.as_mut().unwrap().answer = Some("Low".into());
+        answered.awaiting_user_id = Some(user("dana"));
+        assert_eq!(audit_negotiation_log(&answered), [], "the answer's resume");
+        let mut moving = parked.clone();
+        moving.awaiting_user_id = Some(user("sam"));
+        assert_eq!(
+            audit_negotiation_log(&moving),
+            [LogFault::AwaitedWhileParked(user("sam"))]
+        );
+        let mut stranger = parked.clone();
+        stranger.park = Some(park("mallory"));
+        stranger.ask_rounds = 0;
+        assert_eq!(
+            audit_negotiation_log(&stranger),
+            [
+                LogFault::ParkOfStranger(user("mallory")),
+                LogFault::ParkUncounted
+            ]
         );
     }
 }
