@@ -56,8 +56,8 @@ pub use model::{
     CloseReason, ListFilter, NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection,
     RecordStatus, Seat, StateFilter,
 };
-pub use question_loop::{DeliveryReport, QuestionLoopSettings, RefOutcome, RefReport};
-pub use service::Negotiations;
+pub use question_loop::{DeliveryReport, RefOutcome, RefReport};
+pub use service::{Negotiations, QuestionLoopSettings};
 pub use store::{
     AnswerDecider, ChangeFeed, HostStore, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider,
 };

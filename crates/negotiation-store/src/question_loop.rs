@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use index_negotiation::{
-    AnswerDecision, AnswerRejection, AskUserTurn, DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP, Decision,
-    Park, ParkDecision, decide_answer, decide_park,
+    AnswerDecision, AnswerRejection, AskUserTurn, Decision, Park, ParkDecision, decide_answer,
+    decide_park,
 };
 use index_negotiation::{OpportunityId, UserId};
 use index_question_block::QuestionBlock;
@@ -21,25 +21,6 @@ use crate::error::StoreError;
 use crate::model::{ListFilter, NegotiationSummary, StateFilter};
 use crate::service::Negotiations;
 use crate::store::NegotiationStore;
-
-/// The question-loop settings a service is built with: read once when the
-/// host starts, never from the environment inside a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct QuestionLoopSettings {
-    /// How many times one negotiation may park on a question, answered or
-    /// not, before a stall is final.
-    pub ask_rounds_cap: usize,
-}
-
-impl Default for QuestionLoopSettings {
-    /// The reference's default cap,
-    /// [`DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP`].
-    fn default() -> Self {
-        QuestionLoopSettings {
-            ask_rounds_cap: DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP,
-        }
-    }
-}
 
 /// What became of one negotiation an answer named.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

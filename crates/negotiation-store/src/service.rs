@@ -2,9 +2,9 @@
 //! request handlers use them.
 
 use index_negotiation::{
-    NegotiationDecision, NegotiationObservation, NegotiationOpening, NegotiationResumeDecision,
-    NegotiationTurn, decide_negotiation_opening, decide_negotiation_resume,
-    decide_negotiation_turn, observe_negotiation,
+    DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP, NegotiationDecision, NegotiationObservation,
+    NegotiationOpening, NegotiationResumeDecision, NegotiationTurn, decide_negotiation_opening,
+    decide_negotiation_resume, decide_negotiation_turn, observe_negotiation,
 };
 
 use index_negotiation::{OpportunityId, UserId};
@@ -13,8 +13,26 @@ use crate::error::StoreError;
 use crate::model::{
     NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus,
 };
-use crate::question_loop::QuestionLoopSettings;
 use crate::store::NegotiationStore;
+
+/// The question-loop settings a service is built with: read once when the
+/// host starts, never from the environment inside a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct QuestionLoopSettings {
+    /// How many times one negotiation may park on a question, answered or
+    /// not, before a stall is final.
+    pub ask_rounds_cap: usize,
+}
+
+impl Default for QuestionLoopSettings {
+    /// The reference's default cap,
+    /// [`DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP`].
+    fn default() -> Self {
+        QuestionLoopSettings {
+            ask_rounds_cap: DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP,
+        }
+    }
+}
 
 /// Observe, execute, resume and open: each reads or commits through the
 /// store with the matching rule, so every decision is made against locked,

@@ -7,8 +7,8 @@ use index_question_block::StructuredQuestion;
 
 use crate::decision::{ResumePermitted, TurnPermitted};
 use crate::ids::UserId;
-use crate::question_loop::{AnswerPermitted, Park, ParkPermitted};
-use crate::state::{NegotiationState, SeatTurn};
+use crate::question_loop::{AnswerPermitted, ParkPermitted};
+use crate::state::{NegotiationState, Park, SeatTurn};
 use crate::turn::NegotiationTurn;
 
 impl NegotiationState {

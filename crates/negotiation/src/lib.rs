@@ -60,7 +60,7 @@ pub use decision::{
 pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATION_GUIDANCE};
 pub use ids::{IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid};
 pub use question_loop::{
-    AnswerDecision, AnswerPermitted, AnswerRejection, NEGOTIATION_ANSWER_LIMIT, Park, ParkDecision,
+    AnswerDecision, AnswerPermitted, AnswerRejection, NEGOTIATION_ANSWER_LIMIT, ParkDecision,
     ParkPermitted, ParkRejection, check_answer, decide_answer, decide_park, is_visible_to,
 };
 pub use rules::{
@@ -70,7 +70,7 @@ pub use rules::{
 };
 pub use state::{
     NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,
-    NegotiationState, OpportunityStatus, RoundEnded, SeatTurn,
+    NegotiationState, OpportunityStatus, Park, RoundEnded, SeatTurn,
 };
 pub use timeout::{
     DEFAULT_TURN_TIMEOUT_MS, NEGOTIATOR_TURN_TIMEOUT_MS_ENV, resolve_turn_timeout_ms,

@@ -17,39 +17,18 @@
 use serde::{Deserialize, Serialize};
 
 use index_js as js;
-use index_question_block::StructuredQuestion;
 
 use crate::ask::{ASK_USER_ACTION, ASK_USER_ANSWER_ACTION, NegotiationMessage, agent_sender_id};
 use crate::decision::Decision;
 use crate::ids::UserId;
 use crate::rules::current_round;
-use crate::state::NegotiationState;
+use crate::state::{NegotiationState, Park};
 use crate::turn::NegotiationAction;
 
 /// The longest answer a person may give to a park's question, in UTF-16
 /// code units once trimmed as JavaScript trims: the same bound as a turn's
 /// message, since the answer is read by the agents the way a turn is.
 pub const NEGOTIATION_ANSWER_LIMIT: usize = crate::NEGOTIATION_MESSAGE_LIMIT;
-
-/// The park a negotiation holds: the last question one of its seats' agents
-/// parked it on, whose it is, and the answer once there is one.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Park {
-    /// The person asked: their seat's agent parked the negotiation.
-    pub user_id: UserId,
-    /// What they are asked.
-    pub question: StructuredQuestion,
-    /// Their answer, trimmed; `None` while the negotiation waits on it.
-    pub answer: Option<String>,
-}
-
-impl Park {
-    /// Whether the negotiation still waits on this park's answer.
-    pub fn is_open(&self) -> bool {
-        self.answer.is_none()
-    }
-}
 
 index_js::wire_enum! {
     crate index_negotiation;
@@ -391,7 +370,7 @@ mod tests {
     // Tests report failure by panicking.
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use index_question_block::QuestionOption;
+    use index_question_block::{QuestionOption, StructuredQuestion};
 
     use super::*;
     use crate::state::SeatTurn;

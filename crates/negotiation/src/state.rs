@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{IntentId, UserId};
-use crate::question_loop::Park;
 use crate::turn::{HasAction, NegotiationAction};
+use index_question_block::StructuredQuestion;
 
 index_js::wire_enum! {
     crate index_negotiation;
@@ -35,6 +35,26 @@ pub struct SeatTurn {
 impl HasAction for SeatTurn {
     fn action(&self) -> NegotiationAction {
         self.action
+    }
+}
+
+/// The park a negotiation holds: the last question one of its seats' agents
+/// parked it on, whose it is, and the answer once there is one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Park {
+    /// The person asked: their seat's agent parked the negotiation.
+    pub user_id: UserId,
+    /// What they are asked.
+    pub question: StructuredQuestion,
+    /// Their answer, trimmed; `None` while the negotiation waits on it.
+    pub answer: Option<String>,
+}
+
+impl Park {
+    /// Whether the negotiation still waits on this park's answer.
+    pub fn is_open(&self) -> bool {
+        self.answer.is_none()
     }
 }
 
