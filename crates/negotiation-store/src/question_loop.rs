@@ -126,26 +126,6 @@ impl<S: NegotiationStore> Negotiations<S> {
         self.store().commit_park(id, user_id, turn, decide).await
     }
 
-    /// Whether a park would be permitted now, read without the lock: for
-    /// deciding whether to author a question at all. The park's commit
-    /// decides again.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError`] when the store fails.
-    pub async fn may_park(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-    ) -> Result<ParkDecision, StoreError> {
-        let state = self.store().read_negotiation_state(id).await?;
-        Ok(decide_park(
-            state.as_ref(),
-            user_id,
-            self.settings().ask_rounds_cap,
-        ))
-    }
-
     /// Records `user_id`'s answer to the question the negotiation is
     /// parked on and resumes it with their seat to move, in one commit, if
     /// [`decide_answer`] permits it.
