@@ -66,7 +66,7 @@ pub use prompt::stall_gap_messages;
 pub use safety::{
     GateRefusal, GateRule, MAX_VISIBLE_FIELD_LENGTH, MIN_ECHO_LENGTH,
     MIN_FORBIDDEN_IDENTIFIER_LENGTH, QuestionField, check_authored_negotiation_question,
-    is_safe_authored_negotiation_question,
+    is_safe_authored_negotiation_question, normalized_visible_text,
 };
 #[cfg(feature = "testing")]
 pub use scripted::{Scripted, ScriptedModel};

@@ -11,18 +11,47 @@ use linkify::{LinkFinder, LinkKind};
 
 use super::text::{Text, fold};
 
-/// Whether `text` holds an e-mail address, a URL, a social handle or a
-/// phone number.
+/// Whether `text` holds an e-mail address, a URL, a social or chat handle,
+/// or a phone number (in any script's digits, or with letters for digits).
 pub(super) fn has_contact(text: &Text) -> bool {
-    let plain = text.plain.to_lowercase();
+    let plain = contact_view(&text.digits);
     let bracketed = undo_brackets(&plain);
-    let spoken = undo_spoken(&bracketed);
     has_link(&bracketed, false)
-        || has_link(&spoken, true)
+        || spoken_views(&bracketed).any(|view| has_link(&view, true))
         || has_handle(&bracketed)
         || has_phone(&plain)
         || has_spoken_phone(text)
+        || has_vanity_number(&text.plain)
+        || has_chat_handle(&plain)
 }
+
+/// The digits view lower-cased, with every dot a reader takes for one
+/// written `.` (`。`, `·`, `•`) and every dash written `-`.
+fn contact_view(digits: &str) -> String {
+    digits
+        .to_lowercase()
+        .chars()
+        .map(|c| match c {
+            '。' | '｡' | '·' | '•' | '∙' | '⋅' | '・' | '‧' => '.',
+            '\u{2010}'..='\u{2015}' | '−' => '-',
+            c => c,
+        })
+        .collect()
+}
+
+/// Words for the at sign, in the languages an address is spoken in.
+const AT_WORDS: [&str; 7] = [
+    "at",
+    "arroba",
+    "arobase",
+    "chiocciola",
+    "собака",
+    "ät",
+    "klammeraffe",
+];
+
+/// Words for the dot.
+const DOT_WORDS: [&str; 6] = ["dot", "punto", "point", "punkt", "ponto", "точка"];
 
 /// Top-level domains common enough that a dotted word ending in one is
 /// read as an address even without a scheme; `node.js` and `file.txt`
@@ -33,7 +62,8 @@ const COMMON_TLDS: [&str; 40] = [
     "es", "it", "pl", "be", "at", "ca", "au", "in", "jp", "cn", "ru",
 ];
 
-/// The defanging brackets undone: `[at]`, `(dot)`, `[.]`, `hxxp`.
+/// The defanging brackets undone: `[at]`, `( dot )`, `[.]`, `(punkt)`,
+/// `hxxp`.
 fn undo_brackets(text: &str) -> String {
     let mut out = text.to_owned();
     if !text.contains(['[', '(', '{', '<', '*']) && !text.contains("hxxp") {
@@ -47,26 +77,91 @@ fn undo_brackets(text: &str) -> String {
     ] {
         out = out.replace(from, to);
     }
-    for (word, to) in [("at", "@"), ("@", "@"), ("dot", "."), (".", ".")] {
-        for (open, close) in [("[", "]"), ("(", ")"), ("{", "}"), ("<", ">")] {
-            for pad in ["", " "] {
+    const BRACKETS: [(char, char); 4] = [('[', ']'), ('(', ')'), ('{', '}'), ('<', '>')];
+    for (open, close) in BRACKETS {
+        while out.contains(&format!("{open} ")) {
+            out = out.replace(&format!("{open} "), &open.to_string());
+        }
+        while out.contains(&format!(" {close}")) {
+            out = out.replace(&format!(" {close}"), &close.to_string());
+        }
+    }
+    let words = AT_WORDS
+        .iter()
+        .chain(["@"].iter())
+        .map(|word| (*word, "@"))
+        .chain(
+            DOT_WORDS
+                .iter()
+                .chain(["."].iter())
+                .map(|word| (*word, ".")),
+        );
+    for (word, to) in words {
+        for (open, close) in BRACKETS {
+            for pad in [" ", ""] {
                 out = out.replace(&format!("{pad}{open}{word}{close}{pad}"), to);
             }
         }
     }
-    out
+    close_up(&out)
 }
 
-/// `name at example dot com` read as an address: ` at ` and ` dot `
-/// become `@` and `.`, and spaces around `@` and `.` close up. Only links
-/// whose domain ends in a common TLD count in this view, since ` at ` is
-/// ordinary English.
-fn undo_spoken(text: &str) -> String {
-    let mut out = text.replace(" dot ", ".").replace(" at ", "@");
+/// Spaces around `@` and `.` closed up: `dana @ example . com`.
+fn close_up(text: &str) -> String {
+    let mut out = text.to_owned();
     for (from, to) in [(" @ ", "@"), (" @", "@"), ("@ ", "@"), (" . ", ".")] {
         out = out.replace(from, to);
     }
     out
+}
+
+/// The most spoken at signs tried one by one in a field.
+const MAX_SPOKEN_ATS: usize = 8;
+
+/// `name at example dot com` read as an address, in every language of
+/// [`AT_WORDS`] and [`DOT_WORDS`]: every spoken dot becomes `.`, and each
+/// spoken at in turn becomes `@` (only one can be the address's, and `me
+/// at dana at example dot com` has two). Only links whose domain ends in a
+/// common TLD count in these views, since ` at ` is ordinary English.
+fn spoken_views(text: &str) -> Box<dyn Iterator<Item = String> + '_> {
+    let spoken = |word: &str| {
+        text.match_indices(word).any(|(at, _)| {
+            text.get(..at).is_some_and(|before| before.ends_with(' '))
+                && text
+                    .get(at + word.len()..)
+                    .is_some_and(|after| after.starts_with(' '))
+        })
+    };
+    let closable = [" @", "@ ", " . "].iter().any(|gap| text.contains(gap));
+    if !closable && !AT_WORDS.iter().chain(&DOT_WORDS).any(|word| spoken(word)) {
+        // Nothing spoken and nothing to close up: the bracketed view,
+        // already read, is the only view.
+        return Box::new(std::iter::empty());
+    }
+    let mut dotted = text.to_owned();
+    for word in DOT_WORDS {
+        dotted = dotted.replace(&format!(" {word} "), ".");
+    }
+    let ats: Vec<(usize, usize)> = AT_WORDS
+        .iter()
+        .flat_map(|word| {
+            let spoken = format!(" {word} ");
+            let len = spoken.len();
+            dotted
+                .match_indices(&spoken)
+                .map(move |(at, _)| (at, len))
+                .collect::<Vec<_>>()
+        })
+        .take(MAX_SPOKEN_ATS)
+        .collect();
+    let base = close_up(&dotted);
+    Box::new(
+        std::iter::once(base).chain(ats.into_iter().map(move |(at, len)| {
+            let mut view = dotted.clone();
+            view.replace_range(at..at + len, "@");
+            close_up(&view)
+        })),
+    )
 }
 
 fn has_link(text: &str, need_common_tld: bool) -> bool {
@@ -79,7 +174,10 @@ fn has_link(text: &str, need_common_tld: bool) -> bool {
             LinkKind::Url => {
                 let has_scheme = found.contains("://");
                 let www = found.starts_with("www.");
-                (has_scheme && !need_common_tld) || www || ends_in_common_tld(host_of(found))
+                let host = host_of(found);
+                (has_scheme && !need_common_tld)
+                    || www
+                    || (ends_in_common_tld(host) && !(need_common_tld && ends_in_a_word(host)))
             }
             _ => false,
         }
@@ -93,6 +191,18 @@ fn host_of(link: &str) -> &str {
         .split(['/', '?', '#', ':'])
         .next()
         .unwrap_or(after_scheme)
+}
+
+/// Top-level domains that are also short words of the languages an
+/// address is spoken in: `the point at issue` is not `the.at`.
+const WORD_TLDS: [&str; 10] = ["at", "it", "to", "me", "be", "no", "in", "us", "es", "de"];
+
+/// Whether a host spoken aloud ends in a [`WORD_TLDS`] entry; a spoken URL
+/// must end in another TLD (a spoken e-mail address may end in any).
+fn ends_in_a_word(host: &str) -> bool {
+    host.rsplit('.')
+        .next()
+        .is_some_and(|tld| WORD_TLDS.contains(&tld))
 }
 
 fn ends_in_common_tld(address: &str) -> bool {
@@ -192,6 +302,99 @@ fn is_sum_date_or_years(groups: &[String], separators: &[String]) -> bool {
     thousands || date || years
 }
 
+/// The fewest letters and digits a number written with letters has
+/// (`1-800-FLOWERS`).
+const MIN_VANITY_LENGTH: usize = 10;
+
+/// A phone number with letters for some digits, in the plain view (case
+/// kept): hyphen- or dot-separated groups of digits and capital letters,
+/// digits first, three or more digits, a word of three or more capitals.
+fn has_vanity_number(plain: &str) -> bool {
+    plain.split_whitespace().any(|chunk| {
+        let chunk = chunk.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        let groups: Vec<&str> = chunk.split(['-', '.']).collect();
+        let all_digits = |g: &str| !g.is_empty() && g.chars().all(|c| c.is_ascii_digit());
+        let all_capitals = |g: &str| !g.is_empty() && g.chars().all(|c| c.is_ascii_uppercase());
+        let digits: usize = groups
+            .iter()
+            .filter(|g| all_digits(g))
+            .map(|g| g.len())
+            .sum();
+        let length: usize = groups.iter().map(|g| g.len()).sum();
+        groups.len() >= 2
+            && groups.first().is_some_and(|g| all_digits(g))
+            && groups.iter().all(|g| all_digits(g) || all_capitals(g))
+            && groups.iter().any(|g| all_capitals(g) && g.len() >= 3)
+            && digits >= 3
+            && length >= MIN_VANITY_LENGTH
+    })
+}
+
+/// Chat services a handle is given for.
+const CHAT_SERVICES: [&str; 16] = [
+    "discord",
+    "telegram",
+    "whatsapp",
+    "signal",
+    "skype",
+    "wechat",
+    "viber",
+    "snapchat",
+    "instagram",
+    "tiktok",
+    "twitter",
+    "mastodon",
+    "bluesky",
+    "threads",
+    "kik",
+    "matrix",
+];
+
+/// Words that may stand between a service and the handle: `Telegram is`,
+/// `Discord: my username is`.
+const HANDLE_FILLERS: [&str; 12] = [
+    "is", "me", "on", "at", "id", "handle", "username", "user", "name", "account", "via", "my",
+];
+
+/// A chat handle: a name with a discriminator (`dana#4821`), or after a
+/// chat service a word no one writes in prose (`Telegram: dana_k42`).
+fn has_chat_handle(plain: &str) -> bool {
+    let discriminator = plain.match_indices('#').any(|(at, _)| {
+        let before = plain.get(..at).and_then(|s| s.chars().next_back());
+        let after: Vec<char> = plain
+            .get(at + 1..)
+            .unwrap_or_default()
+            .chars()
+            .take(5)
+            .collect();
+        before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && after.len() >= 4
+            && after.iter().take(4).all(char::is_ascii_digit)
+            && after.get(4).is_none_or(|c| !c.is_alphanumeric())
+    });
+    let words: Vec<&str> = plain
+        .split_whitespace()
+        .map(|word| word.trim_matches(|c: char| ",.;:!?()\"'".contains(c)))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let after_service = words.iter().enumerate().any(|(i, word)| {
+        CHAT_SERVICES.contains(word)
+            && words
+                .iter()
+                .skip(i + 1)
+                .find(|word| !HANDLE_FILLERS.contains(word))
+                .is_some_and(|handle| looks_like_handle(handle))
+    });
+    discriminator || after_service
+}
+
+/// A word shaped like a handle rather than prose.
+fn looks_like_handle(word: &str) -> bool {
+    let digits = word.chars().any(|c| c.is_ascii_digit());
+    let letters = word.chars().any(char::is_alphabetic);
+    word.contains(['_', '@', '#']) || (digits && letters) || word.trim_matches('.').contains('.')
+}
+
 /// Digits spelled out as words, seven or more in a row: `five five five
 /// one two three four`.
 fn has_spoken_phone(text: &Text) -> bool {
@@ -242,6 +445,16 @@ mod tests {
             "０２０ ７９４６ ０９５８",
             "five five five one two three four",
             "ping @dana_k",
+            "me at dana at example dot com",
+            "me at dana [ at ] example [ dot ] org",
+            "dana arroba ejemplo punto com",
+            "dana собака example точка com",
+            "dana＠example。com",
+            "+٩٧١ ٥٠ ١٢٣ ٤٥٦٧",
+            "555·123·4567",
+            "1-800-FLOWERS",
+            "discord: dana#4821",
+            "my telegram is dana_k42",
         ] {
             assert!(found(text), "{text:?}");
         }
@@ -255,6 +468,9 @@ mod tests {
             "The 2025-2026 season, node.js or file.txt.",
             "Look at example one, two or three.",
             "Is 20k at 5% fine?",
+            "Is WhatsApp fine, or Slack?",
+            "A 24-HOUR line, COVID-19, the point at issue.",
+            "Meet at the café at noon, dot the i's.",
         ] {
             assert!(!found(text), "{text:?}");
         }

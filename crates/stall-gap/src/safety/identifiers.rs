@@ -22,11 +22,80 @@ const MIN_DIGITS_IN_HEX_RUN: usize = 6;
 pub(super) fn has_identifier(text: &Text) -> bool {
     has_hex_identifier(&text.folded)
         || text
-            .plain
-            .split(|c: char| !c.is_alphanumeric())
+            .digits
+            .split(|c: char| !c.is_ascii_alphanumeric())
             .any(is_opaque_token)
+        || has_short_hex_identifier(&text.digits)
+        || has_project_key(&text.digits)
+        || has_numbered_hash(&text.digits)
         || has_code_identifier(&text.plain)
-        || has_id_word_with_value(&text.plain)
+        || has_id_word_with_value(&text.digits)
+}
+
+/// How often a short hex id switches between letters and digits at
+/// least: `a3f9c2` switches five times, `100bed` once.
+const MIN_HEX_SWITCHES: usize = 3;
+
+/// Whether `word` is hex written as ids are, mixing letters and digits
+/// throughout, and `min_len` long or more.
+fn is_mixed_hex(word: &str, min_len: usize) -> bool {
+    let lower = word.to_ascii_lowercase();
+    let hex = lower.len() >= min_len && lower.chars().all(|c| c.is_ascii_hexdigit());
+    let digits = lower.chars().filter(char::is_ascii_digit).count();
+    hex && digits >= 2 && digits < lower.len() && mixed_hex_switches(&lower) >= MIN_HEX_SWITCHES - 1
+}
+
+/// A short hex id: one word of six or more mixed hex characters
+/// (`a3f9c2`), or two of four or more joined by a hyphen or colon
+/// (`7f3a-9b2c`).
+fn has_short_hex_identifier(digits: &str) -> bool {
+    let single = digits
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| is_mixed_hex(word, 6) && mixed_hex_switches(word) >= MIN_HEX_SWITCHES);
+    let paired = digits.split_whitespace().any(|chunk| {
+        let chunk = chunk.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        let groups: Vec<&str> = chunk.split(['-', ':']).collect();
+        groups.len() >= 2 && groups.iter().all(|group| is_mixed_hex(group, 4))
+    });
+    single || paired
+}
+
+fn mixed_hex_switches(word: &str) -> usize {
+    word.as_bytes()
+        .windows(2)
+        .filter(|pair| pair.first().map(u8::is_ascii_digit) != pair.get(1).map(u8::is_ascii_digit))
+        .count()
+}
+
+/// A tracker's key: two to ten capitals, a hyphen, three or more digits
+/// (`JIRA-4821`, `INC-042713`); `COVID-19` and `GPT-4` are too short.
+fn has_project_key(digits: &str) -> bool {
+    digits
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .any(|word| {
+            word.split_once('-').is_some_and(|(key, number)| {
+                (2..=10).contains(&key.len())
+                    && key.chars().all(|c| c.is_ascii_uppercase())
+                    && number.len() >= 3
+                    && number.chars().all(|c| c.is_ascii_digit())
+            })
+        })
+}
+
+/// The fewest digits after `#` that make a number a reference (`#48213`);
+/// `#1 priority` is a rank.
+const MIN_HASH_DIGITS: usize = 4;
+
+fn has_numbered_hash(digits: &str) -> bool {
+    digits.match_indices('#').any(|(at, _)| {
+        digits
+            .get(at + 1..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .count()
+            >= MIN_HASH_DIGITS
+    })
 }
 
 /// A hex digit as the skeleton writes it: `0` and `1` fold to `o` and `l`.
@@ -113,24 +182,93 @@ const ID_SUBJECTS: [&str; 8] = [
     "seat",
 ];
 
-/// `user id`, `ID: 7f3a`, `opportunity 8f3e9a`, `ticket #4411`: an id word
-/// after a subject or before a value, or a subject before a value. Read in
-/// the plain view, lower-cased, where digits are still digits.
-fn has_id_word_with_value(plain: &str) -> bool {
-    let lower = plain.to_lowercase();
+/// Words for a record that has a number: followed by a long number, or
+/// by a number word and any number, they name one (`case 48213`, `order
+/// no. 7734`, `Rechnung Nr. 24`), in the languages a question is asked in.
+const RECORD_WORDS: [&str; 34] = [
+    "case",
+    "order",
+    "invoice",
+    "reference",
+    "record",
+    "account",
+    "claim",
+    "booking",
+    "reservation",
+    "confirmation",
+    "tracking",
+    "policy",
+    "file",
+    "caso",
+    "expediente",
+    "pedido",
+    "factura",
+    "referencia",
+    "dossier",
+    "commande",
+    "facture",
+    "référence",
+    "rechnung",
+    "bestellung",
+    "vorgang",
+    "aktenzeichen",
+    "konto",
+    "pratica",
+    "ordine",
+    "fattura",
+    "fatura",
+    "processo",
+    "заказ",
+    "счет",
+];
+
+/// Words for "number": followed by four or more digits, they name one.
+const NUMBER_WORDS: [&str; 9] = [
+    "no",
+    "nr",
+    "num",
+    "number",
+    "numero",
+    "número",
+    "numéro",
+    "nummer",
+    "номер",
+];
+
+/// The fewest digits a record word alone needs before them (`case 48213`,
+/// not `order 5000 licences`).
+const MIN_RECORD_DIGITS: usize = 5;
+
+/// `user id`, `ID: 7f3a`, `opportunity 8f3e9a`, `ticket #4411`, `case
+/// 48213`: an id word after a subject or before a value, a subject before
+/// a value, or a record or number word before a number. Read in the
+/// digits view, lower-cased.
+fn has_id_word_with_value(digits: &str) -> bool {
+    let lower = digits.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .collect();
     let is_id_word = |word: &str| ID_WORDS.contains(&word);
     let is_subject = |word: &str| ID_SUBJECTS.contains(&word);
+    let is_number_word = |word: &str| NUMBER_WORDS.contains(&word) || word == "n";
+    let digit_count = |word: &str| word.chars().filter(char::is_ascii_digit).count();
     words.iter().enumerate().any(|(i, word)| {
         let next = words.get(i + 1).copied();
+        let after_next = words.get(i + 2).copied();
         let joined = ID_SUBJECTS.iter().any(|subject| {
             word.strip_prefix(subject)
                 .is_some_and(|rest| !rest.is_empty() && is_id_word(rest))
         });
+        let record = RECORD_WORDS.contains(word)
+            && (next.is_some_and(|next| {
+                digit_count(next) >= MIN_RECORD_DIGITS || is_mixed_hex(next, 4)
+            }) || (next.is_some_and(|next| is_number_word(next) || is_id_word(next))
+                && after_next.is_some_and(looks_like_value)));
+        let numbered = is_number_word(word) && next.is_some_and(|next| digit_count(next) >= 4);
         joined
+            || record
+            || numbered
             || (is_subject(word)
                 && next.is_some_and(|next| is_id_word(next) || looks_like_value(next)))
             || (is_id_word(word) && next.is_some_and(looks_like_value))
@@ -169,6 +307,14 @@ mod tests {
             "opportunity 8f3e9a",
             "ticket #4411",
             "user id",
+            "case 48213",
+            "order no. 7734-22",
+            "Is 7f3a-9b2c it?",
+            "the pair a3f9c2",
+            "JIRA-4821",
+            "#48213",
+            "№ 48213",
+            "caso ٤٨٢١٣",
         ] {
             assert!(found(text), "{text:?}");
         }
@@ -182,6 +328,9 @@ mod tests {
             "Your identity, the user guide, a network effect.",
             "Does the match in June suit you?",
             "deadbeef",
+            "Order 5000 licences for the 100bed ward, COVID-19, GPT-4, #1.",
+            "Is case A or case B better, with a 4x4 or a 3D model?",
+            "パイロットは6月に開始できますか",
         ] {
             assert!(!found(text), "{text:?}");
         }

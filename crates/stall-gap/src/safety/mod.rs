@@ -20,7 +20,11 @@ mod echoes;
 mod identifiers;
 mod instructions;
 mod names;
+mod phrases;
+mod private_sources;
+mod quantities;
 mod text;
+mod word_map;
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -30,7 +34,8 @@ use index_question_block::StructuredQuestion;
 
 use echoes::Source;
 use names::Name;
-use text::{Text, contains_phrase, folded_words};
+use phrases::{Matching, PhraseIndex};
+use text::Text;
 
 /// The longest a visible field may be, in UTF-16 code units after trimming.
 pub const MAX_VISIBLE_FIELD_LENGTH: usize = 600;
@@ -68,8 +73,14 @@ index_js::wire_enum! {
         CounterpartyName = "counterparty_name",
         /// An echo of private text: quoted, quoted in part, or paraphrased.
         Echo = "echo",
-        /// Text addressed to a model, or structure forged inside the question.
+        /// Text addressed to a model, or structure forged inside the question
+        /// (markup included).
         Instruction = "instruction",
+        /// Characters a person does not see but a model reads (Unicode tag
+        /// characters, zero-width characters), or that reorder what is
+        /// shown (bidirectional controls): the text checked and shown must
+        /// be the text a model reads.
+        HiddenText = "hidden_text",
     }
 }
 
@@ -137,7 +148,9 @@ impl fmt::Display for GateRefusal {
 ///     multi_select: false,
 /// };
 /// assert!(is_safe_authored_negotiation_question(&question, &[], &[]));
-/// assert!(!is_safe_authored_negotiation_question(&question, &["Budget".into()], &[]));
+/// // A question that repeats a private text is not.
+/// let private = ["Which budget should the retry offer?".to_owned()];
+/// assert!(!is_safe_authored_negotiation_question(&question, &[], &private));
 /// ```
 pub fn is_safe_authored_negotiation_question(
     question: &StructuredQuestion,
@@ -232,6 +245,28 @@ pub fn check_authored_negotiation_question(
     Ok(())
 }
 
+/// The text the gate reads of a visible field, before any rule folds it:
+/// NFKC, HTML character references decoded and invisible characters
+/// removed, repeated until nothing changes (so normalising twice changes
+/// nothing).
+///
+/// The gate refuses a field whose text differs from this by more than
+/// NFKC: one holding invisible characters ([`GateRule::HiddenText`]) or
+/// character references ([`GateRule::Instruction`]). So for a question
+/// it passes, the text a person is shown and a model reads is, up to
+/// compatibility forms that look the same, the text that was checked.
+///
+/// ```
+/// use index_stall_gap::normalized_visible_text;
+/// assert_eq!(normalized_visible_text("ｆｉｎｅ &lt;b&gt;"), "fine <b>");
+/// assert_eq!(normalized_visible_text("He\u{200b}lios\u{e0041}"), "Helios");
+/// let once = normalized_visible_text("&amp;lt;");
+/// assert_eq!(normalized_visible_text(&once), once);
+/// ```
+pub fn normalized_visible_text(field: &str) -> String {
+    text::plain(field)
+}
+
 /// What the question may not reveal, prepared once for every field.
 struct Private {
     names: Vec<Name>,
@@ -277,14 +312,18 @@ fn check_field(field: &str, private: &Private) -> Result<(), GateRule> {
         Some(GateRule::PrivateSource)
     } else if private.names.iter().any(|name| name.is_in(&text)) {
         Some(GateRule::CounterpartyName)
-    } else if private
-        .sources
-        .iter()
-        .any(|source| source.is_echoed_by(&text))
-    {
+    } else if !private.sources.is_empty() && {
+        let field = echoes::Field::new(&text);
+        private
+            .sources
+            .iter()
+            .any(|source| source.is_echoed_by(&field))
+    } {
         Some(GateRule::Echo)
     } else if instructions::looks_like_instructions(&text) {
         Some(GateRule::Instruction)
+    } else if text.hidden {
+        Some(GateRule::HiddenText)
     } else {
         None
     };
@@ -311,15 +350,9 @@ const PRIVATE_SOURCE_PHRASES: [&str; 16] = [
     "counterpart profile",
 ];
 
-static PRIVATE_SOURCES: LazyLock<Vec<Vec<String>>> = LazyLock::new(|| {
-    PRIVATE_SOURCE_PHRASES
-        .iter()
-        .map(|p| folded_words(p))
-        .collect()
-});
+static PRIVATE_SOURCES: LazyLock<PhraseIndex> =
+    LazyLock::new(|| PhraseIndex::of(Matching::Words, PRIVATE_SOURCE_PHRASES));
 
 fn names_private_source(text: &Text) -> bool {
-    PRIVATE_SOURCES
-        .iter()
-        .any(|phrase| contains_phrase(&text.tokens, phrase))
+    PRIVATE_SOURCES.found_in(&text.tokens) || private_sources::offers_the_other_side(text)
 }

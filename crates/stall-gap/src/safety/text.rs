@@ -15,6 +15,8 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use unicode_security::skeleton;
 
+use super::word_map::WordMap;
+
 /// Whether `c` is a Default_Ignorable_Code_Point (Unicode's
 /// DerivedCoreProperties): invisible when rendered, so it can hide inside a
 /// word or between the groups of an identifier.
@@ -41,13 +43,167 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
-/// NFKC with invisible characters removed: full-width and compatibility
+/// The most rounds [`plain`] takes to reach its fixed point. Each round
+/// that changes the text decodes a character reference or removes an
+/// invisible character, so real text settles in two or three; the cap only
+/// bounds what a hostile nesting (`&amp;amp;…`) can cost.
+const MAX_PLAIN_ROUNDS: usize = 16;
+
+/// NFKC, HTML character references decoded and invisible characters
+/// removed, repeated until nothing changes: full-width and compatibility
 /// forms become their plain letters, digits and punctuation (`＠` is `@`,
-/// `１` is `1`), and nothing hides between two characters. Case and
-/// look-alike letters are kept; identifiers and contact details are read
-/// from this view, where digits are still digits.
+/// `１` is `1`), `&lt;` is `<`, and nothing hides between two characters.
+/// Case and look-alike letters are kept; identifiers and contact details
+/// are read from this view, where digits are still digits.
+///
+/// Repeating makes the view idempotent: removing an invisible character can
+/// bring a letter and a combining mark together for NFKC to compose, and a
+/// decoded reference can be a compatibility form or another reference.
 pub(super) fn plain(text: &str) -> String {
-    text.nfkc().filter(|c| !is_invisible(*c)).collect()
+    if is_plain_already(text) {
+        return text.to_owned();
+    }
+    let mut current: String = text.chars().filter(|c| !is_invisible(*c)).collect();
+    for _ in 0..MAX_PLAIN_ROUNDS {
+        let next: String = decode_character_references(&current)
+            .nfkc()
+            .filter(|c| !is_invisible(*c))
+            .collect();
+        if next == current {
+            break;
+        }
+        current = next;
+    }
+    current
+}
+
+/// Whether [`plain`] leaves `text` as it is: ASCII is its own NFKC, has no
+/// invisible characters, and without `&` no character reference. Most
+/// fields are, and skip the normalisation.
+fn is_plain_already(text: &str) -> bool {
+    text.is_ascii() && !text.contains('&')
+}
+
+/// Whether `text` holds a character [`plain`] removes: something a person
+/// does not see but a model reads (Unicode tag characters can spell a whole
+/// instruction), or that reorders what is shown (bidirectional controls).
+pub(super) fn has_invisible(text: &str) -> bool {
+    text.chars().any(is_invisible)
+}
+
+/// Named character references a text could use to spell markup, and the
+/// characters they stand for.
+const NAMED_REFERENCES: [(&str, char); 24] = [
+    ("lt", '<'),
+    ("gt", '>'),
+    ("amp", '&'),
+    ("quot", '"'),
+    ("apos", '\''),
+    ("nbsp", '\u{a0}'),
+    ("sol", '/'),
+    ("bsol", '\\'),
+    ("colon", ':'),
+    ("semi", ';'),
+    ("commat", '@'),
+    ("period", '.'),
+    ("comma", ','),
+    ("lpar", '('),
+    ("rpar", ')'),
+    ("lsqb", '['),
+    ("rsqb", ']'),
+    ("lbrack", '['),
+    ("rbrack", ']'),
+    ("num", '#'),
+    ("excl", '!'),
+    ("quest", '?'),
+    ("equals", '='),
+    ("verbar", '|'),
+];
+
+/// The longest character reference read, `&` and `;` included
+/// (`&#x10FFFF;`, `&commat;`).
+const MAX_REFERENCE_LEN: usize = 10;
+
+/// `&lt;`, `&#60;` and `&#x3c;` decoded; anything else after `&` is kept.
+fn decode_character_references(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('&') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match read_reference(rest) {
+            Some((decoded, len)) => {
+                out.push(decoded);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text` starts with `&`: the character a reference there stands for,
+/// and the reference's length in bytes.
+fn read_reference(text: &str) -> Option<(char, usize)> {
+    let end = text.get(1..)?.find(';')? + 1;
+    if end + 1 > MAX_REFERENCE_LEN {
+        return None;
+    }
+    let body = text.get(1..end)?;
+    let decoded = if let Some(number) = body.strip_prefix('#') {
+        let value = match number.strip_prefix(['x', 'X']) {
+            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+            None => number.parse().ok()?,
+        };
+        char::from_u32(value).filter(|c| *c != '\0')?
+    } else {
+        NAMED_REFERENCES
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(body))
+            .map(|(_, c)| *c)?
+    };
+    Some((decoded, end + 1))
+}
+
+/// The decimal value of a digit in any script: Arabic-Indic `٣`,
+/// Devanagari `३` and ASCII `3` are all 3 (`char::to_digit` reads ASCII
+/// only). Every decimal digit block is ten code points from its zero.
+pub(super) fn decimal_digit(c: char) -> Option<u32> {
+    let code = u32::from(c);
+    let index = DECIMAL_ZEROS.partition_point(|zero| *zero <= code);
+    let zero = *DECIMAL_ZEROS.get(index.checked_sub(1)?)?;
+    (code - zero < 10).then(|| code - zero)
+}
+
+/// The zero of every decimal digit block (general category Nd), from the
+/// Unicode Character Database 14.0.
+const DECIMAL_ZEROS: [u32; 66] = [
+    0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66,
+    0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90,
+    0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
+    0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650,
+    0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50,
+    0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0,
+];
+
+/// `text` with every decimal digit written as its ASCII digit.
+fn ascii_digits(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| match decimal_digit(c) {
+            Some(value) => char::from_digit(value, 10).unwrap_or(c),
+            None => c,
+        })
+        .collect()
 }
 
 /// Folds one character of the plain view onto `out`: its confusables
@@ -55,6 +211,12 @@ pub(super) fn plain(text: &str) -> String {
 /// is `o`, `1` is `l`). An ASCII capital is made small first, so that `I`
 /// folds as `i` does and not to the `l` its own skeleton is.
 fn fold_char(c: char, out: &mut String) {
+    if is_line_break(c) {
+        // The skeleton would make these spaces; a role header after one
+        // must still start a line.
+        out.push(c);
+        return;
+    }
     match ASCII_FOLDS.get(c as usize) {
         Some(folded) => out.push_str(folded),
         None => fold_char_slowly(c, out),
@@ -83,6 +245,14 @@ fn fold_char_slowly(c: char, out: &mut String) {
     }
 }
 
+/// Whether `c` ends a line for a reader.
+pub(super) fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
 /// `text` folded as every word-level rule reads it.
 pub(super) fn fold(text: &str) -> String {
     let mut out = String::new();
@@ -100,13 +270,44 @@ pub(super) struct Token {
     pub(super) text: String,
     /// Whether the word starts with a capital letter as written.
     pub(super) capitalised: bool,
+    /// The last character other than white space before the word, as
+    /// written (`'\0'` for the first word): `'` before `s` makes a
+    /// possessive, `.` or `?` before a word starts a sentence.
+    pub(super) before: char,
+    /// Whether the word as written is only digits (in any script).
+    pub(super) number: bool,
+}
+
+impl Token {
+    /// Whether the word opens a sentence (or the field), where every
+    /// language capitalises, so a capital says nothing about a name.
+    pub(super) fn starts_sentence(&self) -> bool {
+        matches!(
+            self.before,
+            '\0' | '.' | '!' | '?' | ':' | ';' | '¿' | '¡' | '…' | '"' | '“' | '«' | '('
+        ) || is_line_break(self.before)
+    }
+}
+
+/// Whether `c` writes an apostrophe.
+pub(super) fn is_apostrophe(c: char) -> bool {
+    matches!(c, '\'' | '’' | 'ʼ' | '`' | '´' | '‘')
 }
 
 /// A field in every view the rules read.
 #[derive(Debug)]
 pub(super) struct Text {
-    /// NFKC, invisible characters removed.
+    /// NFKC, character references decoded, invisible characters removed
+    /// ([`plain`]).
     pub(super) plain: String,
+    /// The plain view with every decimal digit written in ASCII, where
+    /// numbers are read whatever script wrote them.
+    pub(super) digits: String,
+    /// Whether the field as written holds invisible characters.
+    pub(super) hidden: bool,
+    /// Whether the field as written holds HTML character references (once
+    /// in NFKC, so `＆lt;` is one).
+    pub(super) references: bool,
     /// The folded text, punctuation and line breaks kept.
     pub(super) folded: String,
     /// The folded words, in order.
@@ -124,6 +325,7 @@ impl Text {
         let mut folded = String::with_capacity(plain.len());
         let mut tokens: Vec<Token> = Vec::new();
         let mut in_word = false;
+        let mut before = '\0';
         for c in plain.chars() {
             let start = folded.len();
             fold_char(c, &mut folded);
@@ -136,16 +338,30 @@ impl Text {
                     tokens.push(Token {
                         text: String::new(),
                         capitalised: c.is_uppercase() && offset == 0,
+                        before,
+                        number: true,
                     });
                     in_word = true;
                 }
                 if let Some(token) = tokens.last_mut() {
                     token.text.push(f);
+                    token.number &= decimal_digit(c).is_some();
                 }
+            }
+            if !c.is_whitespace() || is_line_break(c) {
+                before = c;
             }
         }
         let squashed = tokens.iter().map(|token| token.text.as_str()).collect();
+        let hidden = has_invisible(text);
+        // Without invisible characters, the plain view differs from NFKC
+        // only where character references were decoded.
+        let references =
+            !hidden && !is_plain_already(text) && plain != text.nfkc().collect::<String>();
         Text {
+            digits: ascii_digits(&plain),
+            hidden,
+            references,
             plain,
             folded,
             tokens,
@@ -190,8 +406,26 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 /// The English Snowball stem of a folded word: `programmes` and
 /// `programme` meet, so an echo cannot hide behind an inflection.
 pub(super) fn stem(word: &str) -> String {
-    STEMMER.stem(word).into_owned()
+    match COMMON_STEMS.get(word) {
+        Some(stem) => stem.clone(),
+        None => STEMMER.stem(word).into_owned(),
+    }
 }
+
+/// The stems of the common-word list, made once per process: most words a
+/// question uses are among them, and the stemmer is the costly part of the
+/// echo rule.
+static COMMON_STEMS: LazyLock<WordMap<String>> = LazyLock::new(|| {
+    include_str!("common_words.txt")
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let word = fold(line.trim_end_matches('*'));
+            let stem = STEMMER.stem(&word).into_owned();
+            (word, stem)
+        })
+        .collect()
+});
 
 #[cfg(test)]
 mod tests {

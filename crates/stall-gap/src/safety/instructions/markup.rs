@@ -1,0 +1,109 @@
+//! Markup a question never has: HTML comments, elements, event handlers,
+//! character references and blockquotes.
+//!
+//! A person sees a question as text, but a model or a web page that reads
+//! the answer may read it as markup: an HTML comment carries a note no one
+//! sees, `&lt;system&gt;` becomes a role tag, and a quoted line passes for
+//! someone else's words.
+
+use super::super::text::{Text, is_line_break};
+
+/// Element names a forged tag would use.
+const ELEMENTS: [&str; 48] = [
+    "a",
+    "abbr",
+    "audio",
+    "b",
+    "base",
+    "blockquote",
+    "body",
+    "br",
+    "button",
+    "code",
+    "details",
+    "div",
+    "em",
+    "embed",
+    "font",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "hr",
+    "html",
+    "i",
+    "iframe",
+    "img",
+    "input",
+    "li",
+    "link",
+    "marquee",
+    "meta",
+    "object",
+    "ol",
+    "p",
+    "pre",
+    "script",
+    "select",
+    "span",
+    "strong",
+    "style",
+    "svg",
+    "table",
+    "textarea",
+    "title",
+    "u",
+    "ul",
+];
+
+/// Whether the field holds markup (read in the plain view, where
+/// character references are already decoded, and from the flag that says
+/// the field had some).
+pub(super) fn has_markup(text: &Text) -> bool {
+    let plain = text.plain.to_lowercase();
+    text.references
+        || plain.contains("<!--")
+        || has_element(&plain)
+        || has_event_handler(&plain)
+        || plain
+            .split(is_line_break)
+            .any(|line| line.trim_start().starts_with('>'))
+}
+
+/// `<b>`, `</span>`, `<img src=…>`: a known element's tag.
+fn has_element(plain: &str) -> bool {
+    plain.match_indices('<').any(|(at, _)| {
+        let rest = plain.get(at + 1..).unwrap_or_default();
+        let rest = rest.strip_prefix('/').unwrap_or(rest);
+        let name: String = rest
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect();
+        let after = rest.get(name.len()..).unwrap_or_default();
+        ELEMENTS.contains(&name.as_str())
+            && (after.starts_with(['>', '/']) || after.starts_with(char::is_whitespace))
+    })
+}
+
+/// `onerror=`, `onclick =`: an attribute that runs script.
+fn has_event_handler(plain: &str) -> bool {
+    plain.match_indices("on").any(|(at, _)| {
+        let starts_word = plain
+            .get(..at)
+            .and_then(|before| before.chars().next_back())
+            .is_none_or(|c| !c.is_alphanumeric());
+        let rest = plain.get(at + 2..).unwrap_or_default();
+        let event: String = rest.chars().take_while(char::is_ascii_lowercase).collect();
+        starts_word
+            && event.len() >= 3
+            && rest
+                .get(event.len()..)
+                .unwrap_or_default()
+                .trim_start()
+                .starts_with('=')
+    })
+}
