@@ -1,5 +1,6 @@
 //! What the safety gate costs per question: a typical authored question
-//! checked against a name and two private texts, and the worst case the
+//! checked against a name and two private texts, the same question with
+//! nothing private (what the private inputs add), and the worst case the
 //! gate admits (every field at its 600-unit limit).
 
 #![allow(missing_docs, clippy::unwrap_used)]
@@ -38,6 +39,9 @@ fn gate(c: &mut Criterion) {
     check_authored_negotiation_question(&longest, &names, &sources).unwrap();
     c.bench_function("gate/typical question", |b| {
         b.iter(|| check_authored_negotiation_question(&typical, &names, &sources))
+    });
+    c.bench_function("gate/typical question, nothing private", |b| {
+        b.iter(|| check_authored_negotiation_question(&typical, &[], &[]))
     });
     c.bench_function("gate/every field at 600 units", |b| {
         b.iter(|| check_authored_negotiation_question(&longest, &names, &sources))

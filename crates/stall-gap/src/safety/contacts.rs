@@ -14,7 +14,7 @@ use super::text::{Text, fold};
 /// Whether `text` holds an e-mail address, a URL, a social or chat handle,
 /// or a phone number (in any script's digits, or with letters for digits).
 pub(super) fn has_contact(text: &Text) -> bool {
-    let plain = contact_view(&text.digits);
+    let plain = contact_view(&text.lower);
     let bracketed = undo_brackets(&plain);
     has_link(&bracketed, false)
         || spoken_views(&bracketed).any(|view| has_link(&view, true))
@@ -25,11 +25,10 @@ pub(super) fn has_contact(text: &Text) -> bool {
         || has_chat_handle(&plain)
 }
 
-/// The digits view lower-cased, with every dot a reader takes for one
-/// written `.` (`。`, `·`, `•`) and every dash written `-`.
-fn contact_view(digits: &str) -> String {
-    digits
-        .to_lowercase()
+/// The lower-cased view with every dot a reader takes for one written
+/// `.` (`。`, `·`, `•`) and every dash written `-`.
+fn contact_view(lower: &str) -> String {
+    lower
         .chars()
         .map(|c| match c {
             '。' | '｡' | '·' | '•' | '∙' | '⋅' | '・' | '‧' => '.',

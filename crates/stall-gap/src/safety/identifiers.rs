@@ -29,7 +29,7 @@ pub(super) fn has_identifier(text: &Text) -> bool {
         || has_project_key(&text.digits)
         || has_numbered_hash(&text.digits)
         || has_code_identifier(&text.plain)
-        || has_id_word_with_value(&text.digits)
+        || has_id_word_with_value(&text.lower)
 }
 
 /// How often a short hex id switches between letters and digits at
@@ -242,9 +242,8 @@ const MIN_RECORD_DIGITS: usize = 5;
 /// `user id`, `ID: 7f3a`, `opportunity 8f3e9a`, `ticket #4411`, `case
 /// 48213`: an id word after a subject or before a value, a subject before
 /// a value, or a record or number word before a number. Read in the
-/// digits view, lower-cased.
-fn has_id_word_with_value(digits: &str) -> bool {
-    let lower = digits.to_lowercase();
+/// lower-cased digits view.
+fn has_id_word_with_value(lower: &str) -> bool {
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())

@@ -188,12 +188,12 @@ const TEMPLATE_MARKERS: [&str; 8] = [
 /// that starts with a role header or a markdown heading, a rule line, a
 /// chat-template token, a role tag.
 fn forges_structure(text: &Text) -> bool {
-    let plain = text.plain.to_lowercase();
+    let plain = text.lower.as_str();
     plain.contains("```")
         || plain.contains("~~~")
         || TEMPLATE_MARKERS.iter().any(|m| plain.contains(m))
         || has_role_tag(&text.folded)
-        || lines(&plain).any(is_heading_or_rule)
+        || lines(plain).any(is_heading_or_rule)
         || lines(&text.folded).any(is_role_header)
         || has_role_turn(&text.folded)
 }

@@ -92,7 +92,7 @@ pub(super) fn quantities(text: &Text) -> Vec<Quantity> {
         // No digit and no number word: nothing to read.
         return Vec::new();
     }
-    let items = items(&text.digits.to_lowercase());
+    let items = items(&text.lower);
     let mut found = Vec::new();
     let mut i = 0;
     while i < items.len() {

@@ -303,6 +303,9 @@ pub(super) struct Text {
     /// The plain view with every decimal digit written in ASCII, where
     /// numbers are read whatever script wrote them.
     pub(super) digits: String,
+    /// The digits view lower-cased, made once for the rules that compare
+    /// without case.
+    pub(super) lower: String,
     /// Whether the field as written holds invisible characters.
     pub(super) hidden: bool,
     /// Whether the field as written holds HTML character references (once
@@ -353,13 +356,15 @@ impl Text {
             }
         }
         let squashed = tokens.iter().map(|token| token.text.as_str()).collect();
+        let digits = ascii_digits(&plain);
         let hidden = has_invisible(text);
         // Without invisible characters, the plain view differs from NFKC
         // only where character references were decoded.
         let references =
             !hidden && !is_plain_already(text) && plain != text.nfkc().collect::<String>();
         Text {
-            digits: ascii_digits(&plain),
+            lower: digits.to_lowercase(),
+            digits,
             hidden,
             references,
             plain,

@@ -64,11 +64,11 @@ const ELEMENTS: [&str; 48] = [
 /// character references are already decoded, and from the flag that says
 /// the field had some).
 pub(super) fn has_markup(text: &Text) -> bool {
-    let plain = text.plain.to_lowercase();
+    let plain = text.lower.as_str();
     text.references
         || plain.contains("<!--")
-        || has_element(&plain)
-        || has_event_handler(&plain)
+        || has_element(plain)
+        || has_event_handler(plain)
         || plain
             .split(is_line_break)
             .any(|line| line.trim_start().starts_with('>'))
