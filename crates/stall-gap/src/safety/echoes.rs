@@ -14,7 +14,7 @@ use super::MIN_ECHO_LENGTH;
 use super::phrases::{Matching, PhraseIndex};
 use super::quantities::{Quantity, UNITS, quantities};
 use super::text::{Text, fold, stem};
-use super::word_map::WordSet;
+use super::word_map::{FNV_START, WordSet, fnv1a_from};
 
 /// A run of this many words shared with a private text is an echo, when
 /// at least [`MIN_CONTENT_IN_SHARED_RUN`] of them carry content.
@@ -193,14 +193,15 @@ fn words(text: &Text) -> Vec<Word<'_>> {
 }
 
 /// A run of words as one number, so that runs are compared without
-/// keeping copies of their words. The hasher has fixed keys, so in one
-/// process the same run always has the same number; two runs that collided would count as
+/// keeping copies of their words. FNV-1a has no keys, so the same run
+/// always has the same number; two runs that collided would count as
 /// shared, which only ever refuses more.
 fn run_hash(run: &[&str]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    run.hash(&mut hasher);
-    hasher.finish()
+    run.iter().fold(FNV_START, |hash, word| {
+        // A byte no UTF-8 text has ends each word, so `ab c` and `a bc`
+        // differ.
+        fnv1a_from(hash, word.bytes().chain([0xff]))
+    })
 }
 
 /// The [`run_hash`] of every run of `len` words that `keep` keeps.

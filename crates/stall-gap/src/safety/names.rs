@@ -15,6 +15,7 @@
 //! only in a name's position: before a verb of agreeing, meeting or saying,
 //! after a title or a verb addressed to a person, or with a possessive.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
@@ -259,8 +260,8 @@ fn is_form_or_plural(word: &str, form: &str) -> bool {
 
 /// A word of the text, or letters spelled one by one read as a word
 /// (`G r a c e`), with the tokens it spans.
-struct Candidate {
-    text: String,
+struct Candidate<'t> {
+    text: Cow<'t, str>,
     capitalised: bool,
     starts_sentence: bool,
     first: usize,
@@ -270,13 +271,13 @@ struct Candidate {
 /// The fewest single letters in a row read as one spelled word.
 const MIN_SPELLED_LETTERS: usize = 3;
 
-fn candidate_words(tokens: &[Token]) -> Vec<Candidate> {
+fn candidate_words(tokens: &[Token]) -> Vec<Candidate<'_>> {
     let single = |token: &Token| token.text.chars().count() == 1;
     let mut words: Vec<Candidate> = tokens
         .iter()
         .enumerate()
         .map(|(index, token)| Candidate {
-            text: token.text.clone(),
+            text: Cow::Borrowed(token.text.as_str()),
             capitalised: token.capitalised,
             starts_sentence: token.starts_sentence(),
             first: index,
@@ -295,12 +296,14 @@ fn candidate_words(tokens: &[Token]) -> Vec<Candidate> {
             && let Some(first) = tokens.get(start)
         {
             words.push(Candidate {
-                text: tokens
-                    .get(start..start + run)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|token| token.text.as_str())
-                    .collect(),
+                text: Cow::Owned(
+                    tokens
+                        .get(start..start + run)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|token| token.text.as_str())
+                        .collect(),
+                ),
                 capitalised: first.capitalised,
                 starts_sentence: first.starts_sentence(),
                 first: start,
@@ -354,7 +357,7 @@ static BETWEEN_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(BETWEEN));
 ///
 /// A month's or a place's possessive counts only before a party's
 /// [`STANCES`].
-fn in_name_position(tokens: &[Token], word: &Candidate, place_or_time: bool) -> bool {
+fn in_name_position(tokens: &[Token], word: &Candidate<'_>, place_or_time: bool) -> bool {
     let previous = word.first.checked_sub(1).and_then(|i| tokens.get(i));
     let next = tokens.get(word.last + 1);
     let after_title = previous.is_some_and(|token| {

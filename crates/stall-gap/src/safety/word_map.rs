@@ -15,10 +15,18 @@ pub(super) struct WordMap<V> {
 /// A set of words.
 pub(super) type WordSet = WordMap<()>;
 
-fn fnv1a(word: &str) -> u64 {
-    word.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+/// FNV-1a of `bytes`, continuing from `hash`.
+pub(super) fn fnv1a_from(hash: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(hash, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// The FNV-1a offset basis, where every hash starts.
+pub(super) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv1a(word: &str) -> u64 {
+    fnv1a_from(FNV_START, word.bytes())
 }
 
 impl<V> WordMap<V> {
