@@ -28,6 +28,10 @@ pub(super) fn has_contact(text: &Text) -> bool {
 /// The lower-cased view with every dot a reader takes for one written
 /// `.` (`。`, `·`, `•`) and every dash written `-`.
 fn contact_view(lower: &str) -> String {
+    if lower.is_ascii() {
+        // Every character it replaces is outside ASCII.
+        return lower.to_owned();
+    }
     lower
         .chars()
         .map(|c| match c {
@@ -123,16 +127,16 @@ const MAX_SPOKEN_ATS: usize = 8;
 /// at dana at example dot com` has two). Only links whose domain ends in a
 /// common TLD count in these views, since ` at ` is ordinary English.
 fn spoken_views(text: &str) -> Box<dyn Iterator<Item = String> + '_> {
-    let spoken = |word: &str| {
-        text.match_indices(word).any(|(at, _)| {
-            text.get(..at).is_some_and(|before| before.ends_with(' '))
-                && text
-                    .get(at + word.len()..)
-                    .is_some_and(|after| after.starts_with(' '))
-        })
-    };
+    // A spoken word has a space on both sides: it is one of the pieces
+    // between spaces, neither the first nor the last.
+    let mut pieces = text.split(' ').skip(1).peekable();
+    let spoken = std::iter::from_fn(|| {
+        let piece = pieces.next()?;
+        pieces.peek().is_some().then_some(piece)
+    })
+    .any(|piece| AT_WORDS.contains(&piece) || DOT_WORDS.contains(&piece));
     let closable = [" @", "@ ", " . "].iter().any(|gap| text.contains(gap));
-    if !closable && !AT_WORDS.iter().chain(&DOT_WORDS).any(|word| spoken(word)) {
+    if !closable && !spoken {
         // Nothing spoken and nothing to close up: the bracketed view,
         // already read, is the only view.
         return Box::new(std::iter::empty());
@@ -233,6 +237,10 @@ const MIN_PHONE_DIGITS: usize = 7;
 /// dots, slashes or brackets, that are not a sum (`1 000 000`), a date
 /// (`2025-06-01`) or a span of years (`2025-2026`).
 fn has_phone(plain: &str) -> bool {
+    if plain.bytes().filter(u8::is_ascii_digit).count() < MIN_PHONE_DIGITS {
+        // A phone number's digits are all in the text: too few, none.
+        return false;
+    }
     let chars: Vec<char> = plain.chars().collect();
     let mut i = 0;
     while i < chars.len() {

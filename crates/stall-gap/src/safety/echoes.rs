@@ -14,7 +14,7 @@ use super::MIN_ECHO_LENGTH;
 use super::phrases::{Matching, PhraseIndex};
 use super::quantities::{Quantity, UNITS, quantities};
 use super::text::{Text, fold, stem};
-use super::word_map::{FNV_START, WordSet, fnv1a_from};
+use super::word_map::{FNV_START, WordSet, fnv1a, fnv1a_from};
 
 /// A run of this many words shared with a private text is an echo, when
 /// at least [`MIN_CONTENT_IN_SHARED_RUN`] of them carry content.
@@ -49,7 +49,7 @@ static FUNCTION_STEMS: LazyLock<WordSet> = LazyLock::new(|| {
     FUNCTION_WORDS
         .split_whitespace()
         .chain(OTHER_FUNCTION_WORDS.split_whitespace())
-        .map(|word| stem(&fold(word)))
+        .map(|word| stem(&fold(word)).into_owned())
         .collect()
 });
 
@@ -177,7 +177,7 @@ fn words(text: &Text) -> Vec<Word<'_>> {
         let synonym = SYNONYM_PHRASES.at(tokens, i).max_by_key(|(_, end)| *end);
         let (stem, len) = match synonym {
             Some((idea, end)) => (idea.as_str(), end - i),
-            None => (stems.get(i).map_or("", String::as_str), 1),
+            None => (stems.get(i).map_or("", |stem| stem.as_ref()), 1),
         };
         let content = !connective
             && !FUNCTION_STEMS.contains(stem)
@@ -217,13 +217,16 @@ fn run_hashes<'w>(
 }
 
 /// A private text, prepared once for every field it is compared with.
+/// Its words are kept as their [`fnv1a`] hashes, like its runs: two
+/// words that collided would count as shared, which only ever refuses
+/// more.
 #[derive(Debug)]
 pub(super) struct Source {
     compact: String,
     runs: BTreeSet<u64>,
     content_runs: BTreeSet<u64>,
-    content: BTreeSet<String>,
-    clauses: Vec<BTreeSet<String>>,
+    content: BTreeSet<u64>,
+    clauses: Vec<BTreeSet<u64>>,
     quantities: Vec<Quantity>,
 }
 
@@ -243,13 +246,13 @@ impl Source {
         let text = Text::new(text);
         let words = words(&text);
         let (stems, content) = stems_and_content(&words);
-        let mut clauses: Vec<BTreeSet<String>> = Vec::new();
+        let mut clauses: Vec<BTreeSet<u64>> = Vec::new();
         for word in &words {
             if word.clause_start || clauses.is_empty() {
                 clauses.push(BTreeSet::new());
             }
             if let (true, Some(clause)) = (word.content, clauses.last_mut()) {
-                clause.insert(word.stem.to_owned());
+                clause.insert(fnv1a(word.stem));
             }
         }
         Source {
@@ -259,7 +262,7 @@ impl Source {
             })
             .collect(),
             content_runs: run_hashes(&content, SHARED_CONTENT_RUN, |_| true).collect(),
-            content: content.iter().map(|word| (*word).to_owned()).collect(),
+            content: content.iter().map(|word| fnv1a(word)).collect(),
             clauses,
             quantities: quantities(&text),
         }
@@ -282,18 +285,17 @@ impl Source {
         let distinct = &field.distinct;
         let shared = distinct
             .iter()
-            .filter(|word| self.content.contains(**word))
+            .filter(|(hash, _)| self.content.contains(hash))
             .count();
         let paraphrase = distinct.len() >= PARAPHRASE_MIN_WORDS
             && shared * 10 >= distinct.len() * PARAPHRASE_SHARE_TENTHS;
         let fact = self.clauses.iter().any(|clause| {
-            let shared: Vec<&&str> = distinct
-                .iter()
-                .filter(|word| clause.contains(**word))
-                .collect();
-            shared.len() >= FACT_WORDS
-                && shared.len() * 10 >= clause.len() * FACT_SHARE_TENTHS
-                && shared.iter().any(|word| word.starts_with(IDEA_MARK))
+            let (mut shared, mut idea) = (0, false);
+            for (_, word) in distinct.iter().filter(|(hash, _)| clause.contains(hash)) {
+                shared += 1;
+                idea |= word.starts_with(IDEA_MARK);
+            }
+            shared >= FACT_WORDS && shared * 10 >= clause.len() * FACT_SHARE_TENTHS && idea
         });
         let quantity = field
             .quantities
@@ -310,7 +312,8 @@ pub(super) struct Field<'t> {
     text: &'t Text,
     runs: Vec<u64>,
     content_runs: Vec<u64>,
-    distinct: BTreeSet<&'t str>,
+    /// Each distinct content word once, with its [`fnv1a`] hash.
+    distinct: Vec<(u64, &'t str)>,
     quantities: Vec<Quantity>,
 }
 
@@ -322,7 +325,13 @@ impl<'t> Field<'t> {
             text,
             runs: run_hashes(&stems, SHARED_RUN, |_| true).collect(),
             content_runs: run_hashes(&content, SHARED_CONTENT_RUN, |_| true).collect(),
-            distinct: content.iter().copied().collect(),
+            distinct: content
+                .iter()
+                .copied()
+                .collect::<BTreeSet<&str>>()
+                .into_iter()
+                .map(|word| (fnv1a(word), word))
+                .collect(),
             quantities: quantities(text),
         }
     }

@@ -5,7 +5,10 @@
 //! question tells them something internal. So any id shape counts, whether
 //! it belongs to a negotiation or not.
 
+use std::sync::LazyLock;
+
 use super::text::Text;
+use super::word_map::WordSet;
 
 /// The hex digits a UUID has.
 const UUID_HEX_DIGITS: usize = 32;
@@ -22,12 +25,12 @@ const MIN_DIGITS_IN_HEX_RUN: usize = 6;
 pub(super) fn has_identifier(text: &Text) -> bool {
     has_hex_identifier(&text.folded)
         || text
-            .digits
+            .digits()
             .split(|c: char| !c.is_ascii_alphanumeric())
             .any(is_opaque_token)
-        || has_short_hex_identifier(&text.digits)
-        || has_project_key(&text.digits)
-        || has_numbered_hash(&text.digits)
+        || has_short_hex_identifier(text.digits())
+        || has_project_key(text.digits())
+        || has_numbered_hash(text.digits())
         || has_code_identifier(&text.plain)
         || has_id_word_with_value(&text.lower)
 }
@@ -39,10 +42,11 @@ const MIN_HEX_SWITCHES: usize = 3;
 /// Whether `word` is hex written as ids are, mixing letters and digits
 /// throughout, and `min_len` long or more.
 fn is_mixed_hex(word: &str, min_len: usize) -> bool {
-    let lower = word.to_ascii_lowercase();
-    let hex = lower.len() >= min_len && lower.chars().all(|c| c.is_ascii_hexdigit());
-    let digits = lower.chars().filter(char::is_ascii_digit).count();
-    hex && digits >= 2 && digits < lower.len() && mixed_hex_switches(&lower) >= MIN_HEX_SWITCHES - 1
+    let hex = word.len() >= min_len && word.bytes().all(|b| b.is_ascii_hexdigit());
+    // Case does not change which bytes are digits, so the word is read as
+    // it is.
+    let digits = word.bytes().filter(u8::is_ascii_digit).count();
+    hex && digits >= 2 && digits < word.len() && mixed_hex_switches(word) >= MIN_HEX_SWITCHES - 1
 }
 
 /// A short hex id: one word of six or more mixed hex characters
@@ -239,6 +243,17 @@ const NUMBER_WORDS: [&str; 9] = [
 /// not `order 5000 licences`).
 const MIN_RECORD_DIGITS: usize = 5;
 
+/// The word lists above as sets, since every word of a field is looked up
+/// in each.
+static ID_WORD_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&ID_WORDS));
+static SUBJECT_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&ID_SUBJECTS));
+static RECORD_WORD_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&RECORD_WORDS));
+static NUMBER_WORD_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&NUMBER_WORDS));
+
+fn word_set(words: &[&str]) -> WordSet {
+    words.iter().map(|word| (*word).to_owned()).collect()
+}
+
 /// `user id`, `ID: 7f3a`, `opportunity 8f3e9a`, `ticket #4411`, `case
 /// 48213`: an id word after a subject or before a value, a subject before
 /// a value, or a record or number word before a number. Read in the
@@ -248,9 +263,9 @@ fn has_id_word_with_value(lower: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .collect();
-    let is_id_word = |word: &str| ID_WORDS.contains(&word);
-    let is_subject = |word: &str| ID_SUBJECTS.contains(&word);
-    let is_number_word = |word: &str| NUMBER_WORDS.contains(&word) || word == "n";
+    let is_id_word = |word: &str| ID_WORD_SET.contains(word);
+    let is_subject = |word: &str| SUBJECT_SET.contains(word);
+    let is_number_word = |word: &str| NUMBER_WORD_SET.contains(word) || word == "n";
     let digit_count = |word: &str| word.chars().filter(char::is_ascii_digit).count();
     words.iter().enumerate().any(|(i, word)| {
         let next = words.get(i + 1).copied();
@@ -259,7 +274,7 @@ fn has_id_word_with_value(lower: &str) -> bool {
             word.strip_prefix(subject)
                 .is_some_and(|rest| !rest.is_empty() && is_id_word(rest))
         });
-        let record = RECORD_WORDS.contains(word)
+        let record = RECORD_WORD_SET.contains(word)
             && (next.is_some_and(|next| {
                 digit_count(next) >= MIN_RECORD_DIGITS || is_mixed_hex(next, 4)
             }) || (next.is_some_and(|next| is_number_word(next) || is_id_word(next))

@@ -88,7 +88,7 @@ pub(super) fn quantities(text: &Text) -> Vec<Quantity> {
             .iter()
             .any(|token| NUMBER_WORDS.contains(&token.text))
     };
-    if !text.digits.bytes().any(|b| b.is_ascii_digit()) && !spelled() {
+    if !text.digits().bytes().any(|b| b.is_ascii_digit()) && !spelled() {
         // No digit and no number word: nothing to read.
         return Vec::new();
     }

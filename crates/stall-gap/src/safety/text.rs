@@ -8,6 +8,7 @@
 //! lower-cased. Patterns are folded the same way, so a rule never compares
 //! a folded text with an unfolded word.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -125,9 +126,9 @@ const NAMED_REFERENCES: [(&str, char); 24] = [
 const MAX_REFERENCE_LEN: usize = 10;
 
 /// `&lt;`, `&#60;` and `&#x3c;` decoded; anything else after `&` is kept.
-fn decode_character_references(text: &str) -> std::borrow::Cow<'_, str> {
+fn decode_character_references(text: &str) -> Cow<'_, str> {
     if !text.contains('&') {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -146,7 +147,7 @@ fn decode_character_references(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     out.push_str(rest);
-    std::borrow::Cow::Owned(out)
+    Cow::Owned(out)
 }
 
 /// `text` starts with `&`: the character a reference there stands for,
@@ -176,6 +177,9 @@ fn read_reference(text: &str) -> Option<(char, usize)> {
 /// Devanagari `३` and ASCII `3` are all 3 (`char::to_digit` reads ASCII
 /// only). Every decimal digit block is ten code points from its zero.
 pub(super) fn decimal_digit(c: char) -> Option<u32> {
+    if c.is_ascii() {
+        return c.to_digit(10);
+    }
     let code = u32::from(c);
     let index = DECIMAL_ZEROS.partition_point(|zero| *zero <= code);
     let zero = *DECIMAL_ZEROS.get(index.checked_sub(1)?)?;
@@ -193,17 +197,19 @@ const DECIMAL_ZEROS: [u32; 66] = [
     0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0,
 ];
 
-/// `text` with every decimal digit written as its ASCII digit.
-fn ascii_digits(text: &str) -> String {
+/// `text` with every decimal digit written as its ASCII digit, or `None`
+/// when that is `text` itself (ASCII text).
+fn ascii_digits(text: &str) -> Option<String> {
     if text.is_ascii() {
-        return text.to_owned();
+        return None;
     }
     text.chars()
         .map(|c| match decimal_digit(c) {
             Some(value) => char::from_digit(value, 10).unwrap_or(c),
             None => c,
         })
-        .collect()
+        .collect::<String>()
+        .into()
 }
 
 /// Folds one character of the plain view onto `out`: its confusables
@@ -218,7 +224,12 @@ fn fold_char(c: char, out: &mut String) {
         return;
     }
     match ASCII_FOLDS.get(c as usize) {
-        Some(folded) => out.push_str(folded),
+        // One byte of UTF-8 is one ASCII character: pushed without a copy
+        // loop.
+        Some(folded) => match folded.as_bytes() {
+            [byte] => out.push(char::from(*byte)),
+            _ => out.push_str(folded),
+        },
         None => fold_char_slowly(c, out),
     }
 }
@@ -300,9 +311,9 @@ pub(super) struct Text {
     /// NFKC, character references decoded, invisible characters removed
     /// ([`plain`]).
     pub(super) plain: String,
-    /// The plain view with every decimal digit written in ASCII, where
-    /// numbers are read whatever script wrote them.
-    pub(super) digits: String,
+    /// The plain view with every decimal digit written in ASCII, where it
+    /// differs from the plain view (see [`Text::digits`]).
+    digits: Option<String>,
     /// The digits view lower-cased, made once for the rules that compare
     /// without case.
     pub(super) lower: String,
@@ -319,7 +330,7 @@ pub(super) struct Text {
     /// by spaces, dots or hyphens inside its words is still found here.
     pub(super) squashed: String,
     /// The words' stems, made when the echo rule first asks.
-    stems: std::sync::OnceLock<Vec<String>>,
+    stems: std::sync::OnceLock<Vec<Cow<'static, str>>>,
 }
 
 impl Text {
@@ -327,34 +338,42 @@ impl Text {
         let plain = plain(text);
         let mut folded = String::with_capacity(plain.len());
         let mut tokens: Vec<Token> = Vec::new();
-        let mut in_word = false;
+        // Where the word being read starts in `folded`: a token's text is
+        // one run of letters and digits there, copied once it ends.
+        let mut word_start: Option<usize> = None;
+        let end_word = |tokens: &mut Vec<Token>, folded: &str, start: &mut Option<usize>, end| {
+            if let (Some(from), Some(token)) = (start.take(), tokens.last_mut()) {
+                token.text = folded.get(from..end).unwrap_or_default().to_owned();
+            }
+        };
         let mut before = '\0';
         for c in plain.chars() {
             let start = folded.len();
             fold_char(c, &mut folded);
+            let digit = decimal_digit(c).is_some();
             for (offset, f) in folded[start..].char_indices() {
                 if !f.is_alphanumeric() {
-                    in_word = false;
+                    end_word(&mut tokens, &folded, &mut word_start, start + offset);
                     continue;
                 }
-                if !in_word {
+                if word_start.is_none() {
                     tokens.push(Token {
                         text: String::new(),
                         capitalised: c.is_uppercase() && offset == 0,
                         before,
                         number: true,
                     });
-                    in_word = true;
+                    word_start = Some(start + offset);
                 }
                 if let Some(token) = tokens.last_mut() {
-                    token.text.push(f);
-                    token.number &= decimal_digit(c).is_some();
+                    token.number &= digit;
                 }
             }
             if !c.is_whitespace() || is_line_break(c) {
                 before = c;
             }
         }
+        end_word(&mut tokens, &folded, &mut word_start, folded.len());
         let squashed = tokens.iter().map(|token| token.text.as_str()).collect();
         let digits = ascii_digits(&plain);
         let hidden = has_invisible(text);
@@ -363,7 +382,7 @@ impl Text {
         let references =
             !hidden && !is_plain_already(text) && plain != text.nfkc().collect::<String>();
         Text {
-            lower: digits.to_lowercase(),
+            lower: digits.as_deref().unwrap_or(&plain).to_lowercase(),
             digits,
             hidden,
             references,
@@ -375,13 +394,19 @@ impl Text {
         }
     }
 
+    /// The plain view with every decimal digit written in ASCII, where
+    /// numbers are read whatever script wrote them.
+    pub(super) fn digits(&self) -> &str {
+        self.digits.as_deref().unwrap_or(&self.plain)
+    }
+
     /// The folded words.
     pub(super) fn words(&self) -> impl Iterator<Item = &str> {
         self.tokens.iter().map(|token| token.text.as_str())
     }
 
     /// The Snowball stem of each folded word, in order (computed once).
-    pub(super) fn stems(&self) -> &[String] {
+    pub(super) fn stems(&self) -> &[Cow<'static, str>] {
         self.stems.get_or_init(|| self.words().map(stem).collect())
     }
 }
@@ -410,10 +435,10 @@ static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::
 
 /// The English Snowball stem of a folded word: `programmes` and
 /// `programme` meet, so an echo cannot hide behind an inflection.
-pub(super) fn stem(word: &str) -> String {
+pub(super) fn stem(word: &str) -> Cow<'static, str> {
     match COMMON_STEMS.get(word) {
-        Some(stem) => stem.clone(),
-        None => STEMMER.stem(word).into_owned(),
+        Some(stem) => Cow::Borrowed(stem.as_str()),
+        None => Cow::Owned(STEMMER.stem(word).into_owned()),
     }
 }
 

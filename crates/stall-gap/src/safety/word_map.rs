@@ -25,7 +25,8 @@ pub(super) fn fnv1a_from(hash: u64, bytes: impl IntoIterator<Item = u8>) -> u64 
 /// The FNV-1a offset basis, where every hash starts.
 pub(super) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
-fn fnv1a(word: &str) -> u64 {
+/// FNV-1a of a word.
+pub(super) fn fnv1a(word: &str) -> u64 {
     fnv1a_from(FNV_START, word.bytes())
 }
 
