@@ -930,6 +930,41 @@ pub async fn drive_commits<S: NegotiationStore>(store: &S, commits: u64) {
     }
 }
 
+/// Fills `store` for list benchmarks: `own` negotiations where `dana` holds
+/// a seat (half as initiator, half as responder, against `sam`), then
+/// `others` between other pairs of users, so a list of dana's can be timed
+/// against the rows around it. Returns dana's user id.
+pub async fn fill_for_listing<S: NegotiationStore>(store: &S, own: u32, others: u32) -> UserId {
+    let dana = user("dana");
+    let seat = |user_id: UserId, n: u32| Seat {
+        intent_id: IntentId::parse(format!("{user_id}-intent-{n}")).unwrap(),
+        user_id,
+    };
+    for n in 0..own + others {
+        let (a, b) = if n < own {
+            (dana.clone(), user("sam"))
+        } else {
+            (
+                user(&format!("u{}", n % 1000)),
+                user(&format!("v{}", n % 997)),
+            )
+        };
+        let (initiator, responder) = if n % 2 == 0 { (a, b) } else { (b, a) };
+        let opened = store
+            .insert_negotiation(&OpenNegotiation {
+                opportunity_id: OpportunityId::parse(format!("7a1e5c3b-2d4f-4e6a-8b9c-{n:012x}"))
+                    .unwrap(),
+                initiator: seat(initiator, n),
+                responder: seat(responder, n),
+                eligible: true,
+            })
+            .await
+            .unwrap();
+        assert!(opened, "negotiation {n} was not opened");
+    }
+    dana
+}
+
 /// [`drive_commits`] split across `lanes` tasks, each on its own
 /// negotiations, all committing at once.
 pub async fn drive_commits_in_parallel<S: NegotiationStore + Clone + 'static>(

@@ -35,13 +35,21 @@ pub struct MemoryStore {
 #[derive(Debug, Default)]
 struct Inner {
     next_seq: AtomicU64,
-    negotiations: RwLock<BTreeMap<OpportunityId, Arc<Mutex<Record>>>>,
+    negotiations: RwLock<Negotiations>,
     keys: Mutex<Vec<ApiKeyRecord>>,
+}
+
+/// Every negotiation by id, and each user's by the order they were opened
+/// in, so a list reads only the user's own (seats never change).
+#[derive(Debug, Default)]
+struct Negotiations {
+    by_id: BTreeMap<OpportunityId, Arc<Mutex<Record>>>,
+    by_user: BTreeMap<UserId, BTreeMap<u64, Arc<Mutex<Record>>>>,
 }
 
 #[derive(Debug)]
 struct Record {
-    seq: u64,
+    id: OpportunityId,
     initiator: Seat,
     responder: Seat,
     initiator_eligible: bool,
@@ -53,9 +61,9 @@ struct Record {
 }
 
 impl Record {
-    fn summary(&self, id: &OpportunityId) -> NegotiationSummary {
+    fn summary(&self) -> NegotiationSummary {
         NegotiationSummary {
-            id: id.clone(),
+            id: self.id.clone(),
             initiator: self.initiator.clone(),
             responder: self.responder.clone(),
             status: self.status,
@@ -81,7 +89,7 @@ impl MemoryStore {
 
     fn record(&self, id: &OpportunityId) -> Result<Option<Arc<Mutex<Record>>>, StoreError> {
         let map = self.inner.negotiations.read().map_err(|_| poisoned())?;
-        Ok(map.get(id).cloned())
+        Ok(map.by_id.get(id).cloned())
     }
 
     fn lock(record: &Mutex<Record>) -> Result<MutexGuard<'_, Record>, StoreError> {
@@ -201,11 +209,12 @@ impl NegotiationStore for MemoryStore {
 
     async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
         let mut map = self.inner.negotiations.write().map_err(|_| poisoned())?;
-        if map.contains_key(&negotiation.opportunity_id) {
+        if map.by_id.contains_key(&negotiation.opportunity_id) {
             return Ok(false);
         }
+        let seq = self.inner.next_seq.fetch_add(1, Ordering::Relaxed);
         let record = Record {
-            seq: self.inner.next_seq.fetch_add(1, Ordering::Relaxed),
+            id: negotiation.opportunity_id.clone(),
             initiator: negotiation.initiator.clone(),
             responder: negotiation.responder.clone(),
             initiator_eligible: true,
@@ -217,10 +226,15 @@ impl NegotiationStore for MemoryStore {
             ),
             messages: Vec::new(),
         };
-        map.insert(
-            negotiation.opportunity_id.clone(),
-            Arc::new(Mutex::new(record)),
-        );
+        let record = Arc::new(Mutex::new(record));
+        map.by_id
+            .insert(negotiation.opportunity_id.clone(), Arc::clone(&record));
+        for seat in [&negotiation.initiator, &negotiation.responder] {
+            map.by_user
+                .entry(seat.user_id.clone())
+                .or_default()
+                .insert(seq, Arc::clone(&record));
+        }
         Ok(true)
     }
 
@@ -255,7 +269,7 @@ impl NegotiationStore for MemoryStore {
             }
             record.state.awaiting_user_id = None;
             record.status = reason.status();
-            Some(record.summary(id))
+            Some(record.summary())
         })
     }
 
@@ -263,7 +277,7 @@ impl NegotiationStore for MemoryStore {
         &self,
         id: &OpportunityId,
     ) -> Result<Option<NegotiationSummary>, StoreError> {
-        self.with_record(id, None, |record| Some(record.summary(id)))
+        self.with_record(id, None, |record| Some(record.summary()))
     }
 
     async fn list_negotiations(
@@ -271,22 +285,23 @@ impl NegotiationStore for MemoryStore {
         user_id: &UserId,
         filter: &ListFilter,
     ) -> Result<Vec<NegotiationSummary>, StoreError> {
-        let records: Vec<(OpportunityId, Arc<Mutex<Record>>)> = {
+        // The user's own, oldest first; the map is not held while each is
+        // locked in turn.
+        let records: Vec<Arc<Mutex<Record>>> = {
             let map = self.inner.negotiations.read().map_err(|_| poisoned())?;
-            map.iter()
-                .map(|(id, record)| (id.clone(), Arc::clone(record)))
-                .collect()
+            map.by_user
+                .get(user_id)
+                .map(|records| records.values().cloned().collect())
+                .unwrap_or_default()
         };
         let mut found = Vec::new();
-        for (id, record) in records {
-            let record = Self::lock(&record)?;
-            let summary = record.summary(&id);
+        for record in records {
+            let summary = Self::lock(&record)?.summary();
             if filter.matches(&summary, user_id) {
-                found.push((record.seq, summary));
+                found.push(summary);
             }
         }
-        found.sort_by_key(|(seq, _)| *seq);
-        Ok(found.into_iter().map(|(_, summary)| summary).collect())
+        Ok(found)
     }
 
     async fn append_message(
