@@ -181,7 +181,7 @@ pub(crate) enum NegotiationCommand {
         #[arg(long = "as", value_name = "USER")]
         user: String,
     },
-    /// List a person's negotiations, oldest first.
+    /// List a person's negotiations, newest change first.
     #[command(after_help = "Example:\n  index negotiation list --as dana --state open")]
     List {
         /// The person.
@@ -193,6 +193,16 @@ pub(crate) enum NegotiationCommand {
         /// Only open or only settled negotiations.
         #[arg(long, value_enum)]
         state: Option<ListState>,
+        /// Only those with this person in the other seat.
+        #[arg(long, value_name = "USER")]
+        with: Option<String>,
+        /// At most this many, newest change first; the rest follow with
+        /// `--cursor`.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        limit: Option<u32>,
+        /// Start after this cursor (the one a `--limit` listing printed).
+        #[arg(long, value_name = "CURSOR", requires = "limit")]
+        cursor: Option<String>,
     },
     /// Park a stalled negotiation on one question for your person: classify
     /// the end, ask the model for the gap, check it with the safety gate,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use index_negotiation::NegotiationAction::{self, Accept, Counter, Decline, Propose};
-use index_negotiation_store::{InvalidId, OpportunityId, Seat};
+use index_negotiation_store::{InvalidId, ListFilter, OpportunityId, Seat};
 use index_negotiation_store_sqlite::Synchronous;
 
 use crate::cli::{ModelChoice, ParkArgs};
@@ -278,7 +278,7 @@ pub(crate) async fn run(
     .await?;
     turn(&session, &id, SAM, Accept, "Agreed.").await?;
     typed(out, &format!("index negotiation list --as {DANA}"));
-    negotiation::list(&session, &demo_id(DANA)?, None, None).await?;
+    negotiation::list(&session, &demo_id(DANA)?, &ListFilter::default()).await?;
 
     out.line("");
     out.line(styled(

@@ -130,11 +130,9 @@ async fn run(
                 negotiation::Checked::Resume { id, user } => {
                     negotiation::resume(&session, &id, &user).await
                 }
-                negotiation::Checked::List {
-                    user,
-                    intent_id,
-                    state,
-                } => negotiation::list(&session, &user, intent_id, state).await,
+                negotiation::Checked::List { user, filter } => {
+                    negotiation::list(&session, &user, &filter).await
+                }
                 negotiation::Checked::Messages { id } => negotiation::messages(&session, &id).await,
                 negotiation::Checked::Park { id, user, args } => {
                     questions::park(&session, &id, &user, args)

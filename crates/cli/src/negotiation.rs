@@ -7,7 +7,7 @@ use index_negotiation::{
     NegotiationRejection, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
-    CloseReason, IntentId, InvalidId, ListFilter, NegotiationStore, NegotiationSummary,
+    CloseReason, InvalidId, ListCursor, ListFilter, NegotiationStore, NegotiationSummary,
     Negotiations, OpenDecision, OpenNegotiation, OpportunityId, Seat, StateFilter, UserId,
 };
 
@@ -38,8 +38,7 @@ pub(crate) enum Checked {
     },
     List {
         user: UserId,
-        intent_id: Option<IntentId>,
-        state: Option<ListState>,
+        filter: ListFilter,
     },
     Messages {
         id: OpportunityId,
@@ -100,10 +99,26 @@ impl Checked {
                 user,
                 intent_id,
                 state,
+                with,
+                limit,
+                cursor,
             } => Checked::List {
                 user: name("--as", user)?,
-                intent_id: intent_id.map(|i| name("--intent-id", i)).transpose()?,
-                state,
+                filter: ListFilter {
+                    intent_id: intent_id.map(|i| name("--intent-id", i)).transpose()?,
+                    state: state.map(|s| match s {
+                        ListState::Open => StateFilter::Open,
+                        ListState::Settled => StateFilter::Settled,
+                    }),
+                    other_user_id: with.map(|w| name("--with", w)).transpose()?,
+                    limit: limit.and_then(|n| usize::try_from(n).ok()),
+                    cursor: cursor
+                        .map(|c| {
+                            c.parse::<ListCursor>()
+                                .map_err(|invalid| Failure::Usage(format!("--cursor: {invalid}")))
+                        })
+                        .transpose()?,
+                },
             },
             NegotiationCommand::Messages { id } => Checked::Messages {
                 id: opportunity_id("the negotiation id", &id)?,
@@ -488,23 +503,22 @@ pub(crate) async fn resume(
     }
 }
 
-/// `list`: a person's negotiations.
+/// `list`: a person's negotiations, newest change first, a page when
+/// `filter` has a limit.
 pub(crate) async fn list(
     session: &Session,
     user: &UserId,
-    intent_id: Option<IntentId>,
-    state: Option<ListState>,
+    filter: &ListFilter,
 ) -> Result<(), Failure> {
     let user = user.clone();
-    let filter = ListFilter {
-        intent_id,
-        state: state.map(|s| match s {
-            ListState::Open => StateFilter::Open,
-            ListState::Settled => StateFilter::Settled,
-        }),
-    };
-    let found = session.store().list_negotiations(&user, &filter).await?;
-    session.out.json(&found);
+    let page = session.store().list_negotiations(&user, filter).await?;
+    session.out.json(&page);
+    // The table is the page; where the rest starts goes to stderr, so
+    // stdout stays the table alone.
+    let more = page
+        .next
+        .map(|cursor| format!("More after this page: the same command with --cursor {cursor}."));
+    let found = page.negotiations;
     if found.is_empty() {
         session
             .out
@@ -538,6 +552,9 @@ pub(crate) async fn list(
         &["id", "status", "seat", "intent", "with", "turns", "to move"],
         &rows,
     ));
+    if let Some(more) = more {
+        session.out.status(styled(DIM, more));
+    }
     Ok(())
 }
 

@@ -354,7 +354,24 @@ fn a_negotiation_from_the_command_line() {
 
     let listed: Value =
         serde_json::from_slice(&db.run(&["list", "--as", "dana", "--json"]).stdout).unwrap();
-    assert_eq!(listed[0]["status"], "pending");
+    assert_eq!(listed["negotiations"][0]["status"], "pending");
+    assert_eq!(listed["nextCursor"], Value::Null);
+    let page: Value = serde_json::from_slice(
+        &db.run(&[
+            "list", "--as", "dana", "--limit", "1", "--with", "sam", "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(page["negotiations"].as_array().unwrap().len(), 1);
+    assert_eq!(page["nextCursor"], Value::Null, "one negotiation, one page");
+    for bad in [
+        &["list", "--as", "dana", "--limit", "1", "--cursor", "soon"][..],
+        &["list", "--as", "dana", "--cursor", "c1"],
+        &["list", "--as", "dana", "--limit", "0"],
+    ] {
+        assert_eq!(db.run(bad).status.code(), Some(2), "{bad:?}");
+    }
     let open_only = db.run(&["list", "--as", "dana", "--state", "open"]);
     assert!(text(&open_only.stdout).contains("No negotiations"));
     let by_intent: Value = serde_json::from_slice(
@@ -362,7 +379,7 @@ fn a_negotiation_from_the_command_line() {
             .stdout,
     )
     .unwrap();
-    assert_eq!(by_intent.as_array().unwrap().len(), 1);
+    assert_eq!(by_intent["negotiations"].as_array().unwrap().len(), 1);
     let table = text(&db.run(&["list", "--as", "sam"]).stdout);
     assert!(table.lines().next().unwrap().starts_with("id "), "{table}");
 
@@ -580,8 +597,8 @@ fn the_demo_runs_start_to_finish() {
         None,
     );
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    assert_eq!(listed[0]["status"], "pending");
-    assert_eq!(listed[0]["turnCount"], 17);
+    assert_eq!(listed["negotiations"][0]["status"], "pending");
+    assert_eq!(listed["negotiations"][0]["turnCount"], 17);
 }
 
 #[test]

@@ -538,8 +538,8 @@ fn an_opportunity_id_has_one_spelling() {
     ]);
     assert_eq!(turn.code, Some(0), "{}", turn.stderr);
     let listed = s.json(&["list", "--as", "dana"]).json();
-    assert_eq!(listed.as_array().unwrap().len(), 1);
-    assert_eq!(listed[0]["id"], OPP, "stored in lower case");
+    assert_eq!(listed["negotiations"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["negotiations"][0]["id"], OPP, "stored in lower case");
 }
 
 #[test]

@@ -335,7 +335,7 @@ fn acknowledged_turns_are_seen_by_every_process(
             }
             1 => {
                 let listed = index_json(dir, db, &["negotiation", "list", "--as", &sam]);
-                let mine = listed
+                let mine = listed["negotiations"]
                     .as_array()
                     .unwrap()
                     .iter()

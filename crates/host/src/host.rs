@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use index_negotiation::is_visible_to;
 use index_negotiation::{
@@ -14,9 +14,9 @@ use index_negotiation::{
     parse_negotiation_turn,
 };
 use index_negotiation_store::{
-    CloseReason, DeliveryReport, HostStore, IntentId, InvalidId, KeyScope, ListFilter,
-    NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation, OpportunityId,
-    QuestionLoopSettings, StateFilter, UserId,
+    CloseReason, DeliveryReport, HostStore, InvalidId, KeyScope, ListCursor, ListFilter,
+    NegotiationPage, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
+    OpportunityId, QuestionLoopSettings, StateFilter, UserId,
 };
 use index_stall_gap::{ParkError, ParkRequest, Parked, park_negotiation};
 
@@ -44,6 +44,15 @@ pub struct NegotiationView {
     /// park in `state`); `negotiation.waitingOn` tells it whose answer the
     /// negotiation waits on.
     pub parked: Option<ParkedQuestion>,
+}
+
+/// How much of the turn log a view carries.
+#[derive(Debug, Clone, Copy)]
+enum Log {
+    /// All of it.
+    Whole,
+    /// From the previous round's first turn on.
+    Round,
 }
 
 /// The question a negotiation waits on, and whose it is.
@@ -86,7 +95,9 @@ impl std::fmt::Debug for HostSettings {
 pub struct TurnTaken {
     /// The rules' decision, in the reference's shape (`ok: true`, …).
     pub decision: NegotiationDecision,
-    /// The negotiation after the turn.
+    /// The negotiation after the turn; its state's log starts at the
+    /// previous round's first turn (`earlierTurns` counts the turns
+    /// before), so the reply does not grow with the history.
     pub negotiation: NegotiationView,
 }
 
@@ -95,7 +106,7 @@ pub struct TurnTaken {
 pub struct Resumed {
     /// The rules' decision (`ok: true`, `awaitingUserId`).
     pub decision: NegotiationResumeDecision,
-    /// The negotiation after the resume.
+    /// The negotiation after the resume, its log as after a turn.
     pub negotiation: NegotiationView,
 }
 
@@ -252,13 +263,26 @@ impl Host {
         caller: &Caller,
         id: &OpportunityId,
     ) -> Result<NegotiationView, HostError> {
+        self.view_of(caller, id, Log::Whole).await
+    }
+
+    /// The negotiation as the caller's seat sees it, with the whole log or
+    /// (after a turn or a resume, whose reply need not repeat the history)
+    /// the log from the previous round's start, `earlierTurns` counting
+    /// the rest.
+    async fn view_of(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        log: Log,
+    ) -> Result<NegotiationView, HostError> {
         let negotiation = self.seated(caller, id).await?;
-        let state = self
-            .store()
-            .read_negotiation_state(id)
-            .await?
-            .ok_or(HostError::NotFound)?
-            .seen_by(&caller.user_id);
+        let store = self.store();
+        let state = match log {
+            Log::Whole => store.read_negotiation_state(id).await?,
+            Log::Round => store.read_negotiation_round(id).await?,
+        };
+        let state = state.ok_or(HostError::NotFound)?.seen_by(&caller.user_id);
         let parked = state
             .park
             .as_ref()
@@ -349,7 +373,7 @@ impl Host {
                 self.changed();
                 Ok(TurnTaken {
                     decision: permitted,
-                    negotiation: self.view(caller, id).await?,
+                    negotiation: self.view_of(caller, id, Log::Round).await?,
                 })
             }
         }
@@ -369,13 +393,14 @@ impl Host {
                 self.changed();
                 Ok(Resumed {
                     decision: permitted,
-                    negotiation: self.view(caller, id).await?,
+                    negotiation: self.view_of(caller, id, Log::Round).await?,
                 })
             }
         }
     }
 
-    /// The caller's negotiations, oldest first.
+    /// A page of the caller's negotiations, newest change first (see
+    /// [`ListFilter`]).
     ///
     /// # Errors
     ///
@@ -383,13 +408,11 @@ impl Host {
     pub async fn list(
         &self,
         caller: &Caller,
-        state: Option<StateFilter>,
-        intent_id: Option<IntentId>,
-    ) -> Result<Vec<NegotiationSummary>, HostError> {
-        let filter = ListFilter { intent_id, state };
+        filter: &ListFilter,
+    ) -> Result<NegotiationPage, HostError> {
         Ok(self
             .store()
-            .list_negotiations(&caller.user_id, &filter)
+            .list_negotiations(&caller.user_id, filter)
             .await?)
     }
 
@@ -559,19 +582,87 @@ where
     T::try_from(value).map_err(|invalid| HostError::BadRequest(format!("{what}: {invalid}")))
 }
 
-/// A `state` filter as both surfaces spell it (`open`, `settled`).
-///
-/// # Errors
-///
-/// [`HostError::BadRequest`] for any other word.
-pub fn state_filter(name: Option<&str>) -> Result<Option<StateFilter>, HostError> {
-    match name {
-        None => Ok(None),
-        Some("open") => Ok(Some(StateFilter::Open)),
-        Some("settled") => Ok(Some(StateFilter::Settled)),
-        Some(other) => Err(HostError::BadRequest(format!(
-            "state is open or settled, not {other:?}"
-        ))),
+/// How many negotiations a page of a listing holds when the caller does
+/// not say.
+pub const DEFAULT_PAGE: usize = 50;
+
+/// The most negotiations a caller may ask one page for.
+pub const MAX_PAGE: usize = 200;
+
+/// A listing's query as both surfaces take it (REST's query string, MCP's
+/// `list_negotiations` arguments): `state` (`open` or `settled`),
+/// `intentId` (the caller's seat's intent), `with` (the other seat's user
+/// id), `limit` (1 to [`MAX_PAGE`], [`DEFAULT_PAGE`] when absent) and
+/// `cursor` (the `nextCursor` of the page before). Any other key is
+/// refused.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ListQuery {
+    /// `open` or `settled`.
+    pub state: Option<String>,
+    /// Only those where the caller's seat negotiates for this intent.
+    pub intent_id: Option<String>,
+    /// Only those with this user in the other seat.
+    pub with: Option<String>,
+    /// At most this many.
+    pub limit: Option<u64>,
+    /// Where the page starts.
+    pub cursor: Option<String>,
+}
+
+impl ListQuery {
+    /// The filter the query asks for.
+    ///
+    /// ```
+    /// use index_host::ListQuery;
+    /// let query = ListQuery { state: Some("open".into()), limit: Some(10), ..ListQuery::default() };
+    /// assert_eq!(query.filter()?.limit, Some(10));
+    /// assert!(ListQuery { limit: Some(0), ..ListQuery::default() }.filter().is_err());
+    /// assert!(ListQuery { cursor: Some("nope".into()), ..ListQuery::default() }.filter().is_err());
+    /// # Ok::<(), index_host::HostError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::BadRequest`] naming the value that is not one.
+    pub fn filter(self) -> Result<ListFilter, HostError> {
+        let state = match self.state.as_deref() {
+            None => None,
+            Some("open") => Some(StateFilter::Open),
+            Some("settled") => Some(StateFilter::Settled),
+            Some(other) => {
+                return Err(HostError::BadRequest(format!(
+                    "state is open or settled, not {other:?}"
+                )));
+            }
+        };
+        let limit = match self.limit {
+            None => DEFAULT_PAGE,
+            Some(limit) => usize::try_from(limit)
+                .ok()
+                .filter(|limit| (1..=MAX_PAGE).contains(limit))
+                .ok_or_else(|| {
+                    HostError::BadRequest(format!("limit is 1 to {MAX_PAGE}, not {limit}"))
+                })?,
+        };
+        let cursor = self
+            .cursor
+            .map(|cursor| {
+                cursor
+                    .parse::<ListCursor>()
+                    .map_err(|invalid| HostError::BadRequest(format!("cursor: {invalid}")))
+            })
+            .transpose()?;
+        Ok(ListFilter {
+            intent_id: self
+                .intent_id
+                .map(|id| id_field("intentId", id))
+                .transpose()?,
+            state,
+            other_user_id: self.with.map(|id| id_field("with", id)).transpose()?,
+            limit: Some(limit),
+            cursor,
+        })
     }
 }
 

@@ -20,7 +20,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use index_negotiation_store::{CloseReason, OpenNegotiation, OpportunityId, Seat};
 
 use crate::error::HostError;
-use crate::host::{Host, id_field, state_filter, wait_duration};
+use crate::host::{Host, ListQuery, id_field, wait_duration};
 use crate::keys::{Caller, bearer_token};
 
 /// The largest request body accepted, in bytes.
@@ -191,31 +191,14 @@ async fn messages(
     Ok(Json(host.messages(&caller, &id).await?).into_response())
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ListQuery {
-    state: Option<String>,
-    intent_id: Option<String>,
-}
-
 async fn list(
     State(host): State<Host>,
     Extension(caller): Authed,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, HostError> {
     let Query(query) = query.map_err(|err| HostError::BadRequest(err.body_text()))?;
-    let state = state_filter(query.state.as_deref())?;
-    let found = host
-        .list(
-            &caller,
-            state,
-            query
-                .intent_id
-                .map(|id| id_field("intentId", id))
-                .transpose()?,
-        )
-        .await?;
-    Ok(Json(found).into_response())
+    let page = host.list(&caller, &query.filter()?).await?;
+    Ok(Json(page).into_response())
 }
 
 /// `POST /negotiations`: the opening request.

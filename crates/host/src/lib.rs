@@ -26,7 +26,10 @@ mod mcp;
 mod serve;
 
 pub use error::{ErrorBody, ErrorFields, HostError, Refusal};
-pub use host::{Host, HostSettings, MAX_WAIT, NegotiationView, ParkedQuestion, Resumed, TurnTaken};
+pub use host::{
+    DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
+    ParkedQuestion, Resumed, TurnTaken,
+};
 pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, router};
 pub use keys::{Caller, NewKey};
 pub use mcp::{NegotiatorServer, tools};

@@ -22,7 +22,7 @@ use index_negotiation::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
 use index_negotiation_store::OpportunityId;
 
 use crate::error::HostError;
-use crate::host::{Host, MAX_WAIT, id_field, state_filter, wait_duration};
+use crate::host::{Host, ListQuery, MAX_PAGE, MAX_WAIT, wait_duration};
 use crate::keys::Caller;
 
 /// The MCP server for one connection (stdio) or one request (HTTP).
@@ -115,15 +115,17 @@ impl NegotiatorServer {
                 ))
             }
             "list_negotiations" => {
-                let state = state_filter(args.get("state").and_then(Value::as_str))?;
-                let intent = args
-                    .get("intentId")
-                    .and_then(Value::as_str)
-                    .map(|id| id_field("intentId", id.to_owned()))
-                    .transpose()?;
-                let found = self.host.list(caller, state, intent).await?;
-                let summary = format!("{} negotiation(s).", found.len());
-                Ok((json!({ "negotiations": found }), summary))
+                let query: ListQuery = serde_json::from_value(Value::Object(args.clone()))
+                    .map_err(|err| HostError::BadRequest(err.to_string()))?;
+                let page = self.host.list(caller, &query.filter()?).await?;
+                let summary = match &page.next {
+                    Some(cursor) => format!(
+                        "{} negotiation(s); more after cursor {cursor}.",
+                        page.negotiations.len()
+                    ),
+                    None => format!("{} negotiation(s).", page.negotiations.len()),
+                };
+                Ok((to_value(&page)?, summary))
             }
             "park_negotiation" => {
                 let id = opportunity(args)?;
@@ -300,12 +302,15 @@ pub fn tools() -> Vec<Tool> {
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(false)),
         Tool::new(
             "list_negotiations",
-            "List the negotiations where you hold a seat, oldest first.",
+            "List the negotiations where you hold a seat, newest change first, a page at a time: pass the result's nextCursor as cursor for the next page.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "state": { "type": "string", "enum": ["open", "settled"] },
-                    "intentId": { "type": "string", "minLength": 1, "description": "Only those where your seat negotiates for this intent." }
+                    "intentId": { "type": "string", "minLength": 1, "description": "Only those where your seat negotiates for this intent." },
+                    "with": { "type": "string", "minLength": 1, "description": "Only those with this user in the other seat." },
+                    "limit": { "type": "integer", "minimum": 1, "maximum": MAX_PAGE, "description": "At most this many (default 50)." },
+                    "cursor": { "type": "string", "description": "The nextCursor of the page before." }
                 },
                 "additionalProperties": false
             })),

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use index_negotiation_store::{HostStore, NegotiationStore, OpportunityId};
 use index_negotiation_store_sqlite::SqliteStore;
@@ -24,6 +24,43 @@ use support::{OPP, Running, code};
 
 async fn sqlite(dir: &tempfile::TempDir) -> Arc<dyn HostStore> {
     Arc::new(SqliteStore::open(dir.path().join("host.db")).await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_turns_reply_carries_the_rounds_not_the_whole_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    assert_eq!(host.open(OPP).await.status, 201);
+    let resume = format!("/opportunities/{OPP}/negotiation/resume");
+    let mut last = None;
+    // Two rounds to the turn limit, then one turn into a third.
+    for index in 0..=(2 * index_negotiation::NEGOTIATION_MAX_TURNS) {
+        let in_round = index % index_negotiation::NEGOTIATION_MAX_TURNS;
+        if in_round == 0 && index > 0 {
+            let resumed = host.call("POST", &resume, Some(&host.dana), None).await;
+            assert_eq!(resumed.status, 200, "{}", resumed.body);
+        }
+        let (key, action) = if in_round.is_multiple_of(2) {
+            (&host.dana, "propose")
+        } else {
+            (&host.sam, "counter")
+        };
+        let taken = host.turn(OPP, key, action, &format!("turn {index}")).await;
+        assert_eq!(taken.status, 200, "{}", taken.body);
+        last = Some(taken.body);
+    }
+    let last = last.unwrap();
+    let state = &last["negotiation"]["state"];
+    // The log from the second round's first turn: it and the third's.
+    assert_eq!(state["earlierTurns"], 12);
+    assert_eq!(state["turns"].as_array().unwrap().len(), 13);
+    assert_eq!(state["turns"][0]["message"], "turn 12");
+    assert_eq!(last["negotiation"]["negotiation"]["turnCount"], 25);
+    assert_eq!(last["negotiation"]["observation"]["remainingTurns"], 11);
+    let whole = host.view(OPP, &host.sam).await;
+    assert_eq!(whole.body["state"]["turns"].as_array().unwrap().len(), 25);
+    assert_eq!(whole.body["state"].get("earlierTurns"), None);
+    host.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -45,14 +82,7 @@ async fn two_keys_negotiate_to_agreement() {
         "stored trimmed"
     );
 
-    let seen = host
-        .call(
-            "GET",
-            &format!("/opportunities/{OPP}/negotiation"),
-            Some(&host.sam),
-            None,
-        )
-        .await;
+    let seen = host.view(OPP, &host.sam).await;
     assert_eq!(seen.status, 200);
     assert_eq!(
         seen.body["observation"]["availableActions"],
@@ -105,11 +135,47 @@ async fn two_keys_negotiate_to_agreement() {
     let listed = host
         .call("GET", "/negotiations?state=settled", Some(&host.dana), None)
         .await;
-    assert_eq!(listed.body.as_array().unwrap().len(), 1);
+    assert_eq!(listed.body["negotiations"].as_array().unwrap().len(), 1);
+    assert_eq!(listed.body["nextCursor"], Value::Null);
     let open_only = host
         .call("GET", "/negotiations?state=open", Some(&host.dana), None)
         .await;
-    assert_eq!(open_only.body, json!([]));
+    assert_eq!(
+        open_only.body,
+        json!({"negotiations": [], "nextCursor": null})
+    );
+    let with_sam = host
+        .call(
+            "GET",
+            "/negotiations?with=sam&limit=1",
+            Some(&host.dana),
+            None,
+        )
+        .await;
+    assert_eq!(with_sam.body["negotiations"][0]["id"], OPP);
+    let with_eve = host
+        .call("GET", "/negotiations?with=eve", Some(&host.dana), None)
+        .await;
+    assert_eq!(with_eve.body["negotiations"], json!([]));
+    for bad in [
+        "limit=0",
+        "limit=201",
+        "limit=ten",
+        "cursor=soon",
+        "state=ongoing",
+        "page=2",
+    ] {
+        let refused = host
+            .call(
+                "GET",
+                &format!("/negotiations?{bad}"),
+                Some(&host.dana),
+                None,
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{bad}: {}", refused.body);
+        assert_eq!(refused.body["error"]["code"], "invalid_request", "{bad}");
+    }
     let messages = host
         .call(
             "GET",
@@ -310,15 +376,8 @@ async fn a_stranger_sees_nothing_and_a_bad_key_gets_401() {
     let listed = host
         .call("GET", "/negotiations", Some(&host.stranger), None)
         .await;
-    assert_eq!(listed.body, json!([]));
-    let unchanged = host
-        .call(
-            "GET",
-            &format!("/opportunities/{OPP}/negotiation"),
-            Some(&host.sam),
-            None,
-        )
-        .await;
+    assert_eq!(listed.body, json!({"negotiations": [], "nextCursor": null}));
+    let unchanged = host.view(OPP, &host.sam).await;
     assert_eq!(
         unchanged.body["state"]["turns"].as_array().unwrap().len(),
         1
@@ -766,14 +825,7 @@ async fn a_parked_negotiation_shows_its_question_to_its_person_only_and_an_answe
         .await;
     assert_eq!(answered.status, 200, "{}", answered.body);
     assert_eq!(answered.body["negotiations"][0]["outcome"], "resumed");
-    let after = host
-        .call(
-            "GET",
-            &format!("/opportunities/{OPP}/negotiation"),
-            Some(&host.sam),
-            None,
-        )
-        .await;
+    let after = host.view(OPP, &host.sam).await;
     assert_eq!(
         (
             after.body["parked"].clone(),

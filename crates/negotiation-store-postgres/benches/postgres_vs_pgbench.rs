@@ -96,7 +96,7 @@ async fn store_rate(url: &str, clients: u32) -> f64 {
                     let decide = Box::new(
                         |state: Option<&index_negotiation::NegotiationState>, _: &_, _: &_| {
                             Decision::Permitted(TurnPermitted {
-                                turn_index: state.map_or(0, |s| s.turns.len()),
+                                turn_index: state.map_or(0, |s| s.turn_count()),
                                 outcome: None,
                                 round_ended: None,
                                 awaiting_user_id: Some("bob".parse().unwrap()),

@@ -3,12 +3,10 @@
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use index_negotiation::{
-    NegotiationAction, NegotiationMessage, NegotiationOutcome, NegotiationState, SeatTurn,
-};
+use index_negotiation::{NegotiationMessage, NegotiationOutcome, NegotiationState, SeatTurn};
 use index_negotiation_store::{
-    ListFilter, NegotiationSummary, OpportunityId, RecordStatus, Seat, StateFilter, StoreError,
-    UserId, message_from_text, stored_id, stored_state,
+    ListFilter, NegotiationPage, NegotiationSummary, OpportunityId, RecordStatus, Seat,
+    StateFilter, StoreError, UserId, message_from_text, stored_id, stored_state, stored_turns,
 };
 
 /// PostgreSQL's errors as storage errors.
@@ -98,15 +96,15 @@ impl std::error::Error for ServerError {}
 /// `$tail`: a literal, so each statement is a constant the connection
 /// prepares once and keeps in its statement cache.
 macro_rules! select_summary {
-    ($tail:literal) => {
+    ($($tail:expr),+) => {
         concat!(
             "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, n.responder_user_id, ",
             "n.responder_intent_id, n.awaiting_user_id, n.outcome, n.settled, n.status, ",
             "COALESCE((SELECT bool_and(s.eligible) FROM seats s WHERE s.negotiation_seq = n.seq), true), ",
-            "(SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq), ",
-            "n.ask_rounds, n.park_user_id, n.park_question, n.park_answer ",
+            "n.turn_count, n.ask_rounds, n.park_user_id, n.park_question, n.park_answer, ",
+            "n.window_start, n.last_change ",
             "FROM negotiations n ",
-            $tail
+            $($tail),+
         )
     };
 }
@@ -118,11 +116,34 @@ pub(crate) struct Stored {
     pub(crate) summary: NegotiationSummary,
     ask_rounds: i32,
     park: Option<(String, String, Option<String>)>,
+    /// Where the previous round starts in the log.
+    window_start: i32,
+    /// Its place in the store's order of changes.
+    last_change: i64,
+}
+
+/// Which of a negotiation's turns a read hands the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Turns {
+    /// The whole log.
+    All,
+    /// The log from the previous round's first turn on: all a decision
+    /// reads, however long the log.
+    Round,
 }
 
 impl Stored {
-    /// The rules' view of the row, given its turns.
-    pub(crate) fn state(self, turns: Vec<SeatTurn>) -> Result<NegotiationState, StoreError> {
+    /// The rules' view of the row, with its turns read through `client`.
+    pub(crate) async fn read_state(
+        self,
+        client: &impl GenericClient,
+        which: Turns,
+    ) -> Result<NegotiationState, StoreError> {
+        let from = match which {
+            Turns::All => 0,
+            Turns::Round => self.window_start,
+        };
+        let turns = turns(client, self.seq, from, self.summary.turn_count).await?;
         stored_state(&self.summary, turns, i64::from(self.ask_rounds), self.park)
     }
 }
@@ -139,7 +160,7 @@ fn summary(row: &Row) -> Result<Stored, StoreError> {
     let status: String = row.get(9);
     let status = RecordStatus::from_name(&status)
         .ok_or_else(|| StoreError::Corrupt(format!("unknown status {status:?}")))?;
-    let turn_count: i64 = row.get(11);
+    let turn_count: i32 = row.get(11);
     let park_user: Option<String> = row.get(13);
     let park_question: Option<String> = row.get(14);
     let park_answer: Option<String> = row.get(15);
@@ -147,6 +168,8 @@ fn summary(row: &Row) -> Result<Stored, StoreError> {
     Ok(Stored {
         seq: row.get(0),
         ask_rounds: row.get(12),
+        window_start: row.get(16),
+        last_change: row.get(17),
         park: park_user
             .zip(park_question)
             .map(|(user, question)| (user, question, park_answer)),
@@ -208,65 +231,119 @@ async fn find_with(
     row.as_ref().map(summary).transpose()
 }
 
-/// The negotiations where `user_id` holds a seat and `filter` passes,
-/// oldest first, filtered by the database (the seat indexes serve it).
-/// The same test as [`ListFilter::matches`], written in SQL.
-pub(crate) async fn of_user(
+/// The seqs of one side's negotiations for a page: those where the user
+/// (`$1`) holds the seat `$seat`, below the cursor (`$2`), settled or not
+/// (`$3`, NULL for either), with `$4` (NULL for anyone) in the seat
+/// `$other`, newest change first, at most `$5` (NULL for all), and `$and`
+/// (the intent, when the listing names one). A literal, so the planner
+/// uses the seat's index and stops at the page's end.
+macro_rules! side {
+    ($seat:literal, $other:literal, $and:literal) => {
+        concat!(
+            "(SELECT seq FROM negotiations WHERE ",
+            $seat,
+            "_user_id = $1 AND last_change < $2 AND ($3::boolean IS NULL OR settled = $3) \
+             AND ($4::text IS NULL OR ",
+            $other,
+            "_user_id = $4) ",
+            $and,
+            " ORDER BY last_change DESC LIMIT $5)"
+        )
+    };
+}
+
+/// A page of the negotiations where `user_id` holds a seat and `filter`
+/// passes, newest change first: each seat's side read through its own
+/// index, then merged. The same test as [`ListFilter::matches`], written
+/// in SQL.
+pub(crate) async fn page_of_user(
     client: &impl GenericClient,
     user_id: &UserId,
     filter: &ListFilter,
-) -> Result<Vec<NegotiationSummary>, StoreError> {
-    let statement = client
-        .prepare_cached(select_summary!(
-            "WHERE (n.initiator_user_id = $1 AND ($2::text IS NULL OR n.initiator_intent_id = $2) \
-             OR n.responder_user_id = $1 AND ($2::text IS NULL OR n.responder_intent_id = $2)) \
-             AND ($3::boolean IS NULL OR n.settled = $3) ORDER BY n.seq"
-        ))
-        .await
-        .map_err(pg_error)?;
+) -> Result<NegotiationPage, StoreError> {
+    let sql = if filter.intent_id.is_some() {
+        select_summary!(
+            "WHERE n.seq IN (",
+            side!("initiator", "responder", "AND initiator_intent_id = $6"),
+            " UNION ALL ",
+            side!(
+                "responder",
+                "initiator",
+                "AND responder_intent_id = $6 AND initiator_user_id <> $1"
+            ),
+            ") ORDER BY n.last_change DESC LIMIT $5"
+        )
+    } else {
+        select_summary!(
+            "WHERE n.seq IN (",
+            side!("initiator", "responder", ""),
+            " UNION ALL ",
+            side!("responder", "initiator", "AND initiator_user_id <> $1"),
+            ") ORDER BY n.last_change DESC LIMIT $5"
+        )
+    };
+    let statement = client.prepare_cached(sql).await.map_err(pg_error)?;
+    let below = filter.cursor.map_or(i64::MAX, |cursor| {
+        i64::try_from(cursor.change()).unwrap_or(i64::MAX)
+    });
     let settled = filter.state.map(|state| state == StateFilter::Settled);
+    let other = filter.other_user_id.as_ref().map(UserId::as_str);
+    // One more than the page, to know whether another follows.
+    let fetch = filter
+        .limit
+        .map(|limit| i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1);
+    let user = user_id.as_str();
     let intent = filter.intent_id.as_ref().map(|intent| intent.as_str());
-    let rows = client
-        .query(&statement, &[&user_id.as_str(), &intent, &settled])
-        .await
-        .map_err(pg_error)?;
-    rows.iter()
-        .map(|row| summary(row).map(|stored| stored.summary))
-        .collect()
+    let mut bound: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
+        vec![&user, &below, &settled, &other, &fetch];
+    if let Some(intent) = &intent {
+        bound.push(intent);
+    }
+    let rows = client.query(&statement, &bound).await.map_err(pg_error)?;
+    let found = rows
+        .iter()
+        .map(|row| {
+            let stored = summary(row)?;
+            Ok((
+                u64::try_from(stored.last_change).unwrap_or(0),
+                stored.summary,
+            ))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    Ok(NegotiationPage::of(found, filter.limit))
 }
 
-/// The negotiation's turns, oldest first. Their indexes must run 0, 1, 2, …
-/// without a gap: a log with a hole is reported as corruption rather than
-/// read as a shorter log.
-pub(crate) async fn turns(
+/// The negotiation's turns from index `from` on, oldest first, of the
+/// `count` its row says it has. Their indexes must run `from`, `from + 1`,
+/// … up to `count - 1` without a gap: a log with a hole or more or fewer
+/// turns than its row counts is reported as corruption rather than read
+/// as another log.
+async fn turns(
     client: &impl GenericClient,
     seq: i64,
+    from: i32,
+    count: usize,
 ) -> Result<Vec<SeatTurn>, StoreError> {
     let statement = client
         .prepare_cached(
-            "SELECT turn_index, seat_user_id, action, message FROM turns WHERE negotiation_seq = $1 ORDER BY turn_index",
+            "SELECT turn_index, seat_user_id, action, message FROM turns \
+             WHERE negotiation_seq = $1 AND turn_index >= $2 ORDER BY turn_index",
         )
         .await
         .map_err(pg_error)?;
-    let rows = client.query(&statement, &[&seq]).await.map_err(pg_error)?;
-    rows.iter()
-        .enumerate()
-        .map(|(position, row)| {
-            let index: i32 = row.get(0);
-            if usize::try_from(index).ok() != Some(position) {
-                return Err(StoreError::Corrupt(format!(
-                    "turn indexes are not dense: turn {position} is stored at index {index}"
-                )));
-            }
-            let action: String = row.get(2);
-            Ok(SeatTurn {
-                seat_user_id: stored_id(row.get(1))?,
-                action: NegotiationAction::from_name(&action)
-                    .ok_or_else(|| StoreError::Corrupt(format!("unknown action {action:?}")))?,
-                message: row.get(3),
-            })
-        })
-        .collect()
+    let rows = client
+        .query(&statement, &[&seq, &from])
+        .await
+        .map_err(pg_error)?;
+    let turns = rows.iter().map(|row| {
+        Ok((
+            i64::from(row.get::<_, i32>(0)),
+            row.get(1),
+            row.get(2),
+            row.get(3),
+        ))
+    });
+    stored_turns(usize::try_from(from).unwrap_or(0), count, turns)
 }
 
 pub(crate) async fn messages(

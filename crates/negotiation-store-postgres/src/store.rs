@@ -13,13 +13,13 @@ use index_negotiation::{
     NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 use index_negotiation_store::{
-    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary,
-    OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider, StoreError,
-    TurnDecider, UserId, message_parts_text,
+    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationPage, NegotiationStore,
+    NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider,
+    StoreError, TurnDecider, UserId, message_parts_text,
 };
 
 use crate::PostgresStore;
-use crate::rows::{self, ServerError, pg_error, pool_error};
+use crate::rows::{self, ServerError, Turns, pg_error, pool_error};
 
 /// Why one attempt failed: retryable only while `decide` has not run.
 enum Attempt {
@@ -144,8 +144,7 @@ async fn locked_state(
         return Ok(None);
     };
     let seq = stored.seq;
-    let turns = rows::turns(tx, seq).await?;
-    Ok(Some((seq, stored.state(turns)?)))
+    Ok(Some((seq, stored.read_state(tx, Turns::Round).await?)))
 }
 
 /// Locks and reads the negotiation, then asks `decide`, taken from the
@@ -190,7 +189,10 @@ async fn commit_turn_once(
             "WITH turn AS (INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
              VALUES ($4, $5, $6, $7, $8)) \
              UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
-             settled = settled OR $2::text IS NOT NULL, status = $3 WHERE seq = $4",
+             settled = settled OR $2::text IS NOT NULL, status = $3, turn_count = $5 + 1, \
+             window_start = CASE WHEN $9 THEN round_start ELSE window_start END, \
+             round_start = CASE WHEN $9 THEN $5 + 1 ELSE round_start END, \
+             last_change = nextval('negotiation_changes') WHERE seq = $4",
         )
         .await
         .map_err(|err| Attempt::Final(pg_error(err)))?;
@@ -206,6 +208,7 @@ async fn commit_turn_once(
                 &user_id.as_str(),
                 &turn.action.as_str(),
                 &turn.message,
+                &permitted.round_ended.is_some(),
             ],
         )
         .await;
@@ -233,7 +236,10 @@ async fn commit_resume_once(
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
     if let (Some((seq, _)), Decision::Permitted(permitted)) = (locked, &decision) {
         let resume = tx
-            .prepare_cached("UPDATE negotiations SET awaiting_user_id = $1 WHERE seq = $2")
+            .prepare_cached(
+                "UPDATE negotiations SET awaiting_user_id = $1, \
+                 last_change = nextval('negotiation_changes') WHERE seq = $2",
+            )
             .await
             .map_err(|err| Attempt::Final(pg_error(err)))?;
         tx.execute(&resume, &[&permitted.awaiting_user_id.as_str(), &seq])
@@ -293,7 +299,7 @@ async fn commit_park_once(
     let ask_rounds = i32::try_from(permitted.ask_rounds).unwrap_or(i32::MAX);
     tx.execute(
         "UPDATE negotiations SET ask_rounds = $1, park_user_id = $2, park_question = $3, \
-         park_answer = NULL WHERE seq = $4",
+         park_answer = NULL, last_change = nextval('negotiation_changes') WHERE seq = $4",
         &[&ask_rounds, &user_id.as_str(), &question, &seq],
     )
     .await
@@ -327,7 +333,8 @@ async fn commit_answer_once(
     let message = ask_user_answer_message(user_id, title, &permitted.answer);
     append(&tx, seq, &message).await.map_err(final_error)?;
     tx.execute(
-        "UPDATE negotiations SET park_answer = $1, awaiting_user_id = $2 WHERE seq = $3",
+        "UPDATE negotiations SET park_answer = $1, awaiting_user_id = $2, \
+         last_change = nextval('negotiation_changes') WHERE seq = $3",
         &[
             &permitted.answer,
             &permitted.awaiting_user_id.as_str(),
@@ -347,6 +354,7 @@ async fn commit_answer_once(
 async fn read_state(
     client: &mut Object,
     id: &OpportunityId,
+    which: Turns,
 ) -> Result<Option<NegotiationState>, StoreError> {
     let tx = client
         .build_transaction()
@@ -357,10 +365,7 @@ async fn read_state(
         .map_err(pg_error)?;
     let state = match rows::find(&tx, id).await? {
         None => None,
-        Some(stored) => {
-            let turns = rows::turns(&tx, stored.seq).await?;
-            Some(stored.state(turns)?)
-        }
+        Some(stored) => Some(stored.read_state(&tx, which).await?),
     };
     tx.commit().await.map_err(pg_error)?;
     Ok(state)
@@ -372,7 +377,14 @@ impl NegotiationStore for PostgresStore {
         &self,
         id: &OpportunityId,
     ) -> Result<Option<NegotiationState>, StoreError> {
-        reading!(self, |client| read_state(&mut client, id))
+        reading!(self, |client| read_state(&mut client, id, Turns::All))
+    }
+
+    async fn read_negotiation_round(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationState>, StoreError> {
+        reading!(self, |client| read_state(&mut client, id, Turns::Round))
     }
 
     async fn commit_negotiation_turn(
@@ -477,6 +489,14 @@ impl NegotiationStore for PostgresStore {
             )
             .await
             .map_err(pg_error)?;
+        if updated == 1 {
+            tx.execute(
+                "UPDATE negotiations SET last_change = nextval('negotiation_changes') WHERE seq = $1",
+                &[&seq],
+            )
+            .await
+            .map_err(pg_error)?;
+        }
         tx.commit().await.map_err(pg_error)?;
         Ok(updated == 1)
     }
@@ -490,7 +510,7 @@ impl NegotiationStore for PostgresStore {
         let tx = client.transaction().await.map_err(pg_error)?;
         tx.execute(
             "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE $1 END, settled = true, \
-             awaiting_user_id = NULL, status = $2 WHERE id = $3",
+             awaiting_user_id = NULL, status = $2, last_change = nextval('negotiation_changes') WHERE id = $3",
             &[&NegotiationOutcome::Closed.as_str(), &reason.status().as_str(), &id.as_str()],
         )
         .await
@@ -513,8 +533,8 @@ impl NegotiationStore for PostgresStore {
         &self,
         user_id: &UserId,
         filter: &ListFilter,
-    ) -> Result<Vec<NegotiationSummary>, StoreError> {
-        reading!(self, |client| rows::of_user(&client, user_id, filter))
+    ) -> Result<NegotiationPage, StoreError> {
+        reading!(self, |client| rows::page_of_user(&client, user_id, filter))
     }
 
     async fn append_message(

@@ -102,6 +102,7 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
             .list_negotiations(&"alice".parse().unwrap(), &Default::default())
             .await
             .unwrap()
+            .negotiations
             .len(),
         1
     );

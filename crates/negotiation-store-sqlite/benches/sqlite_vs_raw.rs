@@ -6,9 +6,11 @@
 //! connection per writer, statements prepared once and cached, and (with
 //! eight writers in one process) a mutex around each write transaction so
 //! writers queue instead of sleeping in SQLite's busy handler. Each commit
-//! is the store's: `BEGIN IMMEDIATE`; read the negotiation and its turns;
-//! insert the turn; update the negotiation; `COMMIT`, with a resume every
-//! 13th commit and a new negotiation every 130, as `drive_commits` does.
+//! is the store's: `BEGIN IMMEDIATE`; read the negotiation and its turns
+//! from the previous round's start; insert the turn; update the
+//! negotiation (its round marks and last change too); `COMMIT`, with a
+//! resume every 13th commit and a new negotiation every 130, as
+//! `drive_commits` does.
 //!
 //! `cargo bench -p index-negotiation-store-sqlite --bench sqlite_vs_raw`;
 //! without `--bench` (`cargo test --benches`, as CI runs it) it runs once
@@ -48,9 +50,10 @@ fn runs() -> usize {
 
 const FIND: &str = "SELECT n.seq, n.id, n.initiator_user_id, n.initiator_intent_id, n.responder_user_id, \
     n.responder_intent_id, n.initiator_eligible, n.responder_eligible, n.awaiting_user_id, n.outcome, \
-    n.settled, n.status, (SELECT count(*) FROM turns t WHERE t.negotiation_seq = n.seq) \
-    FROM negotiations n WHERE n.id = ?1";
-const TURNS: &str = "SELECT seat_user_id, action, message FROM turns WHERE negotiation_seq = ?1 ORDER BY turn_index";
+    n.settled, n.status, n.turn_count, n.ask_rounds, n.park_user_id, n.park_question, n.park_answer, \
+    n.window_start FROM negotiations n WHERE n.id = ?1";
+const TURNS: &str = "SELECT turn_index, seat_user_id, action, message FROM turns \
+    WHERE negotiation_seq = ?1 AND turn_index >= ?2 ORDER BY turn_index";
 
 fn raw_connection(path: &Path, synchronous: Synchronous) -> Connection {
     let conn = Connection::open(path).unwrap();
@@ -81,7 +84,8 @@ fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
             id = format!("raw-{lane}-{done}-{}", std::process::id());
             conn.prepare_cached(
                 "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
-                 responder_intent_id, awaiting_user_id) VALUES (?1, 'alice', 'a', 'bob', 'b', 'alice')",
+                 responder_intent_id, awaiting_user_id, last_change) VALUES (?1, 'alice', 'a', 'bob', 'b', 'alice', \
+                 (SELECT coalesce(max(last_change), 0) + 1 FROM negotiations))",
             )
             .unwrap()
             .execute(params![id])
@@ -92,24 +96,30 @@ fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .unwrap();
-        let _row: (i64, Option<String>, i64) = tx
+        let (count, window_start): (i64, i64) = tx
             .prepare_cached(FIND)
             .unwrap()
-            .query_row(params![id], |r| Ok((r.get(0)?, r.get(8)?, r.get(12)?)))
+            .query_row(params![id], |r| Ok((r.get(12)?, r.get(17)?)))
             .unwrap();
-        let log: Vec<(String, String, String)> = tx
+        let log: Vec<(i64, String, String, String)> = tx
             .prepare_cached(TURNS)
             .unwrap()
-            .query_map(params![seq], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_map(params![seq, window_start], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(log.len() as i64, turns);
+        assert_eq!(window_start + log.len() as i64, turns);
+        assert_eq!(count, turns);
         if position % 13 == 12 {
-            tx.prepare_cached("UPDATE negotiations SET awaiting_user_id = ?1 WHERE seq = ?2")
-                .unwrap()
-                .execute(params!["alice", seq])
-                .unwrap();
+            tx.prepare_cached(
+                "UPDATE negotiations SET awaiting_user_id = ?1, \
+                 last_change = (SELECT max(last_change) + 1 FROM negotiations) WHERE seq = ?2",
+            )
+            .unwrap()
+            .execute(params!["alice", seq])
+            .unwrap();
         } else {
             let (who, action, next) = if (position % 13).is_multiple_of(2) {
                 ("alice", "propose", "bob")
@@ -122,12 +132,24 @@ fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
             .unwrap()
             .execute(params![seq, turns, who, action, "A benchmark turn."])
             .unwrap();
+            // The twelfth turn of a round ends it: the round marks move.
+            let round_ended = position % 13 == 11;
             tx.prepare_cached(
                 "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
-                 settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
+                 settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3, turn_count = ?5 + 1, \
+                 window_start = CASE WHEN ?6 THEN round_start ELSE window_start END, \
+                 round_start = CASE WHEN ?6 THEN ?5 + 1 ELSE round_start END, \
+                 last_change = (SELECT max(last_change) + 1 FROM negotiations) WHERE seq = ?4",
             )
             .unwrap()
-            .execute(params![next, Option::<String>::None, "negotiating", seq])
+            .execute(params![
+                (!round_ended).then_some(next),
+                Option::<String>::None,
+                "negotiating",
+                seq,
+                turns,
+                round_ended
+            ])
             .unwrap();
             turns += 1;
         }

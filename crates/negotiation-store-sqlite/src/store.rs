@@ -9,12 +9,12 @@ use index_negotiation::{
     NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 use index_negotiation_store::{
-    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationStore, NegotiationSummary,
-    OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider, StoreError,
-    TurnDecider, UserId, message_parts_text,
+    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationPage, NegotiationStore,
+    NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider,
+    StoreError, TurnDecider, UserId, message_parts_text,
 };
 
-use crate::rows;
+use crate::rows::{self, Turns};
 use crate::{SqliteStore, sql_error};
 
 /// Starts a write transaction, taking the database's write lock now rather
@@ -24,19 +24,42 @@ fn begin_write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
         .map_err(sql_error)
 }
 
-/// The negotiation's row key and its state, as locked by `tx`.
+/// The negotiation's row key and its state (with the turns `which`
+/// names), as `tx` reads it.
 fn locked_state(
     tx: &Transaction<'_>,
     id: &OpportunityId,
+    which: Turns,
 ) -> Result<Option<(i64, NegotiationState)>, StoreError> {
     match rows::find(tx, id)? {
         None => Ok(None),
         Some(stored) => {
             let seq = stored.seq;
-            let state = stored.state(rows::turns(tx, seq)?)?;
-            Ok(Some((seq, state)))
+            Ok(Some((seq, stored.read_state(tx, which)?)))
         }
     }
+}
+
+/// Reads the negotiation's state in one read transaction, so the row and
+/// its turns agree.
+fn read_state(
+    conn: &mut Connection,
+    id: &OpportunityId,
+    which: Turns,
+) -> Result<Option<NegotiationState>, StoreError> {
+    let tx = conn.transaction().map_err(sql_error)?;
+    let state = locked_state(&tx, id, which)?.map(|(_, state)| state);
+    tx.commit().map_err(sql_error)?;
+    Ok(state)
+}
+
+/// The assignment that raises a row's `last_change` past every other
+/// row's, part of every statement that changes the row: listings put it
+/// first. (A literal, so each statement stays one constant.)
+macro_rules! raise_last_change {
+    () => {
+        "last_change = (SELECT max(last_change) + 1 FROM negotiations)"
+    };
 }
 
 /// What a commit's `apply` does with a permitted decision: `None` when it
@@ -55,7 +78,7 @@ fn commit_decided<T, R>(
     apply: impl FnOnce(&Transaction<'_>, i64, &NegotiationState, &T) -> Applied<T, R>,
 ) -> Result<Decision<T, R>, StoreError> {
     let tx = begin_write(conn)?;
-    let Some((seq, state)) = locked_state(&tx, id)? else {
+    let Some((seq, state)) = locked_state(&tx, id, Turns::Round)? else {
         return Ok(decide(None));
     };
     let decision = decide(Some(&state));
@@ -102,13 +125,17 @@ impl NegotiationStore for SqliteStore {
     ) -> Result<Option<NegotiationState>, StoreError> {
         let id = id.clone();
         self.pool
-            .run(move |conn| {
-                // One read transaction, so the row and its turns agree.
-                let tx = conn.transaction().map_err(sql_error)?;
-                let state = locked_state(&tx, &id)?.map(|(_, state)| state);
-                tx.commit().map_err(sql_error)?;
-                Ok(state)
-            })
+            .run(move |conn| read_state(conn, &id, Turns::All))
+            .await
+    }
+
+    async fn read_negotiation_round(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationState>, StoreError> {
+        let id = id.clone();
+        self.pool
+            .run(move |conn| read_state(conn, &id, Turns::Round))
             .await
     }
 
@@ -135,13 +162,20 @@ impl NegotiationStore for SqliteStore {
                         }
                         other => other.map_err(sql_error)?,
                     };
-                    execute(tx, "UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
-                         settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3 WHERE seq = ?4",
+                    // The round marks move on when the turn ends a round
+                    // (every right-hand side reads the row before the
+                    // update).
+                    execute(tx, concat!("UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
+                         settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3, turn_count = ?5 + 1, \
+                         window_start = CASE WHEN ?6 THEN round_start ELSE window_start END, \
+                         round_start = CASE WHEN ?6 THEN ?5 + 1 ELSE round_start END, ", raise_last_change!(), " WHERE seq = ?4"),
                         params![
                             permitted.awaiting_user_id.as_ref().map(UserId::as_str),
                             permitted.outcome.map(NegotiationOutcome::as_str),
                             RecordStatus::from(permitted.opportunity_status).as_str(),
-                            seq
+                            seq,
+                            index,
+                            permitted.round_ended.is_some()
                         ],
                     )
                     .map_err(sql_error)?;
@@ -164,7 +198,11 @@ impl NegotiationStore for SqliteStore {
                 commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
                     execute(
                         tx,
-                        "UPDATE negotiations SET awaiting_user_id = ?1 WHERE seq = ?2",
+                        concat!(
+                            "UPDATE negotiations SET awaiting_user_id = ?1, ",
+                            raise_last_change!(),
+                            " WHERE seq = ?2"
+                        ),
                         params![permitted.awaiting_user_id.as_str(), seq],
                     )
                     .map_err(sql_error)?;
@@ -191,8 +229,8 @@ impl NegotiationStore for SqliteStore {
                 let decide = |state: Option<&_>| decide(state, &user_id);
                 commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
                     append(tx, seq, &message.sender_id, &parts)?;
-                    execute(tx, "UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
-                         park_answer = NULL WHERE seq = ?4",
+                    execute(tx, concat!("UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
+                         park_answer = NULL, ", raise_last_change!(), " WHERE seq = ?4"),
                         params![
                             i64::try_from(permitted.ask_rounds).unwrap_or(i64::MAX),
                             user_id.as_str(),
@@ -219,12 +257,19 @@ impl NegotiationStore for SqliteStore {
             .run_write(move |conn| {
                 let decide = |state: Option<&_>| decide(state, &user_id, &answer);
                 commit_decided(conn, &id, decide, |tx, seq, state, permitted| {
-                    let title = state.park.as_ref().map_or("", |park| park.question.title.as_str());
+                    let title = state
+                        .park
+                        .as_ref()
+                        .map_or("", |park| park.question.title.as_str());
                     let message = ask_user_answer_message(&user_id, title, &permitted.answer);
                     append(tx, seq, &message.sender_id, &message_parts_text(&message)?)?;
                     execute(
                         tx,
-                        "UPDATE negotiations SET park_answer = ?1, awaiting_user_id = ?2 WHERE seq = ?3",
+                        concat!(
+                            "UPDATE negotiations SET park_answer = ?1, awaiting_user_id = ?2, ",
+                            raise_last_change!(),
+                            " WHERE seq = ?3"
+                        ),
                         params![permitted.answer, permitted.awaiting_user_id.as_str(), seq],
                     )
                     .map_err(sql_error)?;
@@ -239,7 +284,8 @@ impl NegotiationStore for SqliteStore {
         self.pool
             .run_write(move |conn| {
                 let inserted = execute(conn, "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
-                         responder_intent_id, awaiting_user_id) VALUES (?1, ?2, ?3, ?4, ?5, ?2) \
+                         responder_intent_id, awaiting_user_id, last_change) VALUES (?1, ?2, ?3, ?4, ?5, ?2, \
+                         (SELECT coalesce(max(last_change), 0) + 1 FROM negotiations)) \
                          ON CONFLICT (id) DO NOTHING",
                         params![
                             negotiation.opportunity_id.as_str(),
@@ -264,10 +310,10 @@ impl NegotiationStore for SqliteStore {
         let (id, user_id) = (id.clone(), user_id.clone());
         self.pool
             .run_write(move |conn| {
-                let updated = execute(conn, "UPDATE negotiations SET \
+                let updated = execute(conn, concat!("UPDATE negotiations SET \
                          initiator_eligible = CASE WHEN initiator_user_id = ?1 THEN ?2 ELSE initiator_eligible END, \
-                         responder_eligible = CASE WHEN responder_user_id = ?1 THEN ?2 ELSE responder_eligible END \
-                         WHERE id = ?3 AND (initiator_user_id = ?1 OR responder_user_id = ?1)",
+                         responder_eligible = CASE WHEN responder_user_id = ?1 THEN ?2 ELSE responder_eligible END, ",
+                         raise_last_change!(), " WHERE id = ?3 AND (initiator_user_id = ?1 OR responder_user_id = ?1)"),
                         params![user_id.as_str(), eligible, id.as_str()],
                     )
                     .map_err(sql_error)?;
@@ -285,8 +331,8 @@ impl NegotiationStore for SqliteStore {
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
-                execute(&tx, "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
-                     awaiting_user_id = NULL, status = ?2 WHERE id = ?3",
+                execute(&tx, concat!("UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
+                     awaiting_user_id = NULL, status = ?2, ", raise_last_change!(), " WHERE id = ?3"),
                     params![
                         NegotiationOutcome::Closed.as_str(),
                         reason.status().as_str(),
@@ -315,16 +361,10 @@ impl NegotiationStore for SqliteStore {
         &self,
         user_id: &UserId,
         filter: &ListFilter,
-    ) -> Result<Vec<NegotiationSummary>, StoreError> {
+    ) -> Result<NegotiationPage, StoreError> {
         let (user_id, filter) = (user_id.clone(), filter.clone());
         self.pool
-            .run(move |conn| {
-                let all = rows::of_user(conn, &user_id)?;
-                Ok(all
-                    .into_iter()
-                    .filter(|summary| filter.matches(summary, &user_id))
-                    .collect())
-            })
+            .run(move |conn| rows::page_of_user(conn, &user_id, &filter))
             .await
     }
 

@@ -414,6 +414,7 @@ async fn opening_for_reading_writes_nothing_and_creates_nothing() {
             .list_negotiations(&"bob".parse().unwrap(), &ListFilter::default())
             .await
             .unwrap()
+            .negotiations
             .len(),
         1
     );

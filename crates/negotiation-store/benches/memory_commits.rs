@@ -1,7 +1,5 @@
 //! Turn commits per second on the in-memory store: one negotiation at a
-//! time, and eight negotiations committing in parallel; and listing one
-//! user's 100 negotiations among 100 and among 100,000 (a list reads only
-//! the user's own, so the two should cost the same). Run with
+//! time, and eight negotiations committing in parallel. Run with
 //! `cargo bench -p index-negotiation-store`.
 
 // criterion's macros generate undocumented items; setup failures panic.
@@ -10,10 +8,8 @@
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use index_negotiation_store::conformance::{
-    drive_commits, drive_commits_in_parallel, fill_for_listing,
-};
-use index_negotiation_store::{ListFilter, MemoryStore, NegotiationStore};
+use index_negotiation_store::MemoryStore;
+use index_negotiation_store::conformance::{drive_commits, drive_commits_in_parallel};
 
 fn commits(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -45,26 +41,5 @@ fn commits(c: &mut Criterion) {
     group.finish();
 }
 
-fn lists(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let mut group = c.benchmark_group("memory-list");
-    for others in [0, 99_900] {
-        let store = MemoryStore::new();
-        let dana = runtime.block_on(fill_for_listing(&store, 100, others));
-        let all = ListFilter::default();
-        group.bench_function(format!("100 of {}", 100 + others), |b| {
-            b.iter(|| {
-                let listed = runtime
-                    .block_on(store.list_negotiations(&dana, &all))
-                    .unwrap();
-                assert_eq!(listed.len(), 100);
-            })
-        });
-    }
-    group.finish();
-}
-
-criterion_group!(benches, commits, lists);
+criterion_group!(benches, commits);
 criterion_main!(benches);

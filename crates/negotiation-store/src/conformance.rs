@@ -31,11 +31,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
 use index_negotiation::{
     ASK_USER_ANSWER_ACTION, AnswerDecision, AnswerRejection, AskUser, AskUserAssessment,
-    AskUserTurn, Decision, MessagePart, NegotiationAction, NegotiationConsultationReason,
-    NegotiationDecision, NegotiationMessage, NegotiationOutcome, NegotiationRejection,
-    NegotiationResumeDecision, NegotiationResumeRejection, NegotiationState, NegotiationTurn,
-    ParkDecision, ParkRejection, RoundEnded, SuggestedRoles, count_negotiation_ask_rounds,
-    decide_negotiation_resume, decide_negotiation_turn,
+    AskUserTurn, Decision, MessagePart, NEGOTIATION_MAX_TURNS, NegotiationAction,
+    NegotiationConsultationReason, NegotiationDecision, NegotiationMessage, NegotiationOutcome,
+    NegotiationRejection, NegotiationResumeDecision, NegotiationResumeRejection, NegotiationState,
+    NegotiationTurn, ParkDecision, ParkRejection, RoundEnded, SuggestedRoles,
+    audit_negotiation_log, count_negotiation_ask_rounds, current_round, decide_negotiation_resume,
+    decide_negotiation_turn, observe_negotiation,
 };
 use index_question_block::{QuestionOption, StructuredQuestion};
 
@@ -66,6 +67,7 @@ macro_rules! negotiation_store_conformance {
     (@each [$attr:meta] $make:expr) => {
         $crate::negotiation_store_conformance!(@cases [$attr] $make;
             opening_creates_a_negotiation_with_the_initiator_to_move,
+            a_round_read_holds_what_the_rules_read,
             opening_twice_is_refused,
             an_upper_case_id_names_the_same_negotiation,
             ineligible_pairs_are_not_opened,
@@ -82,6 +84,7 @@ macro_rules! negotiation_store_conformance {
             refusals_change_nothing,
             messages_keep_their_order,
             listing_filters_by_intent_and_state,
+            pages_never_repeat_or_lose_a_negotiation_while_commits_land,
             racing_turns_have_one_winner_per_index,
             racing_resumes_have_one_winner,
             racing_seats_never_lose_or_duplicate_a_turn,
@@ -236,7 +239,8 @@ pub async fn an_upper_case_id_names_the_same_negotiation<S: NegotiationStore>(st
     let listed = store
         .list_negotiations(&user(ALICE), &ListFilter::default())
         .await
-        .unwrap();
+        .unwrap()
+        .negotiations;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].id.as_str(), id.as_str().to_ascii_lowercase());
 }
@@ -703,7 +707,8 @@ pub async fn messages_keep_their_order<S: NegotiationStore>(store: S) {
     assert_eq!(store.list_messages(&second).await.unwrap().len(), 1);
 }
 
-/// Listings show the user's negotiations, oldest first, filtered.
+/// Listings show the user's negotiations, newest change first, filtered
+/// by intent, state and the other seat.
 pub async fn listing_filters_by_intent_and_state<S: NegotiationStore>(store: S) {
     let a = open(&store, 1).await;
     let b = open(&store, 2).await;
@@ -711,67 +716,135 @@ pub async fn listing_filters_by_intent_and_state<S: NegotiationStore>(store: S) 
     play(&store, &b, &[(ALICE, Propose), (BOB, Accept)]).await;
     let mut other = request(4);
     other.initiator.user_id = user("carol");
-    Negotiations::new(&store).open(&other).await.unwrap();
-    let ids =
-        |list: Vec<crate::NegotiationSummary>| list.into_iter().map(|s| s.id).collect::<Vec<_>>();
-    let all = store
-        .list_negotiations(&user(ALICE), &ListFilter::default())
-        .await
-        .unwrap();
-    assert_eq!(ids(all), [a.clone(), b.clone(), c.clone()]);
+    let d = match Negotiations::new(&store).open(&other).await.unwrap() {
+        OpenDecision::Opened { negotiation } => negotiation.id,
+        refused => panic!("{refused:?}"),
+    };
+    let list = async |who: &str, filter: ListFilter| {
+        let page = store.list_negotiations(&user(who), &filter).await.unwrap();
+        assert_eq!(page.next, None, "no limit, one page");
+        page.negotiations
+            .into_iter()
+            .map(|summary| summary.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        list(ALICE, ListFilter::default()).await,
+        [b.clone(), c.clone(), a.clone()]
+    );
     let open_only = ListFilter {
         state: Some(StateFilter::Open),
         ..ListFilter::default()
     };
-    assert_eq!(
-        ids(store
-            .list_negotiations(&user(ALICE), &open_only)
-            .await
-            .unwrap()),
-        [a.clone(), c.clone()]
-    );
+    assert_eq!(list(ALICE, open_only).await, [c.clone(), a.clone()]);
     let settled = ListFilter {
         state: Some(StateFilter::Settled),
         ..ListFilter::default()
     };
-    assert_eq!(
-        ids(store.list_negotiations(&user(BOB), &settled).await.unwrap()),
-        [b]
-    );
+    assert_eq!(list(BOB, settled).await, std::slice::from_ref(&b));
     let by_intent = ListFilter {
         intent_id: Some(IntentId::parse("bob-intent-3").unwrap()),
-        state: None,
+        ..ListFilter::default()
     };
-    assert_eq!(
-        ids(store
-            .list_negotiations(&user(BOB), &by_intent)
-            .await
-            .unwrap()),
-        [c]
-    );
+    assert_eq!(list(BOB, by_intent.clone()).await, std::slice::from_ref(&c));
     assert!(
-        store
-            .list_negotiations(&user(ALICE), &by_intent)
-            .await
-            .unwrap()
-            .is_empty(),
+        list(ALICE, by_intent).await.is_empty(),
         "the intent is bob's"
     );
+    let with = |who: &str| ListFilter {
+        other_user_id: Some(user(who)),
+        ..ListFilter::default()
+    };
+    assert_eq!(list(BOB, with("carol")).await, std::slice::from_ref(&d));
+    assert_eq!(list("carol", with(BOB)).await, [d]);
+    assert!(list(ALICE, with("carol")).await.is_empty());
+    assert_eq!(list(BOB, with(ALICE)).await, [b, c, a]);
+    assert!(list("nobody", ListFilter::default()).await.is_empty());
+}
+
+/// Pages run newest change first and end with a cursor the next page
+/// starts after. While commits land between pages, no negotiation is
+/// listed twice, and every one that did not change is listed once; one
+/// that changed has moved to the front, where a fresh first page finds it.
+pub async fn pages_never_repeat_or_lose_a_negotiation_while_commits_land<S: NegotiationStore>(
+    store: S,
+) {
+    const OPENED: u32 = 23;
+    const PAGE: usize = 5;
+    let mut ids = Vec::new();
+    for n in 0..OPENED {
+        ids.push(open(&store, 200 + n).await);
+    }
+    let first_page = ListFilter {
+        limit: Some(PAGE),
+        ..ListFilter::default()
+    };
+    let mut filter = first_page.clone();
+    let (mut seen, mut changed) = (Vec::new(), BTreeSet::new());
+    let mut pages = 0;
+    loop {
+        let page = store
+            .list_negotiations(&user(ALICE), &filter)
+            .await
+            .unwrap();
+        assert!(page.negotiations.len() <= PAGE);
+        seen.extend(page.negotiations.iter().map(|summary| summary.id.clone()));
+        pages += 1;
+        // A commit lands between pages: on one already listed, and on one
+        // still to come.
+        for at in [0, OPENED as usize - 1 - pages] {
+            let id = &ids[at];
+            if changed.insert(id.clone()) {
+                assert!(turn(&store, id, ALICE, Propose).await.is_ok());
+            }
+        }
+        match page.next {
+            Some(cursor) => filter.cursor = Some(cursor),
+            None => break,
+        }
+        assert!(pages <= OPENED as usize, "the pages never end");
+    }
+    let unique: BTreeSet<_> = seen.iter().cloned().collect();
     assert_eq!(
-        store
-            .list_negotiations(&user("carol"), &ListFilter::default())
-            .await
-            .unwrap()
-            .len(),
-        1
+        unique.len(),
+        seen.len(),
+        "a negotiation listed twice: {seen:?}"
     );
-    assert!(
-        store
-            .list_negotiations(&user("nobody"), &ListFilter::default())
+    for id in ids.iter().filter(|id| !changed.contains(*id)) {
+        assert!(unique.contains(id), "{id} was never listed");
+    }
+    // A fresh first page leads with the newest changes.
+    let fresh = store
+        .list_negotiations(&user(ALICE), &first_page)
+        .await
+        .unwrap();
+    assert!(changed.contains(&fresh.negotiations[0].id));
+    assert!(fresh.next.is_some());
+    // The whole listing in pages is the whole listing at once, when
+    // nothing changes meanwhile.
+    let whole: Vec<_> = store
+        .list_negotiations(&user(ALICE), &ListFilter::default())
+        .await
+        .unwrap()
+        .negotiations
+        .into_iter()
+        .map(|summary| summary.id)
+        .collect();
+    assert_eq!(whole.len(), OPENED as usize);
+    let mut paged = Vec::new();
+    let mut filter = first_page;
+    loop {
+        let page = store
+            .list_negotiations(&user(ALICE), &filter)
             .await
-            .unwrap()
-            .is_empty()
-    );
+            .unwrap();
+        paged.extend(page.negotiations.into_iter().map(|summary| summary.id));
+        match page.next {
+            Some(cursor) => filter.cursor = Some(cursor),
+            None => break,
+        }
+    }
+    assert_eq!(paged, whole);
 }
 
 const RACERS: usize = 16;
@@ -930,39 +1003,369 @@ pub async fn drive_commits<S: NegotiationStore>(store: &S, commits: u64) {
     }
 }
 
-/// Fills `store` for list benchmarks: `own` negotiations where `dana` holds
-/// a seat (half as initiator, half as responder, against `sam`), then
-/// `others` between other pairs of users, so a list of dana's can be timed
-/// against the rows around it. Returns dana's user id.
-pub async fn fill_for_listing<S: NegotiationStore>(store: &S, own: u32, others: u32) -> UserId {
-    let dana = user("dana");
-    let seat = |user_id: UserId, n: u32| Seat {
-        intent_id: IntentId::parse(format!("{user_id}-intent-{n}")).unwrap(),
+/// Four rounds between alice (initiator) and bob, as `(seat, action)`:
+/// the first ends on a decline after three turns, the second and third at
+/// the turn limit, and the fourth is two turns in.
+fn four_rounds() -> Vec<(&'static str, NegotiationAction)> {
+    let mut played = vec![(ALICE, Propose), (BOB, Counter), (ALICE, Decline)];
+    for (first, second) in [(BOB, ALICE), (ALICE, BOB)] {
+        for n in 0..NEGOTIATION_MAX_TURNS {
+            played.push(if n % 2 == 0 {
+                (first, Propose)
+            } else {
+                (second, Counter)
+            });
+        }
+    }
+    played.extend([(BOB, Propose), (ALICE, Counter)]);
+    played
+}
+
+/// A turn log as a store written before schema version 4 holds it, for
+/// backends' upgrade tests: write `turns` (with `awaiting` as the row's
+/// awaiting seat) into a version-3 store, open it with this version, and
+/// check with [`assert_rounds_upgraded`].
+#[derive(Debug, Clone)]
+pub struct LegacyLog {
+    /// `(seat_user_id, action)`, from index 0.
+    pub turns: Vec<(String, NegotiationAction)>,
+    /// The seat to move, `None` between rounds.
+    pub awaiting: Option<String>,
+    /// Where the round before the current one starts: what the upgrade
+    /// must find.
+    pub window_start: usize,
+}
+
+/// Logs that end a round differently: none, one turn, a declined round,
+/// one round after it at the turn limit, two, and a turn into the round
+/// after those.
+pub fn legacy_logs() -> Vec<LegacyLog> {
+    let script = four_rounds();
+    let limit = NEGOTIATION_MAX_TURNS;
+    [
+        (0, Some(ALICE), 0),
+        (1, Some(BOB), 0),
+        (3, None, 0),
+        (3 + limit, None, 3),
+        (3 + 2 * limit, None, 3 + limit),
+        (4 + 2 * limit, Some(ALICE), 3 + limit),
+    ]
+    .into_iter()
+    .map(|(len, awaiting, window_start)| LegacyLog {
+        turns: script
+            .iter()
+            .take(len)
+            .map(|(who, action)| ((*who).to_owned(), *action))
+            .collect(),
+        awaiting: awaiting.map(str::to_owned),
+        window_start,
+    })
+    .collect()
+}
+
+/// Checks that `store`, written at schema version 3 with each of
+/// [`legacy_logs`] under [`legacy_id`] (alice the initiator, bob the
+/// responder, in talks), reads back what the upgrade must have made of
+/// them: the turn count, the round read from the previous round's start,
+/// the whole log unchanged, and a next commit at the next index.
+pub async fn assert_rounds_upgraded<S: NegotiationStore>(store: &S) {
+    let script = four_rounds();
+    for (n, log) in legacy_logs().iter().enumerate() {
+        let id = legacy_id(n);
+        let whole = store.read_negotiation_state(&id).await.unwrap().unwrap();
+        let round = store.read_negotiation_round(&id).await.unwrap().unwrap();
+        let summary = store.get_negotiation(&id).await.unwrap().unwrap();
+        let len = log.turns.len();
+        assert_eq!(summary.turn_count, len, "{log:?}");
+        assert_eq!(whole.turn_count(), len);
+        assert_eq!(round.earlier_turns, log.window_start, "{log:?}");
+        assert_eq!(round.turns, whole.turns.get(log.window_start..).unwrap());
+        let Some((who, action)) = script.get(len) else {
+            continue;
+        };
+        if log.awaiting.is_none() {
+            assert!(resume(store, &id, who).await.is_ok(), "{log:?}");
+        }
+        let next = turn(store, &id, who, *action).await;
+        assert!(
+            matches!(next, Decision::Permitted(ref permitted) if permitted.turn_index == len),
+            "{log:?}: {next:?}"
+        );
+    }
+}
+
+/// A decision reads the round, not the log: after rounds ended by a
+/// decline and by the turn limit, the round read starts at the previous
+/// round's first turn, agrees with the whole log on everything a rule
+/// reads, and each commit lands at the index the whole log gives.
+pub async fn a_round_read_holds_what_the_rules_read<S: NegotiationStore>(store: S) {
+    let negotiation = open(&store, 70).await;
+    let id = &negotiation;
+    let played = four_rounds();
+    let mut round_over = false;
+    for (n, (who, action)) in played.iter().enumerate() {
+        if round_over {
+            assert!(
+                resume(&store, id, who).await.is_ok(),
+                "resume before turn {n}"
+            );
+        }
+        let decision = turn(&store, id, who, *action).await;
+        let Decision::Permitted(permitted) = decision else {
+            panic!("turn {n} refused: {decision:?}");
+        };
+        assert_eq!(permitted.turn_index, n);
+        round_over = permitted.round_ended.is_some();
+    }
+    let whole = state(&store, id).await;
+    let round = store.read_negotiation_round(id).await.unwrap().unwrap();
+    let previous_round_start = 3 + NEGOTIATION_MAX_TURNS;
+    assert_eq!(whole.earlier_turns, 0);
+    assert_eq!(whole.turn_count(), played.len());
+    assert_eq!(round.turn_count(), played.len());
+    assert_eq!(round.earlier_turns, previous_round_start);
+    assert_eq!(
+        round.turns,
+        whole.turns.get(previous_round_start..).unwrap()
+    );
+    assert_eq!(current_round(&round.turns), current_round(&whole.turns));
+    let without_turns = |state: &NegotiationState| NegotiationState {
+        turns: Vec::new(),
+        earlier_turns: 0,
+        ..state.clone()
+    };
+    assert_eq!(without_turns(&round), without_turns(&whole));
+    for who in [ALICE, BOB] {
+        assert_eq!(
+            observe_negotiation(&round, &user(who)),
+            observe_negotiation(&whole, &user(who))
+        );
+        for action in [Propose, Counter, Accept, Decline] {
+            let next = NegotiationTurn::new(action, "next");
+            assert_eq!(
+                decide_negotiation_turn(Some(&round), &user(who), &next),
+                decide_negotiation_turn(Some(&whole), &user(who), &next),
+                "{who} {action}"
+            );
+        }
+    }
+    assert!(audit_negotiation_log(&round).is_empty());
+    assert!(audit_negotiation_log(&whole).is_empty());
+    let missing = self::id(71);
+    assert_eq!(store.read_negotiation_round(&missing).await.unwrap(), None);
+}
+
+/// Opens negotiations for list benchmarks: `count` where `who` holds a
+/// seat (initiator and responder in turn, across from fifty others), the
+/// last [`RARE_INTENT_ROWS`] for `who`'s intent `rare`, the rest for
+/// `common`; ids numbered from `first`.
+pub async fn open_for_listing<S: NegotiationStore>(store: &S, who: &str, first: u32, count: u32) {
+    let seat = |user_id: UserId, intent: &str| Seat {
+        intent_id: IntentId::parse(format!("{user_id}-{intent}")).unwrap(),
         user_id,
     };
-    for n in 0..own + others {
-        let (a, b) = if n < own {
-            (dana.clone(), user("sam"))
+    for n in 0..count {
+        let intent = if n + RARE_INTENT_ROWS >= count {
+            "rare"
         } else {
-            (
-                user(&format!("u{}", n % 1000)),
-                user(&format!("v{}", n % 997)),
-            )
+            "common"
         };
-        let (initiator, responder) = if n % 2 == 0 { (a, b) } else { (b, a) };
+        let mine = seat(user(who), intent);
+        let other = seat(user(&format!("{who}-peer-{}", n % 50)), "peer");
+        let (initiator, responder) = if n % 2 == 0 {
+            (mine, other)
+        } else {
+            (other, mine)
+        };
+        let number = first + n;
         let opened = store
             .insert_negotiation(&OpenNegotiation {
-                opportunity_id: OpportunityId::parse(format!("7a1e5c3b-2d4f-4e6a-8b9c-{n:012x}"))
-                    .unwrap(),
-                initiator: seat(initiator, n),
-                responder: seat(responder, n),
+                opportunity_id: OpportunityId::parse(format!(
+                    "7a1e5c3b-2d4f-4e6a-8b9c-{number:012x}"
+                ))
+                .unwrap(),
+                initiator,
+                responder,
                 eligible: true,
             })
             .await
             .unwrap();
-        assert!(opened, "negotiation {n} was not opened");
+        assert!(opened, "negotiation {number} was not opened");
     }
-    dana
+}
+
+/// How many of a user's negotiations [`open_for_listing`] gives the intent
+/// `rare`.
+pub const RARE_INTENT_ROWS: u32 = 5;
+
+/// Opens negotiation `n` (alice and bob) and plays `turns` turns on it
+/// through the rules: rounds of [`NEGOTIATION_MAX_TURNS`] proposes and
+/// counters, each resumed by the seat that moves first in the next, so the
+/// log grows as a long negotiation's does. For growth benchmarks; returns
+/// the id, with alice to move, or between rounds when `turns` ends one.
+pub async fn open_with_turns<S: NegotiationStore>(
+    store: &S,
+    n: u32,
+    turns: usize,
+) -> OpportunityId {
+    let id = open(store, n).await;
+    for index in 0..turns {
+        commit_next_turn(store, &id, index).await;
+    }
+    id
+}
+
+/// The next commit [`open_with_turns`] would make on a negotiation with
+/// `turns` turns: a resume first when a round just ended, then the turn.
+/// For growth benchmarks, which time it.
+pub async fn commit_next_turn<S: NegotiationStore>(store: &S, id: &OpportunityId, turns: usize) {
+    let in_round = turns % NEGOTIATION_MAX_TURNS;
+    if in_round == 0 && turns > 0 {
+        assert!(resume(store, id, ALICE).await.is_ok());
+    }
+    let (who, action) = if in_round.is_multiple_of(2) {
+        (ALICE, Propose)
+    } else {
+        (BOB, Counter)
+    };
+    assert!(turn(store, id, who, action).await.is_ok(), "turn {turns}");
+}
+
+/// How large the growth benchmark makes history.
+#[derive(Debug, Clone, Copy)]
+pub struct GrowthScale {
+    /// Turns of log before the timed commit, short and long.
+    pub turns: [usize; 2],
+    /// Negotiations timed at each length (one commit on each).
+    pub negotiations: u32,
+    /// A user's negotiations, few and many, for the listings.
+    pub rows: [u32; 2],
+    /// Times each listing is run, the mean counting.
+    pub lists: u32,
+}
+
+impl GrowthScale {
+    /// The scale the targets are stated at: a commit on 13 turns of log
+    /// and on 1,201 (one turn into a round each, so the round view is as
+    /// long in both); a user with 100 negotiations and one with 100,000.
+    pub const FULL: GrowthScale = GrowthScale {
+        turns: [13, 1_201],
+        negotiations: 40,
+        rows: [100, 100_000],
+        lists: 200,
+    };
+    /// A short run of the same work, to show the benchmark still runs.
+    pub const SHORT: GrowthScale = GrowthScale {
+        turns: [13, 61],
+        negotiations: 2,
+        rows: [10, 100],
+        lists: 2,
+    };
+}
+
+/// One measurement of the growth benchmark: what, and its mean time with
+/// little history and with much.
+#[derive(Debug, Clone)]
+pub struct GrowthRow {
+    /// What was timed, at which sizes.
+    pub what: String,
+    /// With little history.
+    pub small: std::time::Duration,
+    /// With much.
+    pub large: std::time::Duration,
+}
+
+/// Times what should not grow with history on `store` (an empty one):
+/// a commit and a decision's state read, by length of log, and a page of
+/// 50 and one intent's negotiations, by how many the user has.
+pub async fn measure_growth<S: NegotiationStore>(store: &S, scale: GrowthScale) -> Vec<GrowthRow> {
+    use std::time::{Duration, Instant};
+    // Reads change nothing, so each is timed as the mean of several.
+    const READS: u32 = 20;
+    // Everything is in the store before anything is timed, and the two
+    // sizes are timed in turn, so both see the same table and caches.
+    let mut logs: [Vec<OpportunityId>; 2] = [Vec::new(), Vec::new()];
+    for (size, turns) in scale.turns.into_iter().enumerate() {
+        let base = 500_000 + 10_000 * u32::try_from(size).unwrap();
+        for n in 0..scale.negotiations {
+            logs[size].push(open_with_turns(store, base + n, turns).await);
+        }
+    }
+    let users = ["few", "many"];
+    for (size, (who, rows)) in users.into_iter().zip(scale.rows).enumerate() {
+        let first = 1_000_000 + 1_000_000 * u32::try_from(size).unwrap();
+        open_for_listing(store, who, first, rows).await;
+    }
+    let mut commits = [Duration::ZERO; 2];
+    let mut reads = [Duration::ZERO; 2];
+    let [short_logs, long_logs] = &logs;
+    for (short_log, long_log) in short_logs.iter().zip(long_logs) {
+        for (size, (id, turns)) in [short_log, long_log]
+            .into_iter()
+            .zip(scale.turns)
+            .enumerate()
+        {
+            let started = Instant::now();
+            for _ in 0..READS {
+                store.read_negotiation_round(id).await.unwrap().unwrap();
+            }
+            reads[size] += started.elapsed() / READS;
+            let started = Instant::now();
+            commit_next_turn(store, id, turns).await;
+            commits[size] += started.elapsed();
+        }
+    }
+    let mut pages = [Duration::ZERO; 2];
+    let mut intents = [Duration::ZERO; 2];
+    for _ in 0..scale.lists {
+        for (size, (who, rows)) in users.into_iter().zip(scale.rows).enumerate() {
+            let page = ListFilter {
+                limit: Some(50),
+                ..ListFilter::default()
+            };
+            let rare = ListFilter {
+                intent_id: Some(IntentId::parse(format!("{who}-rare")).unwrap()),
+                ..ListFilter::default()
+            };
+            let started = Instant::now();
+            let listed = store.list_negotiations(&user(who), &page).await.unwrap();
+            pages[size] += started.elapsed();
+            assert_eq!(listed.negotiations.len(), 50.min(rows as usize));
+            let started = Instant::now();
+            let listed = store.list_negotiations(&user(who), &rare).await.unwrap();
+            intents[size] += started.elapsed();
+            assert_eq!(listed.negotiations.len(), RARE_INTENT_ROWS as usize);
+        }
+    }
+    let [short, long] = scale.turns;
+    let [few, many] = scale.rows;
+    let row = |what: String, [small, large]: [Duration; 2], count: u32| GrowthRow {
+        what,
+        small: small / count.max(1),
+        large: large / count.max(1),
+    };
+    vec![
+        row(
+            format!("commit, {short} vs {long} turns of log"),
+            commits,
+            scale.negotiations,
+        ),
+        row(
+            format!("decision's state read, {short} vs {long} turns"),
+            reads,
+            scale.negotiations,
+        ),
+        row(
+            format!("page of 50, user with {few} vs {many}"),
+            pages,
+            scale.lists,
+        ),
+        row(
+            format!("one intent's {RARE_INTENT_ROWS}, user with {few} vs {many}"),
+            intents,
+            scale.lists,
+        ),
+    ]
 }
 
 /// [`drive_commits`] split across `lanes` tasks, each on its own

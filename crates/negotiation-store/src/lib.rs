@@ -43,7 +43,7 @@ mod question_loop;
 mod service;
 mod store;
 
-pub use error::{StoreError, stored_id, stored_park, stored_state};
+pub use error::{StoreError, TurnRow, stored_id, stored_park, stored_state, stored_turns};
 /// The ids, checked where they are made; they live with the rules, which
 /// take them too.
 pub use index_negotiation::{
@@ -53,8 +53,8 @@ pub use keys::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope};
 pub use memory::MemoryStore;
 pub use message_text::{message_from_text, message_parts_text};
 pub use model::{
-    CloseReason, ListFilter, NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection,
-    RecordStatus, Seat, StateFilter,
+    CloseReason, InvalidCursor, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
+    OpenDecision, OpenNegotiation, OpenRejection, RecordStatus, Seat, StateFilter,
 };
 pub use question_loop::{DeliveryReport, RefOutcome, RefReport};
 pub use service::{Negotiations, QuestionLoopSettings};

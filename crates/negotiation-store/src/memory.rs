@@ -16,10 +16,11 @@ use index_negotiation::{
 use crate::error::StoreError;
 use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash};
 use crate::model::{
-    CloseReason, ListFilter, NegotiationSummary, OpenNegotiation, RecordStatus, Seat,
+    CloseReason, ListCursor, ListFilter, NegotiationPage, NegotiationSummary, OpenNegotiation,
+    RecordStatus, Seat,
 };
 use crate::store::{AnswerDecider, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider};
-use index_negotiation::{OpportunityId, UserId};
+use index_negotiation::{IntentId, OpportunityId, UserId};
 
 /// Negotiations in memory.
 ///
@@ -34,17 +35,48 @@ pub struct MemoryStore {
 
 #[derive(Debug, Default)]
 struct Inner {
-    next_seq: AtomicU64,
+    /// Numbers openings and changes, each once, in the order they happen.
+    clock: AtomicU64,
     negotiations: RwLock<Negotiations>,
     keys: Mutex<Vec<ApiKeyRecord>>,
 }
 
-/// Every negotiation by id, and each user's by the order they were opened
-/// in, so a list reads only the user's own (seats never change).
+/// Every negotiation by id, and each seat's by last change: under the
+/// seat's user, and under the user and the seat's intent, so a page reads
+/// only its own rows (seats never change).
 #[derive(Debug, Default)]
 struct Negotiations {
     by_id: BTreeMap<OpportunityId, Arc<Mutex<Record>>>,
-    by_user: BTreeMap<UserId, BTreeMap<u64, Arc<Mutex<Record>>>>,
+    by_user: BTreeMap<UserId, Changes>,
+    by_intent: BTreeMap<(UserId, IntentId), Changes>,
+}
+
+/// Negotiations by their last change on the store's clock.
+type Changes = BTreeMap<u64, Arc<Mutex<Record>>>;
+
+/// A change a record's indexes must follow: its seats, and its place on
+/// the clock before and after.
+struct Moved {
+    seats: [Seat; 2],
+    from: u64,
+    to: u64,
+}
+
+impl Negotiations {
+    /// Files `record` under each seat at `moved.to`, out of `moved.from`.
+    fn reindex(&mut self, record: &Arc<Mutex<Record>>, moved: &Moved) {
+        for seat in &moved.seats {
+            for changes in [
+                self.by_user.entry(seat.user_id.clone()).or_default(),
+                self.by_intent
+                    .entry((seat.user_id.clone(), seat.intent_id.clone()))
+                    .or_default(),
+            ] {
+                changes.remove(&moved.from);
+                changes.insert(moved.to, Arc::clone(record));
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -57,10 +89,35 @@ struct Record {
     status: RecordStatus,
     /// The rules' view; `eligible` is kept equal to both seats' flags.
     state: NegotiationState,
+    /// Where the previous round starts in the log (the current one's
+    /// start before any round ended), and where the current one starts:
+    /// what [`read_negotiation_round`](NegotiationStore::read_negotiation_round)
+    /// hands out begins at the first.
+    window_start: usize,
+    round_start: usize,
     messages: Vec<NegotiationMessage>,
+    /// When it last changed, on the store's clock: listings run newest
+    /// first.
+    change: u64,
 }
 
 impl Record {
+    /// The state from the previous round's first turn on: what a decision
+    /// reads, whatever the log's length.
+    fn round_view(&self) -> NegotiationState {
+        let state = &self.state;
+        let turns = state.turns.get(self.window_start..).unwrap_or_default();
+        NegotiationState {
+            turns: turns.to_vec(),
+            earlier_turns: state.turn_count().saturating_sub(turns.len()),
+            park: state.park.clone(),
+            initiator_user_id: state.initiator_user_id.clone(),
+            responder_user_id: state.responder_user_id.clone(),
+            awaiting_user_id: state.awaiting_user_id.clone(),
+            ..*state
+        }
+    }
+
     fn summary(&self) -> NegotiationSummary {
         NegotiationSummary {
             id: self.id.clone(),
@@ -92,8 +149,64 @@ impl MemoryStore {
         Ok(map.by_id.get(id).cloned())
     }
 
+    /// The next tick of the store's clock.
+    fn tick(&self) -> u64 {
+        self.inner.clock.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
     fn lock(record: &Mutex<Record>) -> Result<MutexGuard<'_, Record>, StoreError> {
         record.lock().map_err(|_| poisoned())
+    }
+
+    /// Moves `record` to the front of the store's order of changes; the
+    /// caller hands the result to [`Self::reindex`] once it has let go of
+    /// the record's lock (a listing holds the map, then records).
+    fn touch(&self, record: &mut Record) -> Moved {
+        let from = record.change;
+        record.change = self.tick();
+        Moved {
+            seats: [record.initiator.clone(), record.responder.clone()],
+            from,
+            to: record.change,
+        }
+    }
+
+    fn reindex(&self, record: &Arc<Mutex<Record>>, moved: Option<Moved>) -> Result<(), StoreError> {
+        if let Some(moved) = moved {
+            let mut map = self.inner.negotiations.write().map_err(|_| poisoned())?;
+            map.reindex(record, &moved);
+        }
+        Ok(())
+    }
+
+    /// One commit: `decide` on the record's round view under its lock, and
+    /// `apply` on a permitted decision (which may answer another decision
+    /// instead, applying nothing); then the indexes follow the change.
+    fn commit<T, R>(
+        &self,
+        id: &OpportunityId,
+        decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
+        apply: impl FnOnce(&mut Record, &T) -> Option<Decision<T, R>>,
+    ) -> Result<Decision<T, R>, StoreError> {
+        let Some(shared) = self.record(id)? else {
+            return Ok(decide(None));
+        };
+        let (decision, moved) = {
+            let mut record = Self::lock(&shared)?;
+            let decision = decide(Some(&record.round_view()));
+            match &decision {
+                Decision::Permitted(permitted) => match apply(&mut record, permitted) {
+                    Some(instead) => (instead, None),
+                    None => {
+                        let moved = self.touch(&mut record);
+                        (decision, Some(moved))
+                    }
+                },
+                Decision::Refused(_) => (decision, None),
+            }
+        };
+        self.reindex(&shared, moved)?;
+        Ok(decision)
     }
 
     /// Runs `f` on the locked record, or returns `missing` when there is none.
@@ -119,6 +232,13 @@ impl NegotiationStore for MemoryStore {
         self.with_record(id, None, |record| Some(record.state.clone()))
     }
 
+    async fn read_negotiation_round(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationState>, StoreError> {
+        self.with_record(id, None, |record| Some(record.round_view()))
+    }
+
     async fn commit_negotiation_turn(
         &self,
         id: &OpportunityId,
@@ -126,21 +246,24 @@ impl NegotiationStore for MemoryStore {
         turn: &NegotiationTurn,
         decide: TurnDecider,
     ) -> Result<NegotiationDecision, StoreError> {
-        let Some(record) = self.record(id)? else {
-            return Ok(decide(None, user_id, turn));
-        };
-        let mut record = Self::lock(&record)?;
-        let decision = decide(Some(&record.state), user_id, turn);
-        if let Decision::Permitted(permitted) = &decision {
-            if permitted.turn_index != record.state.turns.len() {
-                return Ok(Decision::Refused(
-                    index_negotiation::NegotiationRejection::Raced,
-                ));
-            }
-            record.state.apply_turn(user_id, turn, permitted);
-            record.status = permitted.opportunity_status.into();
-        }
-        Ok(decision)
+        self.commit(
+            id,
+            |state| decide(state, user_id, turn),
+            |record, permitted| {
+                if permitted.turn_index != record.state.turns.len() {
+                    return Some(Decision::Refused(
+                        index_negotiation::NegotiationRejection::Raced,
+                    ));
+                }
+                record.state.apply_turn(user_id, turn, permitted);
+                record.status = permitted.opportunity_status.into();
+                if permitted.round_ended.is_some() {
+                    record.window_start = record.round_start;
+                    record.round_start = permitted.turn_index + 1;
+                }
+                None
+            },
+        )
     }
 
     async fn commit_negotiation_resume(
@@ -149,15 +272,14 @@ impl NegotiationStore for MemoryStore {
         user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError> {
-        let Some(record) = self.record(id)? else {
-            return Ok(decide(None, user_id));
-        };
-        let mut record = Self::lock(&record)?;
-        let decision = decide(Some(&record.state), user_id);
-        if let Decision::Permitted(permitted) = &decision {
-            record.state.apply_resume(permitted);
-        }
-        Ok(decision)
+        self.commit(
+            id,
+            |state| decide(state, user_id),
+            |record, permitted| {
+                record.state.apply_resume(permitted);
+                None
+            },
+        )
     }
 
     async fn commit_park(
@@ -167,18 +289,17 @@ impl NegotiationStore for MemoryStore {
         turn: &AskUserTurn,
         decide: ParkDecider,
     ) -> Result<ParkDecision, StoreError> {
-        let Some(record) = self.record(id)? else {
-            return Ok(decide(None, user_id));
-        };
-        let mut record = Self::lock(&record)?;
-        let decision = decide(Some(&record.state), user_id);
-        if let Decision::Permitted(permitted) = &decision {
-            record
-                .state
-                .apply_park(user_id, &turn.ask_user.question, permitted);
-            record.messages.push(turn.to_message(user_id));
-        }
-        Ok(decision)
+        self.commit(
+            id,
+            |state| decide(state, user_id),
+            |record, permitted| {
+                record
+                    .state
+                    .apply_park(user_id, &turn.ask_user.question, permitted);
+                record.messages.push(turn.to_message(user_id));
+                None
+            },
+        )
     }
 
     async fn commit_answer(
@@ -188,23 +309,22 @@ impl NegotiationStore for MemoryStore {
         answer: &str,
         decide: AnswerDecider,
     ) -> Result<AnswerDecision, StoreError> {
-        let Some(record) = self.record(id)? else {
-            return Ok(decide(None, user_id, answer));
-        };
-        let mut record = Self::lock(&record)?;
-        let decision = decide(Some(&record.state), user_id, answer);
-        if let Decision::Permitted(permitted) = &decision {
-            let title = record
-                .state
-                .park
-                .as_ref()
-                .map(|park| park.question.title.clone())
-                .unwrap_or_default();
-            record.state.apply_answer(permitted);
-            let message = ask_user_answer_message(user_id, &title, &permitted.answer);
-            record.messages.push(message);
-        }
-        Ok(decision)
+        self.commit(
+            id,
+            |state| decide(state, user_id, answer),
+            |record, permitted| {
+                let title = record
+                    .state
+                    .park
+                    .as_ref()
+                    .map(|park| park.question.title.clone())
+                    .unwrap_or_default();
+                record.state.apply_answer(permitted);
+                let message = ask_user_answer_message(user_id, &title, &permitted.answer);
+                record.messages.push(message);
+                None
+            },
+        )
     }
 
     async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
@@ -212,7 +332,7 @@ impl NegotiationStore for MemoryStore {
         if map.by_id.contains_key(&negotiation.opportunity_id) {
             return Ok(false);
         }
-        let seq = self.inner.next_seq.fetch_add(1, Ordering::Relaxed);
+        let seq = self.tick();
         let record = Record {
             id: negotiation.opportunity_id.clone(),
             initiator: negotiation.initiator.clone(),
@@ -225,16 +345,19 @@ impl NegotiationStore for MemoryStore {
                 negotiation.responder.user_id.clone(),
             ),
             messages: Vec::new(),
+            window_start: 0,
+            round_start: 0,
+            change: seq,
         };
         let record = Arc::new(Mutex::new(record));
         map.by_id
             .insert(negotiation.opportunity_id.clone(), Arc::clone(&record));
-        for seat in [&negotiation.initiator, &negotiation.responder] {
-            map.by_user
-                .entry(seat.user_id.clone())
-                .or_default()
-                .insert(seq, Arc::clone(&record));
-        }
+        let opened = Moved {
+            seats: [negotiation.initiator.clone(), negotiation.responder.clone()],
+            from: seq,
+            to: seq,
+        };
+        map.reindex(&record, &opened);
         Ok(true)
     }
 
@@ -244,17 +367,23 @@ impl NegotiationStore for MemoryStore {
         user_id: &UserId,
         eligible: bool,
     ) -> Result<bool, StoreError> {
-        self.with_record(id, false, |record| {
+        let Some(shared) = self.record(id)? else {
+            return Ok(false);
+        };
+        let moved = {
+            let mut record = Self::lock(&shared)?;
             if &record.initiator.user_id == user_id {
                 record.initiator_eligible = eligible;
             } else if &record.responder.user_id == user_id {
                 record.responder_eligible = eligible;
             } else {
-                return false;
+                return Ok(false);
             }
             record.state.eligible = record.initiator_eligible && record.responder_eligible;
-            true
-        })
+            self.touch(&mut record)
+        };
+        self.reindex(&shared, Some(moved))?;
+        Ok(true)
     }
 
     async fn close_negotiation(
@@ -262,15 +391,22 @@ impl NegotiationStore for MemoryStore {
         id: &OpportunityId,
         reason: CloseReason,
     ) -> Result<Option<NegotiationSummary>, StoreError> {
-        self.with_record(id, None, |record| {
+        let Some(shared) = self.record(id)? else {
+            return Ok(None);
+        };
+        let (summary, moved) = {
+            let mut record = Self::lock(&shared)?;
             if !record.state.settled {
                 record.state.settled = true;
                 record.state.outcome = Some(NegotiationOutcome::Closed);
             }
             record.state.awaiting_user_id = None;
             record.status = reason.status();
-            Some(record.summary())
-        })
+            let moved = self.touch(&mut record);
+            (record.summary(), moved)
+        };
+        self.reindex(&shared, Some(moved))?;
+        Ok(Some(summary))
     }
 
     async fn get_negotiation(
@@ -284,24 +420,29 @@ impl NegotiationStore for MemoryStore {
         &self,
         user_id: &UserId,
         filter: &ListFilter,
-    ) -> Result<Vec<NegotiationSummary>, StoreError> {
-        // The user's own, oldest first; the map is not held while each is
-        // locked in turn.
-        let records: Vec<Arc<Mutex<Record>>> = {
-            let map = self.inner.negotiations.read().map_err(|_| poisoned())?;
-            map.by_user
-                .get(user_id)
-                .map(|records| records.values().cloned().collect())
-                .unwrap_or_default()
+    ) -> Result<NegotiationPage, StoreError> {
+        let map = self.inner.negotiations.read().map_err(|_| poisoned())?;
+        let changes = match &filter.intent_id {
+            Some(intent) => map.by_intent.get(&(user_id.clone(), intent.clone())),
+            None => map.by_user.get(user_id),
         };
+        let below = filter.cursor.map_or(u64::MAX, ListCursor::change);
+        let wanted = filter
+            .limit
+            .map_or(usize::MAX, |limit| limit.saturating_add(1));
         let mut found = Vec::new();
-        for record in records {
-            let summary = Self::lock(&record)?.summary();
+        // Newest first, one record locked at a time (a commit lets go of
+        // its record before it takes the map), until the page is full.
+        for (change, record) in changes.into_iter().flat_map(|c| c.range(..below).rev()) {
+            if found.len() >= wanted {
+                break;
+            }
+            let summary = Self::lock(record)?.summary();
             if filter.matches(&summary, user_id) {
-                found.push(summary);
+                found.push((*change, summary));
             }
         }
-        Ok(found)
+        Ok(NegotiationPage::of(found, filter.limit))
     }
 
     async fn append_message(

@@ -152,7 +152,10 @@ pub struct NegotiationSummary {
 
 impl NegotiationSummary {
     /// The rules' view of this negotiation, given its turns, the ask rounds
-    /// it spent and its last park.
+    /// it spent and its last park. `turns` is the whole log, or its tail
+    /// from the first turn of a round on: the turns before it are counted
+    /// from [`turn_count`](Self::turn_count) as the state's
+    /// [`earlier_turns`](NegotiationState::earlier_turns).
     pub fn state(
         &self,
         turns: Vec<index_negotiation::SeatTurn>,
@@ -166,6 +169,7 @@ impl NegotiationSummary {
             outcome: self.outcome,
             settled: self.settled,
             eligible: self.eligible,
+            earlier_turns: self.turn_count.saturating_sub(turns.len()),
             turns,
             ask_rounds,
             park,
@@ -180,32 +184,161 @@ impl NegotiationSummary {
     }
 }
 
-/// Which negotiations a listing returns, of those where the user holds a seat.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// Which negotiations a listing returns, of those where the user holds a
+/// seat, and which page of them.
+///
+/// A listing runs newest change first (a turn, a resume, a park, an
+/// answer, a close or an eligibility change each count as one). A page
+/// holds at most [`limit`](Self::limit) negotiations; the next starts
+/// after the [`cursor`](Self::cursor) the page before returned. A
+/// negotiation that changes while a caller pages moves to the front: it is
+/// never listed twice, and the caller finds it on a fresh first page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ListFilter {
     /// Only those where the user's own seat negotiates for this intent.
     pub intent_id: Option<IntentId>,
     /// Only open (not settled) or only settled ones.
     pub state: Option<StateFilter>,
+    /// Only those with this user in the other seat.
+    pub other_user_id: Option<UserId>,
+    /// At most this many; `None` for all.
+    pub limit: Option<usize>,
+    /// Where the page starts: after the negotiation the cursor names.
+    pub cursor: Option<ListCursor>,
 }
 
 impl ListFilter {
-    /// Whether `summary` passes for `user_id`.
+    /// Whether `summary` passes for `user_id` (the limit and the cursor
+    /// aside).
+    ///
+    /// ```
+    /// use index_negotiation_store::{ListFilter, StateFilter};
+    /// # use index_negotiation_store::{NegotiationSummary, RecordStatus, Seat};
+    /// # let seat = |user: &str| Seat { user_id: user.parse().unwrap(), intent_id: format!("{user}-intent").parse().unwrap() };
+    /// # let summary = NegotiationSummary { id: "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".parse()?, initiator: seat("dana"), responder: seat("sam"),
+    /// #     status: RecordStatus::Negotiating, awaiting_user_id: None, outcome: None, settled: false, eligible: true, turn_count: 0, waiting_on: None };
+    /// let open_with_sam = ListFilter {
+    ///     state: Some(StateFilter::Open),
+    ///     other_user_id: Some("sam".parse()?),
+    ///     ..ListFilter::default()
+    /// };
+    /// assert!(open_with_sam.matches(&summary, &"dana".parse()?));
+    /// assert!(!open_with_sam.matches(&summary, &"sam".parse()?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn matches(&self, summary: &NegotiationSummary, user_id: &UserId) -> bool {
         let Some(seat) = summary.seat_of(user_id) else {
             return false;
+        };
+        let other = if summary.initiator.user_id == *user_id {
+            &summary.responder
+        } else {
+            &summary.initiator
         };
         let intent_ok = self
             .intent_id
             .as_ref()
             .is_none_or(|intent| &seat.intent_id == intent);
+        let other_ok = self
+            .other_user_id
+            .as_ref()
+            .is_none_or(|user| &other.user_id == user);
         let state_ok = match self.state {
             None => true,
             Some(StateFilter::Open) => !summary.settled,
             Some(StateFilter::Settled) => summary.settled,
         };
-        intent_ok && state_ok
+        intent_ok && other_ok && state_ok
+    }
+}
+
+/// Where a page of a listing ends, to start the next one after: the
+/// position of its last negotiation in the store's order of changes.
+/// Opaque to callers; its text form (`Display`, `FromStr`) is what crosses
+/// the wire.
+///
+/// ```
+/// use index_negotiation_store::ListCursor;
+/// let cursor: ListCursor = "c42".parse()?;
+/// assert_eq!(cursor.to_string(), "c42");
+/// assert!("42".parse::<ListCursor>().is_err());
+/// # Ok::<(), index_negotiation_store::InvalidCursor>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ListCursor(u64);
+
+impl ListCursor {
+    /// The cursor after the negotiation whose last change is `change` in
+    /// the store's order (for backends).
+    pub fn after(change: u64) -> Self {
+        ListCursor(change)
+    }
+
+    /// The position in the store's order of changes the next page starts
+    /// below (for backends).
+    pub fn change(self) -> u64 {
+        self.0
+    }
+}
+
+impl Serialize for ListCursor {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl std::fmt::Display for ListCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "c{}", self.0)
+    }
+}
+
+/// A text that is not a [`ListCursor`] a listing returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a listing cursor (a cursor is passed on as a page returned it)")]
+pub struct InvalidCursor;
+
+impl std::str::FromStr for ListCursor {
+    type Err = InvalidCursor;
+
+    fn from_str(text: &str) -> Result<Self, InvalidCursor> {
+        let digits = text.strip_prefix('c').ok_or(InvalidCursor)?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(InvalidCursor);
+        }
+        digits.parse().map(ListCursor).map_err(|_| InvalidCursor)
+    }
+}
+
+/// One page of a listing: the negotiations, newest change first, and the
+/// cursor the next page starts after (`None` when this page is the last).
+/// On the wire: `{"negotiations": [...], "nextCursor": "c42" | null}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NegotiationPage {
+    /// The negotiations on this page.
+    pub negotiations: Vec<NegotiationSummary>,
+    /// Where the next page starts, if there may be one.
+    #[serde(rename = "nextCursor")]
+    pub next: Option<ListCursor>,
+}
+
+impl NegotiationPage {
+    /// The page of `found` (newest change first, each with its position
+    /// in the store's order of changes, at most `limit + 1` of them): the
+    /// first `limit`, and a cursor when there were more (for backends).
+    pub fn of(mut found: Vec<(u64, NegotiationSummary)>, limit: Option<usize>) -> Self {
+        let next = match limit {
+            Some(limit) if found.len() > limit => {
+                found.truncate(limit);
+                found.last().map(|(change, _)| ListCursor::after(*change))
+            }
+            _ => None,
+        };
+        NegotiationPage {
+            negotiations: found.into_iter().map(|(_, summary)| summary).collect(),
+            next,
+        }
     }
 }
 

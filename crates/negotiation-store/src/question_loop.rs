@@ -199,7 +199,7 @@ impl<S: NegotiationStore> Negotiations<S> {
     }
 
     /// The open negotiations of `person`'s that wait on their answer, each
-    /// with the park it waits on, oldest first.
+    /// with the park it waits on, newest change first.
     ///
     /// # Errors
     ///
@@ -209,17 +209,18 @@ impl<S: NegotiationStore> Negotiations<S> {
         person: &UserId,
     ) -> Result<Vec<(NegotiationSummary, Park)>, StoreError> {
         let filter = ListFilter {
-            intent_id: None,
             state: Some(StateFilter::Open),
+            ..ListFilter::default()
         };
         let mut waiting = Vec::new();
-        for summary in self.store().list_negotiations(person, &filter).await? {
+        let open = self.store().list_negotiations(person, &filter).await?;
+        for summary in open.negotiations {
             if summary.waiting_on.as_ref() != Some(person) {
                 continue;
             }
             let park = self
                 .store()
-                .read_negotiation_state(&summary.id)
+                .read_negotiation_round(&summary.id)
                 .await?
                 .and_then(|state| state.park)
                 .filter(|park| park.is_open() && park.user_id == *person);

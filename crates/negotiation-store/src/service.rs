@@ -93,7 +93,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
     ) -> Result<Option<NegotiationObservation>, StoreError> {
-        let state = self.store.read_negotiation_state(id).await?;
+        let state = self.store.read_negotiation_round(id).await?;
         Ok(state.map(|state| observe_negotiation(&state, user_id)))
     }
 

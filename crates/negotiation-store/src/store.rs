@@ -11,7 +11,7 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
-use crate::model::{CloseReason, ListFilter, NegotiationSummary, OpenNegotiation};
+use crate::model::{CloseReason, ListFilter, NegotiationPage, NegotiationSummary, OpenNegotiation};
 use index_negotiation::{OpportunityId, UserId};
 
 /// Decides a turn against the state as locked inside the commit's
@@ -53,9 +53,11 @@ impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
 ///
 /// **The commit contract.** `commit_negotiation_turn` and
 /// `commit_negotiation_resume` lock the negotiation, read its current state
-/// (both seats' eligibility included), call `decide` exactly once with that
-/// state and the user (and turn) they were given, and apply the decision in
-/// the same atomic step:
+/// (both seats' eligibility included; at least the turns
+/// [`read_negotiation_round`](Self::read_negotiation_round) gives), call
+/// `decide` exactly once with that state and the user
+/// (and turn) they were given, and apply the decision in the same atomic
+/// step:
 ///
 /// * a permitted turn appends the turn for the acting seat at the decided
 ///   index and sets the awaiting seat, outcome, settlement and opportunity
@@ -81,6 +83,18 @@ impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
 pub trait NegotiationStore: Send + Sync {
     /// The negotiation's current state, or `None` when there is none.
     async fn read_negotiation_state(
+        &self,
+        id: &OpportunityId,
+    ) -> Result<Option<NegotiationState>, StoreError>;
+
+    /// The negotiation's state as a decision reads it, or `None` when
+    /// there is none: like [`read_negotiation_state`](Self::read_negotiation_state),
+    /// but its `turns` start at the first turn of the previous round (the
+    /// current one's before any round ended), with
+    /// [`earlier_turns`](NegotiationState::earlier_turns) counting the turns
+    /// before, so the read costs the same however long the log has grown.
+    /// Nothing a rule decides reads further back.
+    async fn read_negotiation_round(
         &self,
         id: &OpportunityId,
     ) -> Result<Option<NegotiationState>, StoreError>;
@@ -151,13 +165,14 @@ pub trait NegotiationStore: Send + Sync {
         id: &OpportunityId,
     ) -> Result<Option<NegotiationSummary>, StoreError>;
 
-    /// The negotiations where `user_id` holds a seat and `filter` passes,
-    /// oldest first.
+    /// A page of the negotiations where `user_id` holds a seat and `filter`
+    /// passes, newest change first (see [`ListFilter`]). What a page costs
+    /// depends on its size, not on how many negotiations the user has.
     async fn list_negotiations(
         &self,
         user_id: &UserId,
         filter: &ListFilter,
-    ) -> Result<Vec<NegotiationSummary>, StoreError>;
+    ) -> Result<NegotiationPage, StoreError>;
 
     /// Appends a message to the negotiation's record. Returns `false`,
     /// writing nothing, when there is no such negotiation.
@@ -189,6 +204,9 @@ macro_rules! forward_store {
             async fn read_negotiation_state(&self, id: &OpportunityId) -> Result<Option<NegotiationState>, StoreError> {
                 (**self).read_negotiation_state(id).await
             }
+            async fn read_negotiation_round(&self, id: &OpportunityId) -> Result<Option<NegotiationState>, StoreError> {
+                (**self).read_negotiation_round(id).await
+            }
             async fn commit_negotiation_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<NegotiationDecision, StoreError> {
                 (**self).commit_negotiation_turn(id, user_id, turn, decide).await
             }
@@ -213,7 +231,7 @@ macro_rules! forward_store {
             async fn get_negotiation(&self, id: &OpportunityId) -> Result<Option<NegotiationSummary>, StoreError> {
                 (**self).get_negotiation(id).await
             }
-            async fn list_negotiations(&self, user_id: &UserId, filter: &ListFilter) -> Result<Vec<NegotiationSummary>, StoreError> {
+            async fn list_negotiations(&self, user_id: &UserId, filter: &ListFilter) -> Result<NegotiationPage, StoreError> {
                 (**self).list_negotiations(user_id, filter).await
             }
             async fn append_message(&self, id: &OpportunityId, message: &NegotiationMessage) -> Result<bool, StoreError> {

@@ -131,7 +131,13 @@ pub fn audit_negotiation_log(stored: &NegotiationState) -> Vec<LogFault> {
         stored.initiator_user_id.clone(),
         stored.responder_user_id.clone(),
     );
-    for (index, turn) in stored.turns.iter().enumerate() {
+    if stored.earlier_turns > 0 {
+        // The log from the start of a later round: a round that ended
+        // left nobody to move, and the first turn's seat resumed.
+        replayed.earlier_turns = stored.earlier_turns;
+        replayed.awaiting_user_id = None;
+    }
+    for (index, turn) in (stored.earlier_turns..).zip(&stored.turns) {
         if replayed.awaiting_user_id.is_none()
             && let Decision::Permitted(resumed) =
                 decide_negotiation_resume(Some(&replayed), &turn.seat_user_id)

@@ -144,7 +144,7 @@ fn decide_turn(
     if let Some(blocked) = negotiation_blocked_reason(state, user_id) {
         return Decision::Refused(blocked);
     }
-    let turn_index = state.turns.len();
+    let turn_index = state.turn_count();
     let Some(action) = action else {
         return Decision::Refused(NegotiationRejection::InvalidTurn);
     };

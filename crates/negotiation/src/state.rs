@@ -75,8 +75,20 @@ pub struct NegotiationState {
     pub settled: bool,
     /// Whether both seats' intents are still active and shared.
     pub eligible: bool,
-    /// Every turn so far, oldest first, across all rounds.
+    /// The turns, oldest first, across rounds: every turn so far, or,
+    /// when [`earlier_turns`](Self::earlier_turns) is not zero, the log
+    /// from the first turn of a round on (see [`Self::turn_count`]).
     pub turns: Vec<SeatTurn>,
+    /// How many turns of the log come before the first of
+    /// [`turns`](Self::turns). A decision reads only the round in progress
+    /// and the last turn, so a store may hand the rules the log from the
+    /// start of the previous round on instead of the whole of it; `turns`
+    /// then starts at the first turn of a round, where
+    /// [`current_round`](crate::current_round) finds the same round as in
+    /// the whole log. Absent from JSON when zero: `turns` is the whole log,
+    /// as in the reference's shape.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub earlier_turns: usize,
     /// How many times the negotiation has parked on a question, answered
     /// or not: the ask rounds it has spent (see
     /// [`decide_park`](crate::decide_park)). Absent from JSON when zero,
@@ -112,9 +124,26 @@ impl NegotiationState {
             settled: false,
             eligible: true,
             turns: Vec::new(),
+            earlier_turns: 0,
             ask_rounds: 0,
             park: None,
         }
+    }
+
+    /// How many turns the negotiation has taken: the index the next turn
+    /// gets.
+    ///
+    /// ```
+    /// use index_negotiation::{NegotiationState, UserId};
+    /// let mut state = NegotiationState::opened(UserId::parse("alice")?, UserId::parse("bob")?);
+    /// assert_eq!(state.turn_count(), 0);
+    /// // The first 24 turns left out: only the last two rounds are at hand.
+    /// state.earlier_turns = 24;
+    /// assert_eq!(state.turn_count(), 24);
+    /// # Ok::<(), index_negotiation::InvalidId>(())
+    /// ```
+    pub fn turn_count(&self) -> usize {
+        self.earlier_turns.saturating_add(self.turns.len())
     }
 
     /// The person whose answer the negotiation waits on, while it is

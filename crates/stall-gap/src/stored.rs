@@ -161,7 +161,7 @@ pub async fn park_negotiation<S: NegotiationStore>(
         has_opportunity: state.outcome == Some(NegotiationOutcome::Agreed),
         screened_out: false,
         last_action: last.map(|turn| turn.action.to_string()),
-        turn_count: state.turns.len(),
+        turn_count: state.turn_count(),
         // The last round ran to the turn limit: it ended, and not on a decline.
         at_turn_cap: last.is_some_and(|turn| turn.action != NegotiationAction::Decline)
             && current_round(&state.turns).is_empty()

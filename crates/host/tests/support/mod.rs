@@ -135,6 +135,17 @@ impl Running {
         .await
     }
 
+    /// `GET`s negotiation `id` as `key` sees it.
+    pub async fn view(&self, id: &str, key: &str) -> Reply {
+        self.call(
+            "GET",
+            &format!("/opportunities/{id}/negotiation"),
+            Some(key),
+            None,
+        )
+        .await
+    }
+
     /// Stops the listener and waits for it to finish what it was doing.
     pub async fn stop(&mut self) {
         if let Some(stop) = self.stop.take() {
