@@ -1,7 +1,9 @@
 //! HTTP turns per second, with p50 and p99 latency, for 64 agent pairs
 //! negotiating at once through a real `index-host` listener, on SQLite and
 //! (with `INDEX_TEST_DATABASE_URL`) PostgreSQL; afterwards every
-//! negotiation's log is checked: no turn lost, none doubled.
+//! negotiation's log is checked: no turn lost, none doubled. Then the same
+//! store alone commits as many turns from as many lanes, and the HTTP
+//! rate's share of that is printed.
 //! `cargo bench -p index-host --bench http_turns`; without `--bench`
 //! (`cargo test --benches`, as CI runs it) it runs once with four pairs
 //! and one round, so a benchmark that no longer works fails there.
@@ -21,6 +23,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use index_host::{Host, serve};
+use index_negotiation_store::conformance::drive_commits_in_parallel;
 use index_negotiation_store::{HostStore, KeyScope, OpportunityId};
 use serde_json::json;
 
@@ -154,6 +157,17 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
     );
     let _ = stop.send(());
     served.await.unwrap().unwrap();
+    // The same store alone, side by side: as many commits (turns and
+    // resumes) from as many concurrent lanes, straight through the port.
+    let commits = u64::try_from(latencies.len()).unwrap();
+    let started = Instant::now();
+    drive_commits_in_parallel(&store, u64::try_from(pair_count()).unwrap(), commits).await;
+    let alone = commits as f64 / started.elapsed().as_secs_f64();
+    let http = latencies.len() as f64 / elapsed.as_secs_f64();
+    println!(
+        "{name:<10} the store alone: {alone:>6.0} commits/s; HTTP at {:.2}x of it",
+        http / alone
+    );
 }
 
 fn main() {

@@ -14,7 +14,7 @@ use index_negotiation::{
     parse_negotiation_turn,
 };
 use index_negotiation_store::{
-    CloseReason, DeliveryReport, HostStore, InvalidId, KeyScope, ListCursor, ListFilter,
+    CloseReason, Committed, DeliveryReport, HostStore, InvalidId, KeyScope, ListCursor, ListFilter,
     NegotiationPage, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
     OpportunityId, QuestionLoopSettings, StateFilter, UserId,
 };
@@ -44,6 +44,28 @@ pub struct NegotiationView {
     /// park in `state`); `negotiation.waitingOn` tells it whose answer the
     /// negotiation waits on.
     pub parked: Option<ParkedQuestion>,
+}
+
+impl NegotiationView {
+    /// The negotiation as `caller`'s seat sees it, from its summary and
+    /// state.
+    fn of(negotiation: NegotiationSummary, state: NegotiationState, caller: &Caller) -> Self {
+        let state = state.seen_by(&caller.user_id);
+        let parked = state
+            .park
+            .as_ref()
+            .filter(|park| park.is_open())
+            .map(|park| ParkedQuestion {
+                user_id: park.user_id.clone(),
+                question: park.question.clone(),
+            });
+        NegotiationView {
+            observation: observe_negotiation(&state, &caller.user_id),
+            negotiation,
+            state,
+            parked,
+        }
+    }
 }
 
 /// How much of the turn log a view carries.
@@ -282,21 +304,11 @@ impl Host {
             Log::Whole => store.read_negotiation_state(id).await?,
             Log::Round => store.read_negotiation_round(id).await?,
         };
-        let state = state.ok_or(HostError::NotFound)?.seen_by(&caller.user_id);
-        let parked = state
-            .park
-            .as_ref()
-            .filter(|park| park.is_open())
-            .map(|park| ParkedQuestion {
-                user_id: park.user_id.clone(),
-                question: park.question.clone(),
-            });
-        Ok(NegotiationView {
-            observation: observe_negotiation(&state, &caller.user_id),
+        Ok(NegotiationView::of(
             negotiation,
-            state,
-            parked,
-        })
+            state.ok_or(HostError::NotFound)?,
+            caller,
+        ))
     }
 
     /// Waits up to `wait` (at most [`MAX_WAIT`]) for the negotiation to
@@ -362,20 +374,38 @@ impl Host {
             code: NegotiationRejection::InvalidTurn.as_str(),
             message: problem.to_string(),
         })?;
-        let decision = self
+        // The reply is built from what the commit hands back: nothing is
+        // read after it.
+        let (decision, after) = self
             .inner
             .negotiations
-            .execute(id, &caller.user_id, turn)
+            .execute_returning(id, &caller.user_id, turn)
             .await?;
-        match decision {
-            Decision::Refused(rejection) => Err(rejection.into()),
-            permitted @ Decision::Permitted(_) => {
-                self.changed();
-                Ok(TurnTaken {
-                    decision: permitted,
-                    negotiation: self.view_of(caller, id, Log::Round).await?,
-                })
-            }
+        let negotiation = self.after_commit(caller, id, &decision, after).await?;
+        Ok(TurnTaken {
+            decision,
+            negotiation,
+        })
+    }
+
+    /// What a turn's or resume's reply shows: the rules' refusal as the
+    /// error, or the negotiation as the commit left it (waiters woken).
+    /// A store's default `_returning` commit reads it back, and finds
+    /// nothing if it vanished since; then it is read once more here.
+    async fn after_commit<T, R: Copy + Into<HostError>>(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        decision: &Decision<T, R>,
+        after: Option<Committed>,
+    ) -> Result<NegotiationView, HostError> {
+        if let Decision::Refused(rejection) = decision {
+            return Err((*rejection).into());
+        }
+        self.changed();
+        match after {
+            Some(after) => Ok(NegotiationView::of(after.summary, after.state, caller)),
+            None => self.view_of(caller, id, Log::Round).await,
         }
     }
 
@@ -387,16 +417,16 @@ impl Host {
     /// As [`Host::turn`], with the resume's codes.
     pub async fn resume(&self, caller: &Caller, id: &OpportunityId) -> Result<Resumed, HostError> {
         // The rules' `not_a_seat` answers as `NotFound` (see `turn`).
-        match self.inner.negotiations.resume(id, &caller.user_id).await? {
-            Decision::Refused(rejection) => Err(rejection.into()),
-            permitted @ Decision::Permitted(_) => {
-                self.changed();
-                Ok(Resumed {
-                    decision: permitted,
-                    negotiation: self.view_of(caller, id, Log::Round).await?,
-                })
-            }
-        }
+        let (decision, after) = self
+            .inner
+            .negotiations
+            .resume_returning(id, &caller.user_id)
+            .await?;
+        let negotiation = self.after_commit(caller, id, &decision, after).await?;
+        Ok(Resumed {
+            decision,
+            negotiation,
+        })
     }
 
     /// A page of the caller's negotiations, newest change first (see

@@ -13,9 +13,9 @@ use index_negotiation::{
     NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 use index_negotiation_store::{
-    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationPage, NegotiationStore,
-    NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider,
-    StoreError, TurnDecider, UserId, message_parts_text,
+    AnswerDecider, ChangeFeed, CloseReason, Committed, ListFilter, NegotiationPage,
+    NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
 };
 
 use crate::PostgresStore;
@@ -136,16 +136,20 @@ async fn lock_row(
 
 /// Locks the negotiation's row and reads its state, eligibility included:
 /// two statements, the lock and the summary in the first.
-async fn locked_state(
-    tx: &Transaction<'_>,
-    id: &OpportunityId,
-) -> Result<Option<(i64, NegotiationState)>, Attempt> {
+async fn locked_state(tx: &Transaction<'_>, id: &OpportunityId) -> Result<Option<Locked>, Attempt> {
     let Some(stored) = rows::find_locked(tx, id).await? else {
         return Ok(None);
     };
-    let seq = stored.seq;
-    Ok(Some((seq, stored.read_state(tx, Turns::Round).await?)))
+    let (seq, summary) = (stored.seq, stored.summary.clone());
+    Ok(Some((
+        seq,
+        summary,
+        stored.read_state(tx, Turns::Round).await?,
+    )))
 }
+
+/// What a commit read under its lock: the row's key, summary and state.
+type Locked = (i64, NegotiationSummary, NegotiationState);
 
 /// Locks and reads the negotiation, then asks `decide`, taken from the
 /// slot so that it runs at most once however often the commit is retried.
@@ -156,12 +160,12 @@ async fn decide_locked<D, R>(
     id: &OpportunityId,
     slot: &mut Option<D>,
     run: impl FnOnce(D, Option<&NegotiationState>) -> R,
-) -> Result<(Option<(i64, NegotiationState)>, R), Attempt> {
+) -> Result<(Option<Locked>, R), Attempt> {
     let locked = locked_state(tx, id).await?;
     let decide = slot
         .take()
         .ok_or_else(|| StoreError::Corrupt("decide was already used".to_owned()))?;
-    let decision = run(decide, locked.as_ref().map(|(_, state)| state));
+    let decision = run(decide, locked.as_ref().map(|(_, _, state)| state));
     Ok((locked, decision))
 }
 
@@ -171,13 +175,14 @@ async fn commit_turn_once(
     user_id: &UserId,
     turn: &NegotiationTurn,
     slot: &mut Option<TurnDecider>,
-) -> Result<NegotiationDecision, Attempt> {
+    returning: bool,
+) -> Result<(NegotiationDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id, turn)).await?;
-    let (Some((seq, _)), Decision::Permitted(permitted)) = (locked, &decision) else {
-        return Ok(decision);
+    let (Some((seq, summary, state)), Decision::Permitted(permitted)) = (locked, &decision) else {
+        return Ok((decision, None));
     };
     let index = i32::try_from(permitted.turn_index).unwrap_or(i32::MAX);
     let outcome = permitted.outcome.map(NegotiationOutcome::as_str);
@@ -214,14 +219,16 @@ async fn commit_turn_once(
         .await;
     match applied {
         Err(err) if is_unique_violation(&err) => {
-            return Ok(Decision::Refused(NegotiationRejection::Raced));
+            return Ok((Decision::Refused(NegotiationRejection::Raced), None));
         }
         other => other.map_err(|err| Attempt::Final(pg_error(err)))?,
     };
     tx.commit()
         .await
         .map_err(|err| Attempt::Final(pg_error(err)))?;
-    Ok(decision)
+    let after =
+        returning.then(|| Committed::after_turn(&summary, &state, user_id, turn, permitted));
+    Ok((decision, after))
 }
 
 async fn commit_resume_once(
@@ -229,12 +236,14 @@ async fn commit_resume_once(
     id: &OpportunityId,
     user_id: &UserId,
     slot: &mut Option<ResumeDecider>,
-) -> Result<NegotiationResumeDecision, Attempt> {
+    returning: bool,
+) -> Result<(NegotiationResumeDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
-    if let (Some((seq, _)), Decision::Permitted(permitted)) = (locked, &decision) {
+    let mut after = None;
+    if let (Some((seq, summary, state)), Decision::Permitted(permitted)) = (locked, &decision) {
         let resume = tx
             .prepare_cached(
                 "UPDATE negotiations SET awaiting_user_id = $1, \
@@ -248,8 +257,9 @@ async fn commit_resume_once(
         tx.commit()
             .await
             .map_err(|err| Attempt::Final(pg_error(err)))?;
+        after = returning.then(|| Committed::after_resume(&summary, &state, permitted));
     }
-    Ok(decision)
+    Ok((decision, after))
 }
 
 /// Appends a message at the end of the negotiation's record, in `tx`.
@@ -288,7 +298,7 @@ async fn commit_park_once(
     let tx = client.transaction().await?;
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
-    let (Some((seq, _)), Decision::Permitted(permitted)) = (locked, &decision) else {
+    let (Some((seq, _, _)), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok(decision);
     };
     let question = serde_json::to_string(&turn.ask_user.question)
@@ -323,7 +333,7 @@ async fn commit_answer_once(
         decide(state, user_id, answer)
     })
     .await?;
-    let (Some((seq, state)), Decision::Permitted(permitted)) = (locked, &decision) else {
+    let (Some((seq, _, state)), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok(decision);
     };
     let title = state
@@ -395,7 +405,20 @@ impl NegotiationStore for PostgresStore {
         decide: TurnDecider,
     ) -> Result<NegotiationDecision, StoreError> {
         retrying!(self, decide, |slot| commit_turn_once(
-            self, id, user_id, turn, &mut slot
+            self, id, user_id, turn, &mut slot, false
+        ))
+        .map(|(decision, _)| decision)
+    }
+
+    async fn commit_negotiation_turn_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+        retrying!(self, decide, |slot| commit_turn_once(
+            self, id, user_id, turn, &mut slot, true
         ))
     }
 
@@ -406,7 +429,19 @@ impl NegotiationStore for PostgresStore {
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError> {
         retrying!(self, decide, |slot| commit_resume_once(
-            self, id, user_id, &mut slot
+            self, id, user_id, &mut slot, false
+        ))
+        .map(|(decision, _)| decision)
+    }
+
+    async fn commit_negotiation_resume_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+        retrying!(self, decide, |slot| commit_resume_once(
+            self, id, user_id, &mut slot, true
         ))
     }
 

@@ -9,9 +9,9 @@ use index_negotiation::{
     NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 use index_negotiation_store::{
-    AnswerDecider, ChangeFeed, CloseReason, ListFilter, NegotiationPage, NegotiationStore,
-    NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider,
-    StoreError, TurnDecider, UserId, message_parts_text,
+    AnswerDecider, ChangeFeed, CloseReason, Committed, ListFilter, NegotiationPage,
+    NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
 };
 
 use crate::rows::{self, Turns};
@@ -24,18 +24,21 @@ fn begin_write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
         .map_err(sql_error)
 }
 
-/// The negotiation's row key and its state (with the turns `which`
+/// What a commit read under its lock: the row's key, summary and state.
+type Locked = (i64, NegotiationSummary, NegotiationState);
+
+/// The negotiation's row key, summary and state (with the turns `which`
 /// names), as `tx` reads it.
 fn locked_state(
     tx: &Transaction<'_>,
     id: &OpportunityId,
     which: Turns,
-) -> Result<Option<(i64, NegotiationState)>, StoreError> {
+) -> Result<Option<Locked>, StoreError> {
     match rows::find(tx, id)? {
         None => Ok(None),
         Some(stored) => {
-            let seq = stored.seq;
-            Ok(Some((seq, stored.read_state(tx, which)?)))
+            let (seq, summary) = (stored.seq, stored.summary.clone());
+            Ok(Some((seq, summary, stored.read_state(tx, which)?)))
         }
     }
 }
@@ -48,7 +51,7 @@ fn read_state(
     which: Turns,
 ) -> Result<Option<NegotiationState>, StoreError> {
     let tx = conn.transaction().map_err(sql_error)?;
-    let state = locked_state(&tx, id, which)?.map(|(_, state)| state);
+    let state = locked_state(&tx, id, which)?.map(|(_, _, state)| state);
     tx.commit().map_err(sql_error)?;
     Ok(state)
 }
@@ -67,28 +70,124 @@ macro_rules! raise_last_change {
 /// turn index already taken is `raced`).
 type Applied<T, R> = Result<Option<Decision<T, R>>, StoreError>;
 
+/// A commit's decision, with the summary and state it decided on when it
+/// applied the decision.
+type Decided<T, R> = (
+    Decision<T, R>,
+    Option<(NegotiationSummary, NegotiationState)>,
+);
+
 /// One commit, in one `BEGIN IMMEDIATE` transaction: the negotiation locked
 /// and read, `decide` asked once, and `apply` run on a permitted decision
 /// with the row's key and the locked state; the transaction commits only
-/// then.
+/// then. An applied commit hands back the summary and state it decided on.
 fn commit_decided<T, R>(
     conn: &mut Connection,
     id: &OpportunityId,
     decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
     apply: impl FnOnce(&Transaction<'_>, i64, &NegotiationState, &T) -> Applied<T, R>,
-) -> Result<Decision<T, R>, StoreError> {
+) -> Result<Decided<T, R>, StoreError> {
     let tx = begin_write(conn)?;
-    let Some((seq, state)) = locked_state(&tx, id, Turns::Round)? else {
-        return Ok(decide(None));
+    let Some((seq, summary, state)) = locked_state(&tx, id, Turns::Round)? else {
+        return Ok((decide(None), None));
     };
     let decision = decide(Some(&state));
     if let Decision::Permitted(permitted) = &decision {
         if let Some(instead) = apply(&tx, seq, &state, permitted)? {
-            return Ok(instead);
+            return Ok((instead, None));
         }
         tx.commit().map_err(sql_error)?;
+        return Ok((decision, Some((summary, state))));
     }
-    Ok(decision)
+    Ok((decision, None))
+}
+
+/// A turn's commit; with `returning`, the negotiation as it left it.
+fn commit_turn(
+    conn: &mut Connection,
+    id: &OpportunityId,
+    user_id: &UserId,
+    turn: &NegotiationTurn,
+    decide: TurnDecider,
+    returning: bool,
+) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+    let decide = |state: Option<&_>| decide(state, user_id, turn);
+    let (decision, locked) = commit_decided(conn, id, decide, |tx, seq, _, permitted| {
+        let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
+        let inserted = execute(
+            tx,
+            "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                seq,
+                index,
+                user_id.as_str(),
+                turn.action.as_str(),
+                turn.message
+            ],
+        );
+        match inserted {
+            Err(err) if is_constraint_violation(&err) => {
+                return Ok(Some(Decision::Refused(NegotiationRejection::Raced)));
+            }
+            other => other.map_err(sql_error)?,
+        };
+        // The round marks move on when the turn ends a round (every
+        // right-hand side reads the row before the update).
+        execute(tx, concat!("UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
+             settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3, turn_count = ?5 + 1, \
+             window_start = CASE WHEN ?6 THEN round_start ELSE window_start END, \
+             round_start = CASE WHEN ?6 THEN ?5 + 1 ELSE round_start END, ", raise_last_change!(), " WHERE seq = ?4"),
+            params![
+                permitted.awaiting_user_id.as_ref().map(UserId::as_str),
+                permitted.outcome.map(NegotiationOutcome::as_str),
+                RecordStatus::from(permitted.opportunity_status).as_str(),
+                seq,
+                index,
+                permitted.round_ended.is_some()
+            ],
+        )
+        .map_err(sql_error)?;
+        Ok(None)
+    })?;
+    let after = match (returning, &decision, locked) {
+        (true, Decision::Permitted(permitted), Some((summary, state))) => Some(
+            Committed::after_turn(&summary, &state, user_id, turn, permitted),
+        ),
+        _ => None,
+    };
+    Ok((decision, after))
+}
+
+/// A resume's commit; with `returning`, the negotiation as it left it.
+fn commit_resume(
+    conn: &mut Connection,
+    id: &OpportunityId,
+    user_id: &UserId,
+    decide: ResumeDecider,
+    returning: bool,
+) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+    let decide = |state: Option<&_>| decide(state, user_id);
+    let (decision, locked) = commit_decided(conn, id, decide, |tx, seq, _, permitted| {
+        execute(
+            tx,
+            concat!(
+                "UPDATE negotiations SET awaiting_user_id = ?1, ",
+                raise_last_change!(),
+                " WHERE seq = ?2"
+            ),
+            params![permitted.awaiting_user_id.as_str(), seq],
+        )
+        .map_err(sql_error)?;
+        Ok(None)
+    })?;
+    let after = match (returning, &decision, locked) {
+        (true, Decision::Permitted(permitted), Some((summary, state))) => {
+            Some(Committed::after_resume(&summary, &state, permitted))
+        }
+        _ => None,
+    };
+    Ok((decision, after))
 }
 
 /// Runs a constant statement through the connection's statement cache, so
@@ -148,40 +247,21 @@ impl NegotiationStore for SqliteStore {
     ) -> Result<NegotiationDecision, StoreError> {
         let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
         self.pool
-            .run_write(move |conn| {
-                let decide = |state: Option<&_>| decide(state, &user_id, &turn);
-                commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
-                    let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
-                    let inserted = execute(tx, "INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                        params![seq, index, user_id.as_str(), turn.action.as_str(), turn.message],
-                    );
-                    match inserted {
-                        Err(err) if is_constraint_violation(&err) => {
-                            return Ok(Some(Decision::Refused(NegotiationRejection::Raced)));
-                        }
-                        other => other.map_err(sql_error)?,
-                    };
-                    // The round marks move on when the turn ends a round
-                    // (every right-hand side reads the row before the
-                    // update).
-                    execute(tx, concat!("UPDATE negotiations SET awaiting_user_id = ?1, outcome = coalesce(?2, outcome), \
-                         settled = CASE WHEN ?2 IS NULL THEN settled ELSE 1 END, status = ?3, turn_count = ?5 + 1, \
-                         window_start = CASE WHEN ?6 THEN round_start ELSE window_start END, \
-                         round_start = CASE WHEN ?6 THEN ?5 + 1 ELSE round_start END, ", raise_last_change!(), " WHERE seq = ?4"),
-                        params![
-                            permitted.awaiting_user_id.as_ref().map(UserId::as_str),
-                            permitted.outcome.map(NegotiationOutcome::as_str),
-                            RecordStatus::from(permitted.opportunity_status).as_str(),
-                            seq,
-                            index,
-                            permitted.round_ended.is_some()
-                        ],
-                    )
-                    .map_err(sql_error)?;
-                    Ok(None)
-                })
-            })
+            .run_write(move |conn| commit_turn(conn, &id, &user_id, &turn, decide, false))
+            .await
+            .map(|(decision, _)| decision)
+    }
+
+    async fn commit_negotiation_turn_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+        let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
+        self.pool
+            .run_write(move |conn| commit_turn(conn, &id, &user_id, &turn, decide, true))
             .await
     }
 
@@ -193,22 +273,20 @@ impl NegotiationStore for SqliteStore {
     ) -> Result<NegotiationResumeDecision, StoreError> {
         let (id, user_id) = (id.clone(), user_id.clone());
         self.pool
-            .run_write(move |conn| {
-                let decide = |state: Option<&_>| decide(state, &user_id);
-                commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
-                    execute(
-                        tx,
-                        concat!(
-                            "UPDATE negotiations SET awaiting_user_id = ?1, ",
-                            raise_last_change!(),
-                            " WHERE seq = ?2"
-                        ),
-                        params![permitted.awaiting_user_id.as_str(), seq],
-                    )
-                    .map_err(sql_error)?;
-                    Ok(None)
-                })
-            })
+            .run_write(move |conn| commit_resume(conn, &id, &user_id, decide, false))
+            .await
+            .map(|(decision, _)| decision)
+    }
+
+    async fn commit_negotiation_resume_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+        let (id, user_id) = (id.clone(), user_id.clone());
+        self.pool
+            .run_write(move |conn| commit_resume(conn, &id, &user_id, decide, true))
             .await
     }
 
@@ -241,6 +319,7 @@ impl NegotiationStore for SqliteStore {
                     .map_err(sql_error)?;
                     Ok(None)
                 })
+                .map(|(decision, _)| decision)
             })
             .await
     }
@@ -275,6 +354,7 @@ impl NegotiationStore for SqliteStore {
                     .map_err(sql_error)?;
                     Ok(None)
                 })
+                .map(|(decision, _)| decision)
             })
             .await
     }

@@ -68,6 +68,7 @@ macro_rules! negotiation_store_conformance {
         $crate::negotiation_store_conformance!(@cases [$attr] $make;
             opening_creates_a_negotiation_with_the_initiator_to_move,
             a_round_read_holds_what_the_rules_read,
+            a_commit_hands_back_what_a_read_finds,
             opening_twice_is_refused,
             an_upper_case_id_names_the_same_negotiation,
             ineligible_pairs_are_not_opened,
@@ -1153,6 +1154,73 @@ pub async fn a_round_read_holds_what_the_rules_read<S: NegotiationStore>(store: 
     assert!(audit_negotiation_log(&whole).is_empty());
     let missing = self::id(71);
     assert_eq!(store.read_negotiation_round(&missing).await.unwrap(), None);
+}
+
+/// A commit that hands back the negotiation as it left it hands back what
+/// a read afterwards finds: after turns mid-round, the turn that ends a
+/// round, a resume and an accept; a refusal hands back nothing.
+pub async fn a_commit_hands_back_what_a_read_finds<S: NegotiationStore>(store: S) {
+    let negotiation = open(&store, 90).await;
+    let id = &negotiation;
+    let service = Negotiations::new(&store);
+    let check = async |after: Option<crate::Committed>, what: &str| {
+        let after = after.unwrap_or_else(|| panic!("{what}: nothing handed back"));
+        assert_eq!(
+            Some(after.summary),
+            store.get_negotiation(id).await.unwrap(),
+            "{what}: summary"
+        );
+        assert_eq!(
+            Some(after.state),
+            store.read_negotiation_round(id).await.unwrap(),
+            "{what}: state"
+        );
+    };
+    let script = four_rounds();
+    let mut round_over = false;
+    for (n, (who, action)) in script
+        .iter()
+        .take(3 + NEGOTIATION_MAX_TURNS + 2)
+        .enumerate()
+    {
+        if round_over {
+            let (decision, after) = service.resume_returning(id, &user(who)).await.unwrap();
+            assert!(decision.is_ok());
+            check(after, &format!("resume before turn {n}")).await;
+        }
+        let turn = NegotiationTurn::new(*action, format!("turn {n}"));
+        let (decision, after) = service
+            .execute_returning(id, &user(who), turn)
+            .await
+            .unwrap();
+        round_over = decision
+            .permitted()
+            .is_some_and(|permitted| permitted.round_ended.is_some());
+        check(after, &format!("turn {n}")).await;
+    }
+    let refused = service
+        .execute_returning(id, &user(BOB), NegotiationTurn::new(Propose, "out of turn"))
+        .await
+        .unwrap();
+    assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
+    let (proposed, after) = service
+        .execute_returning(id, &user(ALICE), NegotiationTurn::new(Propose, "Final."))
+        .await
+        .unwrap();
+    assert!(proposed.is_ok());
+    check(after, "propose").await;
+    let (accepted, after) = service
+        .execute_returning(id, &user(BOB), NegotiationTurn::new(Accept, "Done."))
+        .await
+        .unwrap();
+    assert!(accepted.is_ok());
+    check(after, "accept").await;
+    let missing = self::id(91);
+    let (none, after) = service
+        .resume_returning(&missing, &user(ALICE))
+        .await
+        .unwrap();
+    assert!(!none.is_ok() && after.is_none());
 }
 
 /// Opens negotiations for list benchmarks: `count` where `who` holds a

@@ -53,8 +53,9 @@ pub use keys::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope};
 pub use memory::MemoryStore;
 pub use message_text::{message_from_text, message_parts_text};
 pub use model::{
-    CloseReason, InvalidCursor, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
-    OpenDecision, OpenNegotiation, OpenRejection, RecordStatus, Seat, StateFilter,
+    CloseReason, Committed, InvalidCursor, ListCursor, ListFilter, NegotiationPage,
+    NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus, Seat,
+    StateFilter,
 };
 pub use question_loop::{DeliveryReport, RefOutcome, RefReport};
 pub use service::{Negotiations, QuestionLoopSettings};

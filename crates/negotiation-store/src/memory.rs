@@ -16,8 +16,8 @@ use index_negotiation::{
 use crate::error::StoreError;
 use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash};
 use crate::model::{
-    CloseReason, ListCursor, ListFilter, NegotiationPage, NegotiationSummary, OpenNegotiation,
-    RecordStatus, Seat,
+    CloseReason, Committed, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
+    OpenNegotiation, RecordStatus, Seat,
 };
 use crate::store::{AnswerDecider, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider};
 use index_negotiation::{IntentId, OpportunityId, UserId};
@@ -182,31 +182,87 @@ impl MemoryStore {
     /// One commit: `decide` on the record's round view under its lock, and
     /// `apply` on a permitted decision (which may answer another decision
     /// instead, applying nothing); then the indexes follow the change.
+    /// With `returning`, an applied commit hands back the negotiation as
+    /// it left it.
     fn commit<T, R>(
         &self,
         id: &OpportunityId,
+        returning: bool,
         decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
         apply: impl FnOnce(&mut Record, &T) -> Option<Decision<T, R>>,
-    ) -> Result<Decision<T, R>, StoreError> {
+    ) -> Result<(Decision<T, R>, Option<Committed>), StoreError> {
         let Some(shared) = self.record(id)? else {
-            return Ok(decide(None));
+            return Ok((decide(None), None));
         };
-        let (decision, moved) = {
+        let (decision, moved, after) = {
             let mut record = Self::lock(&shared)?;
             let decision = decide(Some(&record.round_view()));
             match &decision {
                 Decision::Permitted(permitted) => match apply(&mut record, permitted) {
-                    Some(instead) => (instead, None),
+                    Some(instead) => (instead, None, None),
                     None => {
                         let moved = self.touch(&mut record);
-                        (decision, Some(moved))
+                        let after = returning.then(|| Committed {
+                            summary: record.summary(),
+                            state: record.round_view(),
+                        });
+                        (decision, Some(moved), after)
                     }
                 },
-                Decision::Refused(_) => (decision, None),
+                Decision::Refused(_) => (decision, None, None),
             }
         };
         self.reindex(&shared, moved)?;
-        Ok(decision)
+        Ok((decision, after))
+    }
+
+    /// A turn's commit (see [`Self::commit`]).
+    fn commit_turn(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+        returning: bool,
+    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+        self.commit(
+            id,
+            returning,
+            |state| decide(state, user_id, turn),
+            |record, permitted| {
+                if permitted.turn_index != record.state.turns.len() {
+                    return Some(Decision::Refused(
+                        index_negotiation::NegotiationRejection::Raced,
+                    ));
+                }
+                record.state.apply_turn(user_id, turn, permitted);
+                record.status = permitted.opportunity_status.into();
+                if permitted.round_ended.is_some() {
+                    record.window_start = record.round_start;
+                    record.round_start = permitted.turn_index + 1;
+                }
+                None
+            },
+        )
+    }
+
+    /// A resume's commit (see [`Self::commit`]).
+    fn commit_resume(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        decide: ResumeDecider,
+        returning: bool,
+    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+        self.commit(
+            id,
+            returning,
+            |state| decide(state, user_id),
+            |record, permitted| {
+                record.state.apply_resume(permitted);
+                None
+            },
+        )
     }
 
     /// Runs `f` on the locked record, or returns `missing` when there is none.
@@ -246,24 +302,17 @@ impl NegotiationStore for MemoryStore {
         turn: &NegotiationTurn,
         decide: TurnDecider,
     ) -> Result<NegotiationDecision, StoreError> {
-        self.commit(
-            id,
-            |state| decide(state, user_id, turn),
-            |record, permitted| {
-                if permitted.turn_index != record.state.turns.len() {
-                    return Some(Decision::Refused(
-                        index_negotiation::NegotiationRejection::Raced,
-                    ));
-                }
-                record.state.apply_turn(user_id, turn, permitted);
-                record.status = permitted.opportunity_status.into();
-                if permitted.round_ended.is_some() {
-                    record.window_start = record.round_start;
-                    record.round_start = permitted.turn_index + 1;
-                }
-                None
-            },
-        )
+        Ok(self.commit_turn(id, user_id, turn, decide, false)?.0)
+    }
+
+    async fn commit_negotiation_turn_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+        self.commit_turn(id, user_id, turn, decide, true)
     }
 
     async fn commit_negotiation_resume(
@@ -272,14 +321,16 @@ impl NegotiationStore for MemoryStore {
         user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError> {
-        self.commit(
-            id,
-            |state| decide(state, user_id),
-            |record, permitted| {
-                record.state.apply_resume(permitted);
-                None
-            },
-        )
+        Ok(self.commit_resume(id, user_id, decide, false)?.0)
+    }
+
+    async fn commit_negotiation_resume_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+        self.commit_resume(id, user_id, decide, true)
     }
 
     async fn commit_park(
@@ -291,6 +342,7 @@ impl NegotiationStore for MemoryStore {
     ) -> Result<ParkDecision, StoreError> {
         self.commit(
             id,
+            false,
             |state| decide(state, user_id),
             |record, permitted| {
                 record
@@ -300,6 +352,7 @@ impl NegotiationStore for MemoryStore {
                 None
             },
         )
+        .map(|(decision, _)| decision)
     }
 
     async fn commit_answer(
@@ -311,6 +364,7 @@ impl NegotiationStore for MemoryStore {
     ) -> Result<AnswerDecision, StoreError> {
         self.commit(
             id,
+            false,
             |state| decide(state, user_id, answer),
             |record, permitted| {
                 let title = record
@@ -325,6 +379,7 @@ impl NegotiationStore for MemoryStore {
                 None
             },
         )
+        .map(|(decision, _)| decision)
     }
 
     async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {

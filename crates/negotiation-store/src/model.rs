@@ -176,11 +176,83 @@ impl NegotiationSummary {
         }
     }
 
+    /// This summary once `state` (its negotiation's state after a change)
+    /// holds, with the record's new status if the change set one: what a
+    /// commit hands back without reading the row again.
+    pub fn after(&self, state: &NegotiationState, status: Option<RecordStatus>) -> Self {
+        NegotiationSummary {
+            awaiting_user_id: state.awaiting_user_id.clone(),
+            outcome: state.outcome,
+            settled: state.settled,
+            eligible: state.eligible,
+            turn_count: state.turn_count(),
+            waiting_on: state.waiting_on().cloned(),
+            status: status.unwrap_or(self.status),
+            ..self.clone()
+        }
+    }
+
     /// The seat `user_id` holds, if any.
     pub fn seat_of(&self, user_id: &UserId) -> Option<&Seat> {
         [&self.initiator, &self.responder]
             .into_iter()
             .find(|seat| &seat.user_id == user_id)
+    }
+}
+
+/// A negotiation as a commit left it: its summary, and its state from the
+/// previous round's first turn on (as
+/// [`read_negotiation_round`](crate::NegotiationStore::read_negotiation_round)
+/// gives it), made from what the commit read and applied, so a caller
+/// answering with it reads nothing after the commit.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Committed {
+    /// The summary after the commit.
+    pub summary: NegotiationSummary,
+    /// The state after the commit.
+    pub state: NegotiationState,
+}
+
+impl Committed {
+    /// The negotiation after `user_id`'s permitted `turn`, from the summary
+    /// and state the commit decided on (for backends): the turn applied,
+    /// and the log from the previous round's start on once the turn ends a
+    /// round.
+    pub fn after_turn(
+        summary: &NegotiationSummary,
+        state: &NegotiationState,
+        user_id: &UserId,
+        turn: &index_negotiation::NegotiationTurn,
+        permitted: &index_negotiation::TurnPermitted,
+    ) -> Self {
+        let round = index_negotiation::current_round(&state.turns).len();
+        let mut after = state.clone();
+        after.apply_turn(user_id, turn, permitted);
+        if permitted.round_ended.is_some() {
+            // The round this turn ended is now the previous one.
+            let drop = state.turns.len().saturating_sub(round);
+            after.turns.drain(..drop.min(after.turns.len()));
+            after.earlier_turns = after.earlier_turns.saturating_add(drop);
+        }
+        Committed {
+            summary: summary.after(&after, Some(permitted.opportunity_status.into())),
+            state: after,
+        }
+    }
+
+    /// The negotiation after a permitted resume, from the summary and state
+    /// the commit decided on (for backends).
+    pub fn after_resume(
+        summary: &NegotiationSummary,
+        state: &NegotiationState,
+        permitted: &index_negotiation::ResumePermitted,
+    ) -> Self {
+        let mut after = state.clone();
+        after.apply_resume(permitted);
+        Committed {
+            summary: summary.after(&after, None),
+            state: after,
+        }
     }
 }
 

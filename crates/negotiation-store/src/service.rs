@@ -3,15 +3,16 @@
 
 use index_negotiation::{
     DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP, NegotiationDecision, NegotiationObservation,
-    NegotiationOpening, NegotiationResumeDecision, NegotiationTurn, decide_negotiation_opening,
-    decide_negotiation_resume, decide_negotiation_turn, observe_negotiation,
+    NegotiationOpening, NegotiationResumeDecision, NegotiationState, NegotiationTurn,
+    decide_negotiation_opening, decide_negotiation_resume, decide_negotiation_turn,
+    observe_negotiation,
 };
 
 use index_negotiation::{OpportunityId, UserId};
 
 use crate::error::StoreError;
 use crate::model::{
-    NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus,
+    Committed, NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus,
 };
 use crate::store::NegotiationStore;
 
@@ -107,11 +108,23 @@ impl<S: NegotiationStore> Negotiations<S> {
         turn: NegotiationTurn,
     ) -> Result<NegotiationDecision, StoreError> {
         let turn = turn.normalized();
-        let decide = Box::new(|state: Option<&_>, user: &UserId, turn: &_| {
-            decide_negotiation_turn(state, user, turn)
-        });
         self.store
-            .commit_negotiation_turn(id, user_id, &turn, decide)
+            .commit_negotiation_turn(id, user_id, &turn, Box::new(decide_turn))
+            .await
+    }
+
+    /// [`Self::execute`], with the negotiation as the commit left it when
+    /// the turn is permitted (see
+    /// [`NegotiationStore::commit_negotiation_turn_returning`]).
+    pub async fn execute_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: NegotiationTurn,
+    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+        let turn = turn.normalized();
+        self.store
+            .commit_negotiation_turn_returning(id, user_id, &turn, Box::new(decide_turn))
             .await
     }
 
@@ -122,10 +135,20 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
     ) -> Result<NegotiationResumeDecision, StoreError> {
-        let decide =
-            Box::new(|state: Option<&_>, user: &UserId| decide_negotiation_resume(state, user));
         self.store
-            .commit_negotiation_resume(id, user_id, decide)
+            .commit_negotiation_resume(id, user_id, Box::new(decide_resume))
+            .await
+    }
+
+    /// [`Self::resume`], with the negotiation as the commit left it when
+    /// the resume is permitted.
+    pub async fn resume_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+        self.store
+            .commit_negotiation_resume_returning(id, user_id, Box::new(decide_resume))
             .await
     }
 
@@ -164,4 +187,18 @@ impl<S: NegotiationStore> Negotiations<S> {
             },
         })
     }
+}
+
+/// The turn rule, as a commit's decider.
+fn decide_turn(
+    state: Option<&NegotiationState>,
+    user: &UserId,
+    turn: &NegotiationTurn,
+) -> NegotiationDecision {
+    decide_negotiation_turn(state, user, turn)
+}
+
+/// The resume rule, as a commit's decider.
+fn decide_resume(state: Option<&NegotiationState>, user: &UserId) -> NegotiationResumeDecision {
+    decide_negotiation_resume(state, user)
 }

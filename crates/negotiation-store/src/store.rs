@@ -11,7 +11,9 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
-use crate::model::{CloseReason, ListFilter, NegotiationPage, NegotiationSummary, OpenNegotiation};
+use crate::model::{
+    CloseReason, Committed, ListFilter, NegotiationPage, NegotiationSummary, OpenNegotiation,
+};
 use index_negotiation::{OpportunityId, UserId};
 
 /// Decides a turn against the state as locked inside the commit's
@@ -108,6 +110,24 @@ pub trait NegotiationStore: Send + Sync {
         decide: TurnDecider,
     ) -> Result<NegotiationDecision, StoreError>;
 
+    /// [`commit_negotiation_turn`](Self::commit_negotiation_turn), handing
+    /// back with a permitted turn's decision the negotiation as the commit
+    /// left it, so a caller answering with it reads nothing after the
+    /// commit. The default commits, then reads the two.
+    async fn commit_negotiation_turn_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        turn: &NegotiationTurn,
+        decide: TurnDecider,
+    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+        let decision = self
+            .commit_negotiation_turn(id, user_id, turn, decide)
+            .await?;
+        let after = read_after(self, id, decision.is_ok()).await?;
+        Ok((decision, after))
+    }
+
     /// Decides and applies a resume atomically (see the trait's contract).
     async fn commit_negotiation_resume(
         &self,
@@ -115,6 +135,20 @@ pub trait NegotiationStore: Send + Sync {
         user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<NegotiationResumeDecision, StoreError>;
+
+    /// [`commit_negotiation_resume`](Self::commit_negotiation_resume), with
+    /// the negotiation as the commit left it (as
+    /// [`commit_negotiation_turn_returning`](Self::commit_negotiation_turn_returning)).
+    async fn commit_negotiation_resume_returning(
+        &self,
+        id: &OpportunityId,
+        user_id: &UserId,
+        decide: ResumeDecider,
+    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+        let decision = self.commit_negotiation_resume(id, user_id, decide).await?;
+        let after = read_after(self, id, decision.is_ok()).await?;
+        Ok((decision, after))
+    }
 
     /// Decides and applies a park atomically (see the trait's contract):
     /// `turn` is what `user_id`'s agent records.
@@ -197,6 +231,23 @@ pub trait NegotiationStore: Send + Sync {
     }
 }
 
+/// The negotiation after a commit, read back (when `permitted`): what the
+/// `_returning` commits' defaults hand back.
+async fn read_after<S: NegotiationStore + ?Sized>(
+    store: &S,
+    id: &OpportunityId,
+    permitted: bool,
+) -> Result<Option<Committed>, StoreError> {
+    if !permitted {
+        return Ok(None);
+    }
+    let summary = store.get_negotiation(id).await?;
+    let state = store.read_negotiation_round(id).await?;
+    Ok(summary
+        .zip(state)
+        .map(|(summary, state)| Committed { summary, state }))
+}
+
 macro_rules! forward_store {
     ($($pointer:ty),*) => {$(
         #[async_trait]
@@ -209,6 +260,12 @@ macro_rules! forward_store {
             }
             async fn commit_negotiation_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<NegotiationDecision, StoreError> {
                 (**self).commit_negotiation_turn(id, user_id, turn, decide).await
+            }
+            async fn commit_negotiation_turn_returning(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+                (**self).commit_negotiation_turn_returning(id, user_id, turn, decide).await
+            }
+            async fn commit_negotiation_resume_returning(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+                (**self).commit_negotiation_resume_returning(id, user_id, decide).await
             }
             async fn commit_negotiation_resume(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<NegotiationResumeDecision, StoreError> {
                 (**self).commit_negotiation_resume(id, user_id, decide).await
