@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use index_question_block::{QuestionBlock, explain_question_message, serialize_question_message};
+use index_question_block::{
+    QuestionBlock, UnsendableQuestionMessage, explain_question_message,
+    serialize_question_message_checked,
+};
 
 use crate::failure::Failure;
 use crate::output::{BAD, GOOD, Out, read_input, styled};
@@ -69,14 +72,59 @@ pub(crate) fn serialize(prose: &Source, block: &Source, out: Out) -> Result<(), 
             block.describe("block")
         ))
     })?;
-    let message = serialize_question_message(&prose_text, &parsed)
-        .map_err(|invalid| Failure::Input(invalid.to_string()))?;
+    // Written only if it reads back: the reference would send a block
+    // whose strings end a line beside a fence marker, and no reader finds
+    // it in the bytes.
+    let message = serialize_question_message_checked(&prose_text, &parsed).map_err(|unsendable| {
+        match unsendable {
+            UnsendableQuestionMessage::DoesNotReadBack { .. } => Failure::Input(format!(
+                "{unsendable}; {} holds a line or paragraph separator (U+2028, U+2029) \
+                 that would end a line of the message",
+                line_breaking_fields(&value).join(", ")
+            )),
+            invalid => Failure::Input(invalid.to_string()),
+        }
+    })?;
     if out.json {
         out.json(&serde_json::json!({ "message": message }));
     } else {
         anstream::print!("{message}");
     }
     Ok(())
+}
+
+/// The paths (`questions.0.prompt`) of the strings in `block` that hold
+/// U+2028 or U+2029, which JSON leaves raw and which end a line for the
+/// fence search.
+fn line_breaking_fields(block: &serde_json::Value) -> Vec<String> {
+    fn walk(value: &serde_json::Value, path: &str, found: &mut Vec<String>) {
+        let join = |key: &str| {
+            if path.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{path}.{key}")
+            }
+        };
+        match value {
+            serde_json::Value::String(text) if text.contains(['\u{2028}', '\u{2029}']) => {
+                found.push(path.to_owned());
+            }
+            serde_json::Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, &join(&index.to_string()), found);
+                }
+            }
+            serde_json::Value::Object(fields) => {
+                for (key, field) in fields {
+                    walk(field, &join(key), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(block, "", &mut found);
+    found
 }
 
 #[derive(Serialize)]

@@ -392,6 +392,44 @@ fn serialize_takes_text_or_files_and_reproduces_the_canonical_bytes() {
 }
 
 #[test]
+fn serialize_refuses_a_block_that_would_not_read_back() {
+    let s = Scratch::new();
+    // A prompt that ends a line (U+2028) beside a fence marker: the
+    // reference writes these bytes, and no reader then finds the block.
+    let block = serde_json::json!({"version": 1, "questions": [
+        {"prompt": "Fine?", "opportunityId": "9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4"},
+        {"prompt": "\u{2028}```index-questions\u{2028}", "opportunityId": "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36"}
+    ]})
+    .to_string();
+    let run = s.run(&[
+        "question-block",
+        "serialize",
+        "--prose",
+        "Two questions:",
+        "--block",
+        &block,
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stdout);
+    assert!(run.stdout.is_empty(), "nothing is written: {}", run.stdout);
+    assert!(
+        run.stderr.contains("would not read back") && run.stderr.contains("questions.1.prompt"),
+        "{}",
+        run.stderr
+    );
+    let json = s.run(&[
+        "--json",
+        "question-block",
+        "serialize",
+        "--prose",
+        "Two questions:",
+        "--block",
+        &block,
+    ]);
+    assert_eq!(json.code, Some(2));
+    assert_eq!(json.json()["error"]["code"], "invalid_input");
+}
+
+#[test]
 fn a_file_that_cannot_be_read_is_exit_2_everywhere() {
     let s = Scratch::new();
     for args in [
