@@ -291,6 +291,11 @@ pub(crate) async fn show(
     guidance: bool,
 ) -> Result<(), Failure> {
     let summary = session.summary(id).await?;
+    // One rule on every surface, the reference's: someone without a seat
+    // cannot tell the negotiation exists.
+    if summary.seat_of(user).is_none() {
+        return Err(Failure::not_found());
+    }
     let state = session
         .store()
         .read_negotiation_state(id)

@@ -75,16 +75,17 @@ pub(crate) fn serialize(prose: &Source, block: &Source, out: Out) -> Result<(), 
     // Written only if it reads back: the reference would send a block
     // whose strings end a line beside a fence marker, and no reader finds
     // it in the bytes.
-    let message = serialize_question_message_checked(&prose_text, &parsed).map_err(|unsendable| {
-        match unsendable {
-            UnsendableQuestionMessage::DoesNotReadBack { .. } => Failure::Input(format!(
-                "{unsendable}; {} holds a line or paragraph separator (U+2028, U+2029) \
+    let message =
+        serialize_question_message_checked(&prose_text, &parsed).map_err(|unsendable| {
+            match unsendable {
+                UnsendableQuestionMessage::DoesNotReadBack { .. } => Failure::Input(format!(
+                    "{unsendable}; {} holds a line or paragraph separator (U+2028, U+2029) \
                  that would end a line of the message",
-                line_breaking_fields(&value).join(", ")
-            )),
-            invalid => Failure::Input(invalid.to_string()),
-        }
-    })?;
+                    line_breaking_fields(&value).join(", ")
+                )),
+                invalid => Failure::Input(invalid.to_string()),
+            }
+        })?;
     if out.json {
         out.json(&serde_json::json!({ "message": message }));
     } else {

@@ -392,6 +392,21 @@ fn serialize_takes_text_or_files_and_reproduces_the_canonical_bytes() {
 }
 
 #[test]
+fn a_stranger_cannot_tell_a_negotiation_exists() {
+    let s = Scratch::new();
+    s.open();
+    let missing = "00000000-0000-4000-8000-000000000000";
+    for id in [OPP, missing] {
+        let run = s.run(&["--json", "negotiation", "show", id, "--as", "eve"]);
+        assert_eq!(run.code, Some(3), "{id}: {}", run.stdout);
+        assert_eq!(run.json()["error"]["code"], "not_found", "{id}");
+        assert!(!run.stdout.contains("turns"), "{}", run.stdout);
+    }
+    let seat = s.run(&["--json", "negotiation", "show", OPP, "--as", "dana"]);
+    assert_eq!(seat.code, Some(0), "{}", seat.stderr);
+}
+
+#[test]
 fn serialize_refuses_a_block_that_would_not_read_back() {
     let s = Scratch::new();
     // A prompt that ends a line (U+2028) beside a fence marker: the
