@@ -373,7 +373,12 @@ pub(crate) async fn show(
                 .unwrap_or_default()
         ),
         (Some(seat), _, _) => format!("{seat} to move."),
-        (None, _, _) => "Nobody to move: the round has ended; a seat may resume.".to_owned(),
+        (None, _, _) => match &summary.waiting_on {
+            Some(person) => format!("Nobody to move: the negotiation waits on {person}'s answer."),
+            None => {
+                "Nobody to move: the round has ended; a seat must resume it to go on.".to_owned()
+            }
+        },
     };
     out.line(styled(BOLD, to_move));
     match observation.blocked_reason {
@@ -395,10 +400,18 @@ pub(crate) async fn show(
             )
         )),
     }
-    out.line(format!(
-        "Turns left in this round: {} of {}",
-        observation.remaining_turns, observation.max_turns
-    ));
+    // Between rounds, the round the count would describe has not begun.
+    if state.awaiting_user_id.is_some() {
+        out.line(format!(
+            "Turns left in this round: {} of {}",
+            observation.remaining_turns, observation.max_turns
+        ));
+    } else if !state.settled {
+        out.line(format!(
+            "The next round, once resumed, has {} turns.",
+            observation.max_turns
+        ));
+    }
     if !state.eligible {
         out.line(styled(NOTE, "A seat's intent is inactive."));
     }

@@ -314,6 +314,12 @@ fn a_negotiation_from_the_command_line() {
     let shown_text = text(&shown.stdout);
     assert!(shown_text.contains("Not this quarter."), "{shown_text}");
     assert!(shown_text.contains("Nobody to move"));
+    assert!(shown_text.contains("a seat must resume it"), "{shown_text}");
+    assert!(
+        !shown_text.contains("Turns left in this round"),
+        "no round is under way: {shown_text}"
+    );
+    assert!(shown_text.contains("The next round, once resumed, has 12 turns."));
     assert!(shown_text.contains("Guidance"));
 
     assert_eq!(
