@@ -377,6 +377,13 @@ pub(crate) enum KeysCommand {
         /// A host key, which may also open and close negotiations.
         #[arg(long)]
         host: bool,
+        /// Write the key to this file, readable by its owner alone (mode
+        /// 0600), instead of printing it; an existing file is refused.
+        #[arg(long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+        /// With `--output`, replace a file that exists.
+        #[arg(long, requires = "output")]
+        force: bool,
         /// The store [default: $INDEX_DB, else ./index.db]; created if missing.
         #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,

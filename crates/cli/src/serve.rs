@@ -87,7 +87,40 @@ struct Created<'a> {
     id: &'a str,
     user_id: &'a UserId,
     scope: KeyScope,
-    key: &'a str,
+    /// The key, when it is printed rather than written to a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a str>,
+    /// Where it was written, with `--output`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a std::path::Path>,
+}
+
+/// Creates `path` for a key: new unless `force`, and readable by its owner
+/// alone from the moment it exists (never world-readable under any
+/// umask, not even empty).
+fn key_file(path: &std::path::Path, force: bool) -> Result<std::fs::File, Failure> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if force {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(path).map_err(|err| {
+        let why = if err.kind() == std::io::ErrorKind::AlreadyExists {
+            "it exists (add --force to replace it)".to_owned()
+        } else {
+            err.to_string()
+        };
+        Failure::Input(format!("cannot write the key to {}: {why}", path.display()))
+    })?;
+    // A file that existed keeps its mode on open: make it the owner's.
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .map_err(|err| Failure::Input(format!("{}: {err}", path.display())))?;
+    Ok(file)
 }
 
 /// `keys create|list|revoke`.
@@ -97,7 +130,13 @@ pub(crate) async fn keys(
     out: Out,
 ) -> Result<(), Failure> {
     match command {
-        KeysCommand::Create { user, host, db } => {
+        KeysCommand::Create {
+            user,
+            host,
+            output,
+            force,
+            db,
+        } => {
             let user = crate::negotiation::name("--user", user)?;
             let store = store(db, synchronous, Use::Create).await?;
             let scope = if host {
@@ -105,26 +144,58 @@ pub(crate) async fn keys(
             } else {
                 KeyScope::Agent
             };
+            // The file first: a key is made only once there is somewhere
+            // safe to put it.
+            let file = output
+                .as_deref()
+                .map(|path| key_file(path, force))
+                .transpose()?;
             let key = index_host::keys::create_key(store.as_ref(), user, scope).await?;
+            if let (Some(mut file), Some(path)) = (file, output.as_deref()) {
+                use std::io::Write;
+                writeln!(file, "{}", key.secret)
+                    .and_then(|()| file.sync_all())
+                    .map_err(|err| {
+                        Failure::Input(format!(
+                            "the key {} was made but could not be written to {}: {err}; revoke it with `index keys revoke {}`",
+                            key.record.id,
+                            path.display(),
+                            key.record.id
+                        ))
+                    })?;
+            }
             out.json(&Created {
                 id: &key.record.id,
                 user_id: &key.record.user_id,
                 scope,
-                key: &key.secret,
+                key: output.is_none().then_some(key.secret.as_str()),
+                file: output.as_deref(),
             });
-            // The key alone on standard output, so `> user.key` keeps it.
-            out.line(&key.secret);
+            // The key alone on standard output, so `> user.key` keeps it
+            // (with `--output` it went to the file instead).
+            if output.is_none() {
+                out.line(&key.secret);
+            }
             if !out.json {
                 anstream::eprintln!(
                     "{}",
                     styled(
                         DIM,
-                        format!(
-                            "Key {} for {} ({}). This is the only time it is shown; only its hash is stored.",
-                            key.record.id,
-                            key.record.user_id,
-                            scope.as_str()
-                        )
+                        match output.as_deref() {
+                            Some(path) => format!(
+                                "Key {} for {} ({}) written to {}, readable by you alone; only its hash is stored.",
+                                key.record.id,
+                                key.record.user_id,
+                                scope.as_str(),
+                                path.display()
+                            ),
+                            None => format!(
+                                "Key {} for {} ({}). This is the only time it is shown; only its hash is stored.",
+                                key.record.id,
+                                key.record.user_id,
+                                scope.as_str()
+                            ),
+                        }
                     )
                 );
             }

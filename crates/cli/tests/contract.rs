@@ -727,6 +727,59 @@ fn completions_are_generated_from_the_command_line_definition() {
 }
 
 #[test]
+#[cfg(unix)]
+fn a_key_written_to_a_file_is_its_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::new();
+    let db = s.db().display().to_string();
+    let path = s.dir.path().join("dana.key");
+    let file = path.to_str().unwrap();
+    let created = s.run(&[
+        "keys", "create", "--user", "dana", "--output", file, "--db", &db,
+    ]);
+    assert_eq!(created.code, Some(0), "{}", created.stderr);
+    assert!(
+        created.stdout.is_empty(),
+        "the key is not printed: {}",
+        created.stdout
+    );
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written.starts_with("idx_") && written.trim().len() == 68,
+        "{written:?}"
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
+    // An existing file is never overwritten without --force, and no key
+    // is made for it.
+    let again = s.run(&[
+        "--json", "keys", "create", "--user", "dana", "--output", file, "--db", &db,
+    ]);
+    again.fails_with(2, "invalid_input");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+    let keys = s.run(&["--json", "keys", "list", "--db", &db]).json();
+    assert_eq!(keys.as_array().unwrap().len(), 1, "{keys}");
+    // With --force the file is replaced, still the owner's alone, even if
+    // it was readable by anyone before.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let forced = s.run(&[
+        "--json", "keys", "create", "--user", "dana", "--output", file, "--force", "--db", &db,
+    ]);
+    assert_eq!(forced.code, Some(0), "{}", forced.stderr);
+    assert_eq!(forced.json()["file"], file);
+    assert_eq!(forced.json().get("key"), None, "the key stays in the file");
+    assert_ne!(std::fs::read_to_string(&path).unwrap(), written);
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
+    assert_eq!(
+        s.run(&["keys", "create", "--user", "dana", "--force", "--db", &db])
+            .code,
+        Some(2),
+        "--force needs --output"
+    );
+}
+
+#[test]
 fn keys_are_shown_once_listed_without_secrets_and_revoked() {
     let s = Scratch::new();
     let db = s.db().display().to_string();
