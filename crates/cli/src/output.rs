@@ -94,10 +94,21 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 
 /// Reads a file, or standard input for `-`.
 pub(crate) fn read_input(path: &std::path::Path) -> Result<String, crate::failure::Failure> {
-    use std::io::Read;
+    use std::io::{IsTerminal, Read};
     if path.as_os_str() == "-" {
+        let stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            // Without this the command would seem to hang.
+            anstream::eprintln!(
+                "{}",
+                styled(
+                    DIM,
+                    "Reading standard input: type or paste, then end it with Ctrl-D (or give a file)."
+                )
+            );
+        }
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|err| {
+        stdin.lock().read_to_string(&mut text).map_err(|err| {
             crate::failure::Failure::Input(format!("could not read standard input: {err}"))
         })?;
         return Ok(text);

@@ -391,6 +391,30 @@ fn serialize_takes_text_or_files_and_reproduces_the_canonical_bytes() {
     assert_eq!(both.code, Some(2), "one source each");
 }
 
+/// On a terminal, reading standard input says so instead of seeming to
+/// hang; piped input is read without a word (the other tests pipe it).
+/// `script` (util-linux) gives the command a terminal.
+#[test]
+#[cfg(unix)]
+fn reading_a_terminal_says_how_to_end_the_input() {
+    use std::io::Write;
+    let command = format!("{} question-block parse", env!("CARGO_BIN_EXE_index"));
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs the command on a terminal");
+    // Ctrl-D on the terminal ends the input.
+    child.stdin.take().unwrap().write_all(b"\x04").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("Reading standard input"), "{said}");
+    assert!(said.contains("Ctrl-D"), "{said}");
+    assert!(said.contains("not a question message"), "{said}");
+}
+
 #[test]
 fn a_stranger_cannot_tell_a_negotiation_exists() {
     let s = Scratch::new();
