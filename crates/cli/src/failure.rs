@@ -16,6 +16,16 @@ pub(crate) enum Failure {
     /// The command line is wrong: a flag, an id, a store name (exit 2).
     #[error("{0}")]
     Usage(String),
+    /// The command line does not parse (exit 2): `code` says how
+    /// (`unknown_argument`, `missing_argument`, `invalid_value`, or
+    /// `usage`), `message` is the parser's own explanation.
+    #[error("{message}")]
+    Parse {
+        /// The kind of mistake.
+        code: &'static str,
+        /// What the parser says, without styling.
+        message: String,
+    },
     /// The input cannot be used: a file that cannot be read, malformed JSON,
     /// an invalid block (exit 2).
     #[error("{0}")]
@@ -64,6 +74,25 @@ impl Failure {
         }
     }
 
+    /// A command line the parser refused, as `--json` reports it: the
+    /// parser's explanation (its first paragraph, without `error:` or
+    /// styling), and a code for its kind.
+    pub(crate) fn parse(err: &clap::Error) -> Self {
+        use clap::error::ErrorKind;
+        let code = match err.kind() {
+            ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => "unknown_argument",
+            ErrorKind::MissingRequiredArgument | ErrorKind::MissingSubcommand => "missing_argument",
+            ErrorKind::InvalidValue | ErrorKind::ValueValidation | ErrorKind::InvalidUtf8 => {
+                "invalid_value"
+            }
+            _ => "usage",
+        };
+        let rendered = err.render().to_string();
+        let first = rendered.split("\n\n").next().unwrap_or_default();
+        let message = first.trim().trim_start_matches("error:").trim().to_owned();
+        Failure::Parse { code, message }
+    }
+
     /// The `not_found` refusal, the same for every command.
     pub(crate) fn not_found() -> Self {
         let rejection = index_negotiation::NegotiationRejection::NotFound;
@@ -77,6 +106,7 @@ impl Failure {
         match self {
             Failure::NotAMessage(_) => "not_a_question_message",
             Failure::Usage(_) => "usage",
+            Failure::Parse { code, .. } => code,
             Failure::Input(_) => "invalid_input",
             Failure::Refused { code, .. } => code,
             Failure::Model(_) => "model_failed",
@@ -90,7 +120,7 @@ impl Failure {
     pub(crate) fn exit_code(&self) -> ExitCode {
         ExitCode::from(match self {
             Failure::NotAMessage(_) => 1,
-            Failure::Usage(_) | Failure::Input(_) => 2,
+            Failure::Usage(_) | Failure::Parse { .. } | Failure::Input(_) => 2,
             Failure::Storage(StoreError::Missing { .. } | StoreError::InvalidRequest(_)) => 2,
             Failure::Refused { .. } => 3,
             Failure::Storage(_) => 4,

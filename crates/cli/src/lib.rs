@@ -38,7 +38,7 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if err.use_stderr() && std::env::args_os().any(|arg| arg == "--json") => {
-            let failure = Failure::Usage(err.kind().to_string());
+            let failure = Failure::parse(&err);
             if let Some(json) = failure.to_json() {
                 anstream::println!("{json}");
             }

@@ -324,7 +324,7 @@ fn question_block_commands_have_one_json_shape() {
     ]);
     invalid.fails_with(2, "invalid_input");
     let usage = s.run(&["--json", "question-block", "serialize", "--prose", "x"]);
-    usage.fails_with(2, "usage");
+    usage.fails_with(2, "missing_argument");
     assert!(
         usage.stderr.contains("--block"),
         "clap's own explanation is kept on stderr: {}",
@@ -413,6 +413,47 @@ fn reading_a_terminal_says_how_to_end_the_input() {
     assert!(said.contains("Reading standard input"), "{said}");
     assert!(said.contains("Ctrl-D"), "{said}");
     assert!(said.contains("not a question message"), "{said}");
+}
+
+#[test]
+fn json_parse_errors_say_what_the_parser_says_and_which_kind() {
+    let s = Scratch::new();
+    for (args, code, says) in [
+        (
+            &["negotiation", "list", "--as", "dana", "--bogus"][..],
+            "unknown_argument",
+            "--bogus",
+        ),
+        (&["negotiation", "show", OPP], "missing_argument", "--as"),
+        (
+            &[
+                "negotiation",
+                "turn",
+                OPP,
+                "--as",
+                "dana",
+                "--action",
+                "shout",
+                "--message",
+                "m",
+            ],
+            "invalid_value",
+            "possible values: propose, counter, accept, decline",
+        ),
+        (
+            &["negotiation", "answer", "--as", "dana", "--answer", "0=x"],
+            "invalid_value",
+            "numbered from 1",
+        ),
+    ] {
+        let mut full = vec!["--json"];
+        full.extend_from_slice(args);
+        let run = s.run(&full);
+        run.fails_with(2, code);
+        let message = run.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains(says), "{args:?}: {message}");
+        assert!(!message.contains('\u{1b}'), "no styling: {message:?}");
+    }
 }
 
 #[test]
