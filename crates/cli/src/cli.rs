@@ -10,8 +10,8 @@ pub fn command() -> clap::Command {
     Cli::command()
 }
 
-/// Read and write Index question messages, and run negotiations on the
-/// embedded SQLite store.
+/// Read and write Index question messages, and run negotiations on a
+/// store: the embedded SQLite file by default, or PostgreSQL.
 #[derive(Debug, Parser)]
 #[command(name = "index", version, about, long_about = None, after_help = EXAMPLES)]
 pub(crate) struct Cli {
@@ -41,7 +41,8 @@ pub(crate) enum Command {
     /// Read, write and check question messages.
     #[command(subcommand, name = "question-block")]
     QuestionBlock(QuestionBlockCommand),
-    /// Run negotiations on the embedded SQLite store.
+    /// Run negotiations on a store (SQLite by default, or `--db
+    /// postgres://…`).
     Negotiation(NegotiationArgs),
     /// Walk through a whole negotiation, step by step, on a fresh store
     /// (text only: `--json` is refused).

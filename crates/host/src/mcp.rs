@@ -342,8 +342,10 @@ impl ServerHandler for NegotiatorServer {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("index-host", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Negotiate for your user: read a negotiation with get_negotiation (use wait instead of polling), \
-                 act with submit_negotiation_turn or resume_negotiation. You act only as your own seat.",
+                "Negotiate for your user: find negotiations with list_negotiations, read one with get_negotiation \
+                 (use wait instead of polling), act with submit_negotiation_turn or resume_negotiation. When a \
+                 negotiation stalls, park_negotiation asks your person one question; answer_questions delivers \
+                 their answers. You act only as your own seat.",
             )
     }
 
