@@ -5,18 +5,24 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use index_question_block::{
-    QuestionBlock, UnsendableQuestionMessage, explain_question_message,
+    ParsedQuestionMessage, QuestionBlock, UnsendableQuestionMessage, explain_question_message,
     serialize_question_message_checked,
 };
 
 use crate::failure::Failure;
 use crate::output::{BAD, GOOD, Out, read_input, styled};
 
+/// `body` read as a question message, or the reader's reason it is not
+/// one: every command that takes a message says the same.
+pub(crate) fn read_message(body: &str) -> Result<ParsedQuestionMessage, Failure> {
+    explain_question_message(body)
+        .map_err(|why| Failure::NotAMessage(format!("not a question message: {why}")))
+}
+
 /// Prints the parsed message as JSON, or fails with the reason.
 pub(crate) fn parse(file: Option<&Path>, _out: Out) -> Result<(), Failure> {
     let body = read_input(file.unwrap_or(Path::new("-")))?;
-    let parsed = explain_question_message(&body)
-        .map_err(|why| Failure::NotAMessage(format!("not a question message: {why}")))?;
+    let parsed = read_message(&body)?;
     let text = serde_json::to_string_pretty(&parsed)
         .map_err(|err| Failure::Input(format!("could not write the result: {err}")))?;
     anstream::println!("{text}");

@@ -172,9 +172,7 @@ pub(crate) async fn answer(
     answers: &[(usize, String)],
 ) -> Result<DeliveryReport, Failure> {
     let body = read_input(message.unwrap_or(Path::new("-")))?;
-    let parsed = parse_question_message(&body).ok_or_else(|| {
-        Failure::NotAMessage("not a question message: nothing to answer".to_owned())
-    })?;
+    let parsed = crate::question_block::read_message(&body)?;
     let report = session
         .negotiations
         .deliver_answers(user, &parsed.block, answers)

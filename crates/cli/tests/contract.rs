@@ -457,6 +457,33 @@ fn json_parse_errors_say_what_the_parser_says_and_which_kind() {
 }
 
 #[test]
+fn answering_a_file_that_is_not_a_question_message_says_why() {
+    let s = Scratch::new();
+    s.open();
+    let notes = s.dir.path().join("notes.txt");
+    std::fs::write(&notes, "Just some notes, no questions.\n").unwrap();
+    let run = s.text(&[
+        "answer",
+        "--as",
+        "dana",
+        "--message",
+        notes.to_str().unwrap(),
+        "--answer",
+        "1=yes",
+    ]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let parse = s.run(&["question-block", "parse", notes.to_str().unwrap()]);
+    assert_eq!(parse.code, Some(1));
+    // The reader's own reason, as `question-block parse` gives it.
+    assert!(run.stderr.contains("no line opens"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.lines().last(),
+        parse.stderr.lines().last(),
+        "the same explanation"
+    );
+}
+
+#[test]
 fn a_stranger_cannot_tell_a_negotiation_exists() {
     let s = Scratch::new();
     s.open();
