@@ -182,6 +182,23 @@ pub(crate) enum NegotiationCommand {
         #[arg(long = "as", value_name = "USER")]
         user: String,
     },
+    /// Wait until it is a seat's move (or a round it may resume has ended),
+    /// the negotiation settles, or it parks on a question; the store's
+    /// change feed wakes the wait, so it costs nothing while nothing
+    /// happens.
+    #[command(
+        after_help = "Exit status: 0 the seat may act (its turn, or a resume), 6 settled, 7 parked on a question, 8 timed out.\n\nExample:\n  index negotiation wait <ID> --as sam --timeout 300"
+    )]
+    Wait {
+        /// The negotiation.
+        id: String,
+        /// The seat waiting.
+        #[arg(long = "as", value_name = "USER")]
+        user: String,
+        /// Give up after this many seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+        timeout: u64,
+    },
     /// List a person's negotiations, newest change first.
     #[command(after_help = "Example:\n  index negotiation list --as dana --state open")]
     List {

@@ -46,6 +46,11 @@ pub(crate) enum Failure {
     /// 2 for a store that is missing or named wrongly).
     #[error(transparent)]
     Storage(#[from] StoreError),
+    /// Not a failure: a command whose outcome has its own exit status
+    /// (`negotiation wait`: settled, parked, timed out) printed what
+    /// happened; only the status remains.
+    #[error("")]
+    Ended(u8),
     /// A failure whose JSON output the command has already printed (the
     /// per-file report of `check`); only its sentence and exit code remain.
     #[error(transparent)]
@@ -114,6 +119,7 @@ impl Failure {
             Failure::Storage(StoreError::InvalidRequest(_)) => "usage",
             Failure::Storage(_) => "store_failed",
             Failure::Reported(inner) => inner.code(),
+            Failure::Ended(_) => "ended",
         }
     }
 
@@ -126,13 +132,14 @@ impl Failure {
             Failure::Storage(_) => 4,
             Failure::Model(_) => 5,
             Failure::Reported(inner) => return inner.exit_code(),
+            Failure::Ended(status) => *status,
         })
     }
 
     /// The JSON error for this failure; `None` when the command printed its
     /// own report.
     pub(crate) fn to_json(&self) -> Option<String> {
-        if let Failure::Reported(_) = self {
+        if let Failure::Reported(_) | Failure::Ended(_) = self {
             return None;
         }
         let message = match self {

@@ -99,6 +99,7 @@ async fn run(
                 | NegotiationCommand::Close { .. }
                 | NegotiationCommand::Eligibility { .. } => Use::Write,
                 NegotiationCommand::Show { .. }
+                | NegotiationCommand::Wait { .. }
                 | NegotiationCommand::List { .. }
                 | NegotiationCommand::Messages { .. } => Use::Read,
             };
@@ -129,6 +130,9 @@ async fn run(
                 }
                 negotiation::Checked::Resume { id, user } => {
                     negotiation::resume(&session, &id, &user).await
+                }
+                negotiation::Checked::Wait { id, user, timeout } => {
+                    negotiation::wait(&session, &id, &user, timeout).await
                 }
                 negotiation::Checked::List { user, filter } => {
                     negotiation::list(&session, &user, &filter).await

@@ -36,6 +36,11 @@ pub(crate) enum Checked {
         id: OpportunityId,
         user: UserId,
     },
+    Wait {
+        id: OpportunityId,
+        user: UserId,
+        timeout: std::time::Duration,
+    },
     List {
         user: UserId,
         filter: ListFilter,
@@ -94,6 +99,11 @@ impl Checked {
             NegotiationCommand::Resume { id, user } => Checked::Resume {
                 id: opportunity_id("the negotiation id", &id)?,
                 user: name("--as", user)?,
+            },
+            NegotiationCommand::Wait { id, user, timeout } => Checked::Wait {
+                id: opportunity_id("the negotiation id", &id)?,
+                user: name("--as", user)?,
+                timeout: std::time::Duration::from_secs(timeout),
             },
             NegotiationCommand::List {
                 user,
@@ -518,6 +528,77 @@ pub(crate) async fn resume(
             rejection.as_str(),
             rejection.explanation(),
         )),
+    }
+}
+
+/// How a wait ended, under `--json`.
+#[derive(Serialize)]
+struct Waited<'a> {
+    /// `yourMove`, `roundEnded`, `settled`, `parked` or `timedOut`.
+    ended: &'static str,
+    negotiation: &'a NegotiationSummary,
+}
+
+/// `wait`: until `user` may act, the negotiation settles or parks, or
+/// `timeout` passes; each change the store's feed reports is looked at
+/// once. The exit status says which (0, 6, 7, 8).
+pub(crate) async fn wait(
+    session: &Session,
+    id: &OpportunityId,
+    user: &UserId,
+    timeout: std::time::Duration,
+) -> Result<(), Failure> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut feed = session.store().change_feed().await?;
+    loop {
+        let summary = session.summary(id).await?;
+        if summary.seat_of(user).is_none() {
+            return Err(Failure::not_found());
+        }
+        let timed_out = tokio::time::Instant::now() >= deadline;
+        let ended = if summary.settled {
+            Some(("settled", 6, "The negotiation is settled.".to_owned()))
+        } else if let Some(person) = &summary.waiting_on {
+            Some((
+                "parked",
+                7,
+                format!("The negotiation waits on {person}'s answer to a question."),
+            ))
+        } else if summary.awaiting_user_id.as_ref() == Some(user) {
+            Some(("yourMove", 0, format!("{user} to move.")))
+        } else if summary.awaiting_user_id.is_none() {
+            Some((
+                "roundEnded",
+                0,
+                format!("The round has ended: {user} may resume."),
+            ))
+        } else if timed_out {
+            Some(("timedOut", 8, format!("Still not {user}'s move.")))
+        } else {
+            None
+        };
+        if let Some((ended, status, sentence)) = ended {
+            session.out.json(&Waited {
+                ended,
+                negotiation: &summary,
+            });
+            session.out.line(sentence);
+            return match status {
+                0 => Ok(()),
+                status => Err(Failure::Ended(status)),
+            };
+        }
+        // Sleep until something changes, or the deadline; a store without
+        // a feed is looked at once more at the deadline.
+        match &mut feed {
+            Some(changes) => {
+                if let Ok(None) = tokio::time::timeout_at(deadline, changes.recv()).await {
+                    // The feed stopped watching: fall back to the deadline.
+                    feed = None;
+                }
+            }
+            None => tokio::time::sleep_until(deadline).await,
+        }
     }
 }
 

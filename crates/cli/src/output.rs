@@ -48,6 +48,10 @@ impl Out {
     /// Reports a failure: a sentence on standard error always, and the JSON
     /// error on standard output under `--json`.
     pub(crate) fn failure(&self, failure: &crate::failure::Failure) {
+        if let crate::failure::Failure::Ended(_) = failure {
+            // The command said what happened; this is no error.
+            return;
+        }
         if let (true, Some(json)) = (self.json, failure.to_json()) {
             anstream::println!("{json}");
         }

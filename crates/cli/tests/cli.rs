@@ -397,6 +397,76 @@ fn a_negotiation_from_the_command_line() {
 }
 
 #[test]
+fn wait_wakes_when_another_process_moves_and_says_how_it_ended() {
+    let db = Db::new();
+    db.open();
+    let ended = |out: &Output| -> Value {
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stderr)))
+    };
+    // Dana's move already: at once.
+    let now = db.run(&["wait", OPP, "--as", "dana", "--json"]);
+    assert_eq!(now.status.code(), Some(0));
+    assert_eq!(ended(&now)["ended"], "yourMove");
+    // Not sam's, and nothing happens: the timeout, exit 8.
+    let late = db.run(&["wait", OPP, "--as", "sam", "--timeout", "0", "--json"]);
+    assert_eq!(late.status.code(), Some(8));
+    assert_eq!(ended(&late)["ended"], "timedOut");
+    // A stranger cannot tell it exists.
+    assert_eq!(db.run(&["wait", OPP, "--as", "eve"]).status.code(), Some(3));
+
+    // Sam waits in one process; dana's turn in another wakes it.
+    let path = db.path();
+    let started = std::time::Instant::now();
+    let waiter = support::command(db.dir.path())
+        .args([
+            "--json",
+            "negotiation",
+            "wait",
+            OPP,
+            "--as",
+            "sam",
+            "--timeout",
+            "60",
+            "--db",
+            &path,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(
+        db.turn("dana", "propose", "Intro call?").status.code(),
+        Some(0)
+    );
+    let woken = waiter.wait_with_output().unwrap();
+    assert_eq!(woken.status.code(), Some(0), "{}", text(&woken.stderr));
+    assert_eq!(ended(&woken)["ended"], "yourMove");
+    assert_eq!(ended(&woken)["negotiation"]["turnCount"], 1);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "woken by the turn, not by the timeout"
+    );
+
+    // Settled: exit 6, for either seat.
+    assert_eq!(db.turn("sam", "accept", "Deal.").status.code(), Some(0));
+    let settled = db.run(&["wait", OPP, "--as", "dana", "--json"]);
+    assert_eq!(settled.status.code(), Some(6));
+    assert_eq!(ended(&settled)["ended"], "settled");
+    let said = db.run(&["wait", OPP, "--as", "sam"]);
+    assert!(
+        text(&said.stdout).contains("settled"),
+        "{}",
+        text(&said.stdout)
+    );
+    assert!(
+        text(&said.stderr).is_empty(),
+        "no error: {}",
+        text(&said.stderr)
+    );
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let db = Db::new();
     for args in [

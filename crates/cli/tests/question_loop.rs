@@ -131,6 +131,25 @@ fn question_loop(db: impl Fn(&Path) -> String) {
         parked["parked"]["question"]["prompt"], "How much equity could you offer?",
         "{parked}"
     );
+    // A wait on a parked negotiation ends at once, with its own status.
+    let (code, waited, _) = world.run(
+        &[
+            "--json",
+            "negotiation",
+            "wait",
+            FIRST,
+            "--as",
+            "sam",
+            "--timeout",
+            "5",
+        ],
+        None,
+    );
+    assert_eq!(code, Some(7), "{waited}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&waited).unwrap()["ended"],
+        "parked"
+    );
     let message = redirected;
     // Parked already: refused before any model call.
     let again = world.json(&["negotiation", "park", FIRST, "--as", "sam"]);
