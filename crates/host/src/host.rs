@@ -68,15 +68,6 @@ impl NegotiationView {
     }
 }
 
-/// How much of the turn log a view carries.
-#[derive(Debug, Clone, Copy)]
-enum Log {
-    /// All of it.
-    Whole,
-    /// From the previous round's first turn on.
-    Round,
-}
-
 /// The question a negotiation waits on, and whose it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -285,30 +276,13 @@ impl Host {
         caller: &Caller,
         id: &OpportunityId,
     ) -> Result<NegotiationView, HostError> {
-        self.view_of(caller, id, Log::Whole).await
-    }
-
-    /// The negotiation as the caller's seat sees it, with the whole log or
-    /// (after a turn or a resume, whose reply need not repeat the history)
-    /// the log from the previous round's start, `earlierTurns` counting
-    /// the rest.
-    async fn view_of(
-        &self,
-        caller: &Caller,
-        id: &OpportunityId,
-        log: Log,
-    ) -> Result<NegotiationView, HostError> {
         let negotiation = self.seated(caller, id).await?;
-        let store = self.store();
-        let state = match log {
-            Log::Whole => store.read_negotiation_state(id).await?,
-            Log::Round => store.read_negotiation_round(id).await?,
-        };
-        Ok(NegotiationView::of(
-            negotiation,
-            state.ok_or(HostError::NotFound)?,
-            caller,
-        ))
+        let state = self
+            .store()
+            .read_negotiation_state(id)
+            .await?
+            .ok_or(HostError::NotFound)?;
+        Ok(NegotiationView::of(negotiation, state, caller))
     }
 
     /// Waits up to `wait` (at most [`MAX_WAIT`]) for the negotiation to
@@ -381,7 +355,7 @@ impl Host {
             .negotiations
             .execute_returning(id, &caller.user_id, turn)
             .await?;
-        let negotiation = self.after_commit(caller, id, &decision, after).await?;
+        let negotiation = self.after_commit(caller, &decision, after)?;
         Ok(TurnTaken {
             decision,
             negotiation,
@@ -390,12 +364,11 @@ impl Host {
 
     /// What a turn's or resume's reply shows: the rules' refusal as the
     /// error, or the negotiation as the commit left it (waiters woken).
-    /// A store's default `_returning` commit reads it back, and finds
-    /// nothing if it vanished since; then it is read once more here.
-    async fn after_commit<T, R: Copy + Into<HostError>>(
+    /// Only a negotiation gone since its commit (a store's default
+    /// `_returning` read finds none) has nothing to show.
+    fn after_commit<T, R: Copy + Into<HostError>>(
         &self,
         caller: &Caller,
-        id: &OpportunityId,
         decision: &Decision<T, R>,
         after: Option<Committed>,
     ) -> Result<NegotiationView, HostError> {
@@ -403,10 +376,8 @@ impl Host {
             return Err((*rejection).into());
         }
         self.changed();
-        match after {
-            Some(after) => Ok(NegotiationView::of(after.summary, after.state, caller)),
-            None => self.view_of(caller, id, Log::Round).await,
-        }
+        let after = after.ok_or(HostError::NotFound)?;
+        Ok(NegotiationView::of(after.summary, after.state, caller))
     }
 
     /// Resumes a negotiation paused between rounds: the caller's seat moves
@@ -422,7 +393,7 @@ impl Host {
             .negotiations
             .resume_returning(id, &caller.user_id)
             .await?;
-        let negotiation = self.after_commit(caller, id, &decision, after).await?;
+        let negotiation = self.after_commit(caller, &decision, after)?;
         Ok(Resumed {
             decision,
             negotiation,

@@ -3,9 +3,8 @@
 
 use index_negotiation::{
     DEFAULT_NEGOTIATION_ASK_ROUNDS_CAP, NegotiationDecision, NegotiationObservation,
-    NegotiationOpening, NegotiationResumeDecision, NegotiationState, NegotiationTurn,
-    decide_negotiation_opening, decide_negotiation_resume, decide_negotiation_turn,
-    observe_negotiation,
+    NegotiationOpening, NegotiationResumeDecision, NegotiationTurn, decide_negotiation_opening,
+    decide_negotiation_resume, decide_negotiation_turn, observe_negotiation,
 };
 
 use index_negotiation::{OpportunityId, UserId};
@@ -109,7 +108,7 @@ impl<S: NegotiationStore> Negotiations<S> {
     ) -> Result<NegotiationDecision, StoreError> {
         let turn = turn.normalized();
         self.store
-            .commit_negotiation_turn(id, user_id, &turn, Box::new(decide_turn))
+            .commit_negotiation_turn(id, user_id, &turn, Box::new(decide_negotiation_turn))
             .await
     }
 
@@ -124,7 +123,12 @@ impl<S: NegotiationStore> Negotiations<S> {
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         let turn = turn.normalized();
         self.store
-            .commit_negotiation_turn_returning(id, user_id, &turn, Box::new(decide_turn))
+            .commit_negotiation_turn_returning(
+                id,
+                user_id,
+                &turn,
+                Box::new(decide_negotiation_turn),
+            )
             .await
     }
 
@@ -136,7 +140,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         user_id: &UserId,
     ) -> Result<NegotiationResumeDecision, StoreError> {
         self.store
-            .commit_negotiation_resume(id, user_id, Box::new(decide_resume))
+            .commit_negotiation_resume(id, user_id, Box::new(decide_negotiation_resume))
             .await
     }
 
@@ -148,7 +152,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         user_id: &UserId,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         self.store
-            .commit_negotiation_resume_returning(id, user_id, Box::new(decide_resume))
+            .commit_negotiation_resume_returning(id, user_id, Box::new(decide_negotiation_resume))
             .await
     }
 
@@ -187,18 +191,4 @@ impl<S: NegotiationStore> Negotiations<S> {
             },
         })
     }
-}
-
-/// The turn rule, as a commit's decider.
-fn decide_turn(
-    state: Option<&NegotiationState>,
-    user: &UserId,
-    turn: &NegotiationTurn,
-) -> NegotiationDecision {
-    decide_negotiation_turn(state, user, turn)
-}
-
-/// The resume rule, as a commit's decider.
-fn decide_resume(state: Option<&NegotiationState>, user: &UserId) -> NegotiationResumeDecision {
-    decide_negotiation_resume(state, user)
 }
