@@ -133,18 +133,20 @@ pub(crate) enum Turns {
 }
 
 impl Stored {
-    /// The rules' view of the row, with its turns read through `client`.
+    /// The row's summary and the rules' view of it, with its turns read
+    /// through `client`.
     pub(crate) async fn read_state(
         self,
         client: &impl GenericClient,
         which: Turns,
-    ) -> Result<NegotiationState, StoreError> {
+    ) -> Result<(NegotiationSummary, NegotiationState), StoreError> {
         let from = match which {
             Turns::All => 0,
             Turns::Round => self.window_start,
         };
         let turns = turns(client, self.seq, from, self.summary.turn_count).await?;
-        stored_state(&self.summary, turns, i64::from(self.ask_rounds), self.park)
+        let state = stored_state(&self.summary, turns, i64::from(self.ask_rounds), self.park)?;
+        Ok((self.summary, state))
     }
 }
 

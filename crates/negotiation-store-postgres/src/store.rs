@@ -140,12 +140,9 @@ async fn locked_state(tx: &Transaction<'_>, id: &OpportunityId) -> Result<Option
     let Some(stored) = rows::find_locked(tx, id).await? else {
         return Ok(None);
     };
-    let (seq, summary) = (stored.seq, stored.summary.clone());
-    Ok(Some((
-        seq,
-        summary,
-        stored.read_state(tx, Turns::Round).await?,
-    )))
+    let seq = stored.seq;
+    let (summary, state) = stored.read_state(tx, Turns::Round).await?;
+    Ok(Some((seq, summary, state)))
 }
 
 /// What a commit read under its lock: the row's key, summary and state.
@@ -375,7 +372,7 @@ async fn read_state(
         .map_err(pg_error)?;
     let state = match rows::find(&tx, id).await? {
         None => None,
-        Some(stored) => Some(stored.read_state(&tx, which).await?),
+        Some(stored) => Some(stored.read_state(&tx, which).await?.1),
     };
     tx.commit().await.map_err(pg_error)?;
     Ok(state)

@@ -282,7 +282,7 @@ impl SqliteStore {
                             None => Ok(Vec::new()),
                             Some(stored) => {
                                 let seq = stored.seq;
-                                let state = stored.read_state(conn, rows::Turns::All)?;
+                                let (_, state) = stored.read_state(conn, rows::Turns::All)?;
                                 rows::messages(conn, seq)?;
                                 Ok(index_negotiation::audit_negotiation_log(&state))
                             }

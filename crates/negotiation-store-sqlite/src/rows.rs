@@ -52,18 +52,20 @@ pub(crate) enum Turns {
 }
 
 impl Stored {
-    /// The rules' view of the row, with its turns read from `conn`.
+    /// The row's summary and the rules' view of it, with its turns read
+    /// from `conn`.
     pub(crate) fn read_state(
         self,
         conn: &Connection,
         which: Turns,
-    ) -> Result<NegotiationState, StoreError> {
+    ) -> Result<(NegotiationSummary, NegotiationState), StoreError> {
         let from = match which {
             Turns::All => 0,
             Turns::Round => self.window_start,
         };
         let turns = turns(conn, self.seq, from, self.summary.turn_count)?;
-        stored_state(&self.summary, turns, self.ask_rounds, self.park)
+        let state = stored_state(&self.summary, turns, self.ask_rounds, self.park)?;
+        Ok((self.summary, state))
     }
 }
 

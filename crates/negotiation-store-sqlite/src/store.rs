@@ -37,8 +37,9 @@ fn locked_state(
     match rows::find(tx, id)? {
         None => Ok(None),
         Some(stored) => {
-            let (seq, summary) = (stored.seq, stored.summary.clone());
-            Ok(Some((seq, summary, stored.read_state(tx, which)?)))
+            let seq = stored.seq;
+            let (summary, state) = stored.read_state(tx, which)?;
+            Ok(Some((seq, summary, state)))
         }
     }
 }
