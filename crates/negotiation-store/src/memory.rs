@@ -105,17 +105,7 @@ impl Record {
     /// The state from the previous round's first turn on: what a decision
     /// reads, whatever the log's length.
     fn round_view(&self) -> NegotiationState {
-        let state = &self.state;
-        let turns = state.turns.get(self.window_start..).unwrap_or_default();
-        NegotiationState {
-            turns: turns.to_vec(),
-            earlier_turns: state.turn_count().saturating_sub(turns.len()),
-            park: state.park.clone(),
-            initiator_user_id: state.initiator_user_id.clone(),
-            responder_user_id: state.responder_user_id.clone(),
-            awaiting_user_id: state.awaiting_user_id.clone(),
-            ..*state
-        }
+        self.state.log_from(self.window_start)
     }
 
     fn summary(&self) -> NegotiationSummary {

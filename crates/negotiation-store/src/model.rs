@@ -225,15 +225,15 @@ impl Committed {
         turn: &index_negotiation::NegotiationTurn,
         permitted: &index_negotiation::TurnPermitted,
     ) -> Self {
-        let round = index_negotiation::current_round(&state.turns).len();
-        let mut after = state.clone();
+        // Once the turn ends its round, that round is the previous one.
+        let keep_from = if permitted.round_ended.is_some() {
+            let round = index_negotiation::current_round(&state.turns).len();
+            state.turn_count().saturating_sub(round)
+        } else {
+            state.earlier_turns
+        };
+        let mut after = state.log_from(keep_from);
         after.apply_turn(user_id, turn, permitted);
-        if permitted.round_ended.is_some() {
-            // The round this turn ended is now the previous one.
-            let drop = state.turns.len().saturating_sub(round);
-            after.turns.drain(..drop.min(after.turns.len()));
-            after.earlier_turns = after.earlier_turns.saturating_add(drop);
-        }
         Committed {
             summary: summary.after(&after, Some(permitted.opportunity_status.into())),
             state: after,

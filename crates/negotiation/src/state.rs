@@ -146,6 +146,37 @@ impl NegotiationState {
         self.earlier_turns.saturating_add(self.turns.len())
     }
 
+    /// This state with its log from turn `index` on, the turns before it
+    /// counted in [`earlier_turns`](Self::earlier_turns); only the turns
+    /// kept are copied. `index` should be the first turn of a round, where
+    /// the rules read the shorter log as they read the whole (an index
+    /// before the turns held keeps them all, one past the last keeps none).
+    ///
+    /// ```
+    /// use index_negotiation::{NegotiationAction, NegotiationState, SeatTurn, UserId};
+    /// let alice = UserId::parse("alice")?;
+    /// let mut state = NegotiationState::opened(alice.clone(), UserId::parse("bob")?);
+    /// let decline = SeatTurn { seat_user_id: alice, action: NegotiationAction::Decline, message: "No.".into() };
+    /// state.turns = vec![decline.clone(), decline];
+    /// let tail = state.log_from(1);
+    /// assert_eq!((tail.earlier_turns, tail.turns.len(), tail.turn_count()), (1, 1, 2));
+    /// # Ok::<(), index_negotiation::InvalidId>(())
+    /// ```
+    pub fn log_from(&self, index: usize) -> NegotiationState {
+        let skip = index
+            .saturating_sub(self.earlier_turns)
+            .min(self.turns.len());
+        NegotiationState {
+            initiator_user_id: self.initiator_user_id.clone(),
+            responder_user_id: self.responder_user_id.clone(),
+            awaiting_user_id: self.awaiting_user_id.clone(),
+            turns: self.turns.get(skip..).unwrap_or_default().to_vec(),
+            earlier_turns: self.earlier_turns.saturating_add(skip),
+            park: self.park.clone(),
+            ..*self
+        }
+    }
+
     /// The person whose answer the negotiation waits on, while it is
     /// parked.
     pub fn waiting_on(&self) -> Option<&UserId> {
