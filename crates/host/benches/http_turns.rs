@@ -1,9 +1,10 @@
 //! HTTP turns per second, with p50 and p99 latency, for 64 agent pairs
 //! negotiating at once through a real `index-host` listener, on SQLite and
 //! (with `INDEX_TEST_DATABASE_URL`) PostgreSQL; afterwards every
-//! negotiation's log is checked: no turn lost, none doubled. Then the same
-//! store alone commits as many turns from as many lanes, and the HTTP
-//! rate's share of that is printed.
+//! negotiation's log is checked: no turn lost, none doubled. Alternating
+//! with it, the same store alone commits as many turns from as many lanes;
+//! the best of three of each is printed, and the HTTP rate's share of the
+//! store's.
 //! `cargo bench -p index-host --bench http_turns`; without `--bench`
 //! (`cargo test --benches`, as CI runs it) it runs once with four pairs
 //! and one round, so a benchmark that no longer works fails there.
@@ -41,7 +42,26 @@ fn pair_count() -> usize {
 fn rounds() -> usize {
     if quick() { 1 } else { 3 }
 }
+/// Measurements of each kind, alternating, the best of which counts.
+fn trials() -> usize {
+    if quick() { 1 } else { 3 }
+}
+
 const TURNS_PER_ROUND: usize = index_negotiation::NEGOTIATION_MAX_TURNS;
+
+/// What one HTTP measurement saw.
+struct Measured {
+    turns: usize,
+    elapsed: std::time::Duration,
+    p50: std::time::Duration,
+    p99: std::time::Duration,
+}
+
+impl Measured {
+    fn rate(&self) -> f64 {
+        self.turns as f64 / self.elapsed.as_secs_f64()
+    }
+}
 
 async fn run(name: &str, store: Arc<dyn HostStore>) {
     let host = Host::new(store.clone()).await.unwrap();
@@ -60,11 +80,64 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
         .pool_max_idle_per_host(2 * pair_count())
         .build()
         .unwrap();
+    let (mut best_http, mut best_alone): (Option<Measured>, f64) = (None, 0.0);
+    for trial in 0..trials() {
+        let measured = turns_over_http(&host, &store, &http, &base, &host_key, trial).await;
+        if best_http
+            .as_ref()
+            .is_none_or(|best| measured.rate() > best.rate())
+        {
+            best_http = Some(measured);
+        }
+        // The same store alone, side by side: as many commits (turns and
+        // resumes) from as many concurrent lanes, straight through the port.
+        let commits = u64::try_from(rounds() * TURNS_PER_ROUND * pair_count()).unwrap();
+        let started = Instant::now();
+        drive_commits_in_parallel(&store, u64::try_from(pair_count()).unwrap(), commits).await;
+        best_alone = best_alone.max(commits as f64 / started.elapsed().as_secs_f64());
+    }
+    let best = best_http.unwrap();
+    println!(
+        "{name:<10} {} pairs, {} turns in {:.2} s: {:>6.0} turns/s, p50 {:.2} ms, p99 {:.2} ms; 0 lost, 0 doubled",
+        pair_count(),
+        best.turns,
+        best.elapsed.as_secs_f64(),
+        best.rate(),
+        best.p50.as_secs_f64() * 1e3,
+        best.p99.as_secs_f64() * 1e3,
+    );
+    println!(
+        "{name:<10} the store alone: {best_alone:>6.0} commits/s; HTTP at {:.2}x of it (a turn over HTTP takes {:.2}x a bare commit)",
+        best.rate() / best_alone,
+        best_alone / best.rate()
+    );
+    let _ = stop.send(());
+    served.await.unwrap().unwrap();
+}
+
+/// Every pair plays its rounds through the port; afterwards each log is
+/// checked for exactly the turns sent, in order.
+async fn turns_over_http(
+    host: &Host,
+    store: &Arc<dyn HostStore>,
+    http: &reqwest::Client,
+    base: &str,
+    host_key: &str,
+    trial: usize,
+) -> Measured {
     let run_id = std::process::id();
     let mut pairs = Vec::new();
     for pair in 0..pair_count() {
-        let (a, b) = (format!("a-{run_id}-{pair}"), format!("b-{run_id}-{pair}"));
-        let id = format!("0b3c9e2a-4f6d-4a8b-{:04x}-{:012x}", run_id & 0xffff, pair);
+        let (a, b) = (
+            format!("a-{run_id}-{trial}-{pair}"),
+            format!("b-{run_id}-{trial}-{pair}"),
+        );
+        let id = format!(
+            "0b3c9e2a-4f6d-4a8b-{:04x}-{:08x}{:04x}",
+            run_id & 0xffff,
+            pair,
+            trial
+        );
         let keys = (
             host.create_key(a.as_str().parse().unwrap(), KeyScope::Agent)
                 .await
@@ -77,7 +150,7 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
         );
         let opened = http
             .post(format!("{base}/negotiations"))
-            .bearer_auth(&host_key)
+            .bearer_auth(host_key)
             .json(&json!({"opportunityId": id, "initiator": {"userId": a, "intentId": "i"}, "responder": {"userId": b, "intentId": "j"}}))
             .send()
             .await
@@ -90,7 +163,7 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
         .iter()
         .cloned()
         .map(|(id, (a, b))| {
-            let (http, base) = (http.clone(), base.clone());
+            let (http, base) = (http.clone(), base.to_owned());
             tokio::spawn(async move {
                 let mut latencies = Vec::new();
                 for round in 0..rounds() {
@@ -146,28 +219,12 @@ async fn run(name: &str, store: Arc<dyn HostStore>) {
             );
         }
     }
-    println!(
-        "{name:<10} {} pairs, {} turns in {:.2} s: {:>6.0} turns/s, p50 {:.2} ms, p99 {:.2} ms; 0 lost, 0 doubled",
-        pair_count(),
-        latencies.len(),
-        elapsed.as_secs_f64(),
-        latencies.len() as f64 / elapsed.as_secs_f64(),
-        at(0.50).as_secs_f64() * 1e3,
-        at(0.99).as_secs_f64() * 1e3,
-    );
-    let _ = stop.send(());
-    served.await.unwrap().unwrap();
-    // The same store alone, side by side: as many commits (turns and
-    // resumes) from as many concurrent lanes, straight through the port.
-    let commits = u64::try_from(latencies.len()).unwrap();
-    let started = Instant::now();
-    drive_commits_in_parallel(&store, u64::try_from(pair_count()).unwrap(), commits).await;
-    let alone = commits as f64 / started.elapsed().as_secs_f64();
-    let http = latencies.len() as f64 / elapsed.as_secs_f64();
-    println!(
-        "{name:<10} the store alone: {alone:>6.0} commits/s; HTTP at {:.2}x of it",
-        http / alone
-    );
+    Measured {
+        turns: latencies.len(),
+        elapsed,
+        p50: at(0.50),
+        p99: at(0.99),
+    }
 }
 
 fn main() {

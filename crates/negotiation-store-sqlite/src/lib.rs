@@ -10,7 +10,11 @@
 //! kept in its statement cache. SQLite's work never holds up the async
 //! executor: on a multi-threaded runtime it runs in place under
 //! `block_in_place` (no hop to another thread and back per commit), on a
-//! current-thread runtime on tokio's blocking pool.
+//! current-thread runtime on tokio's blocking pool. This process's writes
+//! go one at a time: a lone write runs in place, and writes that arrive
+//! while one runs wait as futures and are run back to back by one writer
+//! thread, so a busy host does not spend its cores handing threads
+//! around.
 //!
 //! **Durability.** [`Synchronous::Normal`] (the default) keeps every commit
 //! through a crash or kill of the process; a power loss or an operating
@@ -53,6 +57,7 @@ mod pool;
 mod rows;
 mod schema;
 mod store;
+mod writes;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,23 +1,37 @@
 //! A small pool of connections, each used by one blocking task at a time.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
 use index_negotiation_store::StoreError;
 
+use crate::writes::{Submitted, Write, Writes};
 use crate::{SqliteOptions, Synchronous, schema, sql_error};
 
-#[derive(Debug)]
 pub(crate) struct Pool {
     opener: schema::Opener,
     options: SqliteOptions,
     idle: Mutex<Vec<Connection>>,
-    /// Taken around write transactions so this process's writers queue here
-    /// instead of colliding on SQLite's lock and sleeping in its busy
-    /// handler. Other processes still serialize through SQLite itself.
-    writer: Mutex<()>,
+    /// This process's writes, one at a time, so they queue here instead of
+    /// colliding on SQLite's lock and sleeping in its busy handler.
+    writes: Arc<Writes>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.writes.close();
+    }
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("opener", &self.opener)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Pool {
@@ -29,7 +43,7 @@ impl Pool {
             opener,
             options,
             idle: Mutex::new(Vec::new()),
-            writer: Mutex::new(()),
+            writes: Writes::start()?,
         };
         pool.configure(&conn)?;
         pool.put(conn);
@@ -83,76 +97,84 @@ impl Pool {
 
     /// Runs read-only `work` with a connection, off the async executor. A
     /// connection whose work failed is closed rather than reused.
-    pub(crate) async fn run<T, F>(self: &std::sync::Arc<Self>, work: F) -> Result<T, StoreError>
+    pub(crate) async fn run<T, F>(self: &Arc<Self>, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        self.run_inner(false, work).await
+        let pool = Arc::clone(self);
+        off_executor(move || pool.with_connection(work)).await
     }
 
-    /// Runs `work`, which writes, behind this process's writer lock. A
-    /// read-only store refuses before touching the file.
-    pub(crate) async fn run_write<T, F>(
-        self: &std::sync::Arc<Self>,
-        work: F,
-    ) -> Result<T, StoreError>
+    /// Runs `work`, which writes, one at a time with this process's other
+    /// writes (see [`crate::writes`]). A read-only store refuses before
+    /// touching the file.
+    pub(crate) async fn run_write<T, F>(self: &Arc<Self>, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        self.run_inner(true, work).await
-    }
-
-    async fn run_inner<T, F>(
-        self: &std::sync::Arc<Self>,
-        writes: bool,
-        work: F,
-    ) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
-    {
-        if writes && self.options.access == crate::Access::ReadOnly {
+        if self.options.access == crate::Access::ReadOnly {
             return Err(StoreError::InvalidRequest(format!(
                 "{} was opened for reading only",
                 self.path().display()
             )));
         }
-        let pool = std::sync::Arc::clone(self);
-        let job = move || {
-            // A poisoned writer lock only means another writer panicked; the
-            // database itself is protected by its own transaction.
-            let _writer = writes.then(|| {
-                pool.writer
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-            });
-            let mut conn = pool.take()?;
-            let result = work(&mut conn);
-            if result.is_ok() {
-                pool.put(conn);
-            }
-            result
-        };
-        // SQLite blocks, so its work must not hold up the executor. On a
-        // multi-threaded runtime `block_in_place` runs it right here and
-        // hands this worker's other tasks to another thread: no hop to the
-        // blocking pool and back, which cost a commit about a third of its
-        // time. A current-thread runtime cannot do that, so there the work
-        // goes to the blocking pool; outside tokio it simply runs.
-        match tokio::runtime::Handle::try_current().map(|handle| handle.runtime_flavor()) {
-            Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
-                let result = tokio::task::block_in_place(job);
-                // Work that never awaits would let a loop of store calls hold
-                // its worker forever; spend the task's budget like any I/O.
-                tokio::task::consume_budget().await;
-                result
-            }
-            Ok(_) => tokio::task::spawn_blocking(job)
-                .await
-                .map_err(StoreError::backend)?,
-            Err(_) => job(),
+        let (done, result) = tokio::sync::oneshot::channel();
+        let pool = Arc::clone(self);
+        let write: Write = Box::new(move || {
+            // The waiter may have given up (its future dropped); the write
+            // stands either way, as a commit whose reply was lost does.
+            let _ = done.send(pool.with_connection(work));
+        });
+        if let Submitted::RunHere(write) = self.writes.submit(write) {
+            let writes = Arc::clone(&self.writes);
+            off_executor(move || {
+                writes.run_here(write);
+                Ok(())
+            })
+            .await?;
         }
+        result
+            .await
+            .map_err(|_| StoreError::Backend("the write stopped before it finished".into()))?
+    }
+
+    /// Runs `work` with a pooled connection; one whose work failed is
+    /// closed rather than reused.
+    fn with_connection<T>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut conn = self.take()?;
+        let result = work(&mut conn);
+        if result.is_ok() {
+            self.put(conn);
+        }
+        result
+    }
+}
+
+/// Runs blocking `job` without holding up the async executor. On a
+/// multi-threaded runtime `block_in_place` runs it right here and hands this
+/// worker's other tasks to another thread: no hop to the blocking pool and
+/// back, which cost a commit about a third of its time. A current-thread
+/// runtime cannot do that, so there the job goes to the blocking pool;
+/// outside tokio it simply runs.
+async fn off_executor<T: Send + 'static>(
+    job: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    match tokio::runtime::Handle::try_current().map(|handle| handle.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => {
+            let result = tokio::task::block_in_place(job);
+            // Work that never awaits would let a loop of store calls hold
+            // its worker forever; spend the task's budget like any I/O.
+            tokio::task::consume_budget().await;
+            result
+        }
+        Ok(_) => tokio::task::spawn_blocking(job)
+            .await
+            .map_err(StoreError::backend)?,
+        Err(_) => job(),
     }
 }
