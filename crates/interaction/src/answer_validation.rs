@@ -499,7 +499,11 @@ pub(crate) fn problems(
                     problems.push(AnswerProblem::SelectionRequired(name.clone()));
                 }
                 for choice in choices {
-                    if options.iter().flatten().any(|option| option == choice) {
+                    if options
+                        .iter()
+                        .flatten()
+                        .any(|option| index_js::same_value_zero(option, choice))
+                    {
                         continue;
                     }
                     if *allow_custom {

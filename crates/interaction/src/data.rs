@@ -163,10 +163,10 @@ pub(crate) fn parse_data(
     let mark = w.mark();
     let mut data = Some(InteractionData::new());
     for key in js_keys(object) {
-        // `__proto__` is never a key of the parsed record: 0.46's record
-        // skips it, and 0.44's assigned it, which sets (or, for a
-        // primitive, ignores) the prototype instead of adding a key.
-        if w.current() && key == "__proto__" {
+        // `__proto__` is never a key of the parsed record: zod 4's record,
+        // which both versions are read with, skips it without looking at
+        // its value.
+        if key == "__proto__" {
             continue;
         }
         let key_at = at.key(key);
@@ -182,7 +182,6 @@ pub(crate) fn parse_data(
             parse_value_0_44(w, &key_at, value)
         };
         match (parsed, data.as_mut()) {
-            (Some(_), Some(_)) if key == "__proto__" => {}
             (Some(v), Some(map)) => {
                 map.insert(key.clone(), v);
             }

@@ -379,9 +379,9 @@ pub fn validate_interaction_answer_json(
 ///
 /// # Errors
 ///
-/// [`UnreadableSpec`] where 0.44 would throw on an accepted response: an
-/// `answerSpec` it cannot read, or `responseScopes` that is neither
-/// absent, `null` nor a list.
+/// [`UnreadableSpec`] where 0.44 would throw: a `null` request with a well
+/// formed response, or on an accepted response an `answerSpec` it cannot
+/// read, or `responseScopes` that is neither absent, `null` nor a list.
 pub fn validate_interaction_response_json(
     request: &Value,
     response: &Value,
@@ -390,6 +390,11 @@ pub fn validate_interaction_response_json(
         Err(problems) => return Ok(problems.into_vec()),
         Ok(response) => response,
     };
+    // The reference reads `request.id` once the response is well formed,
+    // which throws for `null` (any other value only lacks the id).
+    if request.is_null() {
+        return Err(UnreadableSpec("the request is null"));
+    }
     if request.get("id").and_then(Value::as_str) != Some(response.id.as_str()) {
         return Ok(vec![ResponseProblem::IdMismatch]);
     }

@@ -3,7 +3,8 @@
 //!
 //! The reference is TypeScript validated with zod, so its limits count
 //! UTF-16 code units, its trims remove JavaScript's whitespace, its numbers
-//! are doubles written as `String(n)` writes them, its strings are written
+//! are doubles written as `String(n)` writes them, its sets find values as
+//! `Set.has` does, its strings are written
 //! as `JSON.stringify` writes them, and its problems carry zod's dotted
 //! paths. Rust's own versions differ in small ways (`str::trim` keeps
 //! U+FEFF and removes U+0085, `str::len` counts bytes, `{}` writes `1e21` as
@@ -22,6 +23,7 @@
 //! assert_eq!(index_js::json_string("a\"b"), r#""a\"b""#);
 //! ```
 
+mod equality;
 mod json;
 mod number;
 mod path;
@@ -29,6 +31,7 @@ mod problems;
 mod string;
 mod wire;
 
+pub use equality::same_value_zero;
 pub use json::{json_string, push_json_string};
 pub use number::{
     MAX_SAFE_INTEGER, is_safe_integer, number_from_str, number_to_string, push_decimal,
