@@ -144,7 +144,7 @@ impl Failure {
         }
         let message = match self {
             Failure::Refused { explanation, .. } => explanation.clone(),
-            other => other.to_string(),
+            other => index_negotiation_store::ErrorChain(other).to_string(),
         };
         serde_json::to_string_pretty(&Envelope {
             error: Body {

@@ -55,7 +55,11 @@ impl Out {
         if let (true, Some(json)) = (self.json, failure.to_json()) {
             anstream::println!("{json}");
         }
-        anstream::eprintln!("{} {failure}", styled(BAD, "error:"));
+        anstream::eprintln!(
+            "{} {}",
+            styled(BAD, "error:"),
+            index_negotiation_store::ErrorChain(failure)
+        );
     }
 }
 

@@ -58,7 +58,9 @@ pub(crate) fn model(choice: ModelChoice) -> Result<Arc<dyn StructuredModel>, Fai
             Ok(None) => Err(Failure::Usage(
                 "no model: set INDEX_MODEL_BASE_URL and INDEX_MODEL (and INDEX_MODEL_API_KEY if the server wants one), or pass --model scripted".to_owned(),
             )),
-            Err(err) => Err(Failure::Usage(err.to_string())),
+            Err(err) => Err(Failure::Usage(
+                index_negotiation_store::ErrorChain(&err).to_string(),
+            )),
         },
     }
 }

@@ -42,7 +42,7 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     let model = match args.model {
         Some(choice) => Some(crate::questions::model(choice)?),
         None => index_stall_gap::OpenAiCompatibleModel::from_env()
-            .map_err(|err| Failure::Usage(err.to_string()))?
+            .map_err(|err| Failure::Usage(index_negotiation_store::ErrorChain(&err).to_string()))?
             .map(|model| Arc::new(model) as Arc<dyn index_stall_gap::StructuredModel>),
     };
     let author = model.map(|model| {

@@ -35,7 +35,7 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 impl IntoResponse for HostError {
     fn into_response(self) -> Response {
         if let HostError::Store(err) = &self {
-            tracing::error!(error = %err, "store failed");
+            tracing::error!(error = %index_negotiation_store::ErrorChain(err), "store failed");
         }
         let status =
             StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

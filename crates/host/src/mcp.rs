@@ -388,7 +388,7 @@ impl ServerHandler for NegotiatorServer {
 /// A tool error carrying the error object.
 fn failure(err: &HostError) -> CallToolResult {
     if let HostError::Store(cause) = err {
-        tracing::error!(error = %cause, "store failed");
+        tracing::error!(error = %index_negotiation_store::ErrorChain(cause), "store failed");
     }
     let body = err.body();
     let mut result = CallToolResult::error(vec![ContentBlock::text(format!(

@@ -74,7 +74,7 @@ async fn a_trusted_server_is_used_over_tls_schema_and_all() {
 async fn a_certificate_the_client_does_not_trust_is_refused() {
     let refused = PostgresStore::connect_with(&tls_url(), options()).await;
     let message = match refused {
-        Err(err @ StoreError::Backend(_)) => err.to_string(),
+        Err(err @ StoreError::Backend(_)) => index_negotiation_store::ErrorChain(&err).to_string(),
         other => panic!("an unknown authority must be refused: {other:?}"),
     };
     assert!(

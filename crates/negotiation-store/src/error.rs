@@ -7,11 +7,18 @@
 #[non_exhaustive]
 pub enum StoreError {
     /// The storage engine failed (I/O, locking, a dropped connection). The
-    /// engine's error is shown in the message rather than chained as a
-    /// source, so a reporter that walks sources does not print it twice; it
-    /// is still there to downcast.
-    #[error("the negotiation store failed: {0}")]
-    Backend(Box<dyn std::error::Error + Send + Sync>),
+    /// engine's error is the source, to walk (as [`ErrorChain`] does) or
+    /// downcast; the message is this error's own.
+    ///
+    /// ```
+    /// use index_negotiation_store::{ErrorChain, StoreError};
+    /// let err = StoreError::backend(std::io::Error::other("disk full"));
+    /// assert_eq!(err.to_string(), "the negotiation store failed");
+    /// assert!(std::error::Error::source(&err).is_some());
+    /// assert_eq!(ErrorChain(&err).to_string(), "the negotiation store failed: disk full");
+    /// ```
+    #[error("the negotiation store failed")]
+    Backend(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// There is no store where one was expected, and the caller asked that
     /// none be created (a read, or a write to an existing store).
     #[error("there is no negotiation store at {path}")]
@@ -68,6 +75,42 @@ pub enum StoreError {
     /// parse, for example).
     #[error("invalid request: {0}")]
     InvalidRequest(String),
+}
+
+/// An error and every cause it chains, as one line: each message after the
+/// one before, separated by `: `. A cause whose message the one before it
+/// already shows is left out, so an error that both shows and chains its
+/// cause does not print it twice.
+///
+/// ```
+/// use index_negotiation_store::{ErrorChain, StoreError};
+/// let err = StoreError::Backend("a lock was poisoned".into());
+/// assert_eq!(ErrorChain(&err).to_string(), "the negotiation store failed: a lock was poisoned");
+/// ```
+#[derive(Clone, Copy)]
+pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut shown = self.0.to_string();
+        f.write_str(&shown)?;
+        let mut cause = self.0.source();
+        while let Some(error) = cause {
+            let message = error.to_string();
+            if !shown.contains(&message) {
+                write!(f, ": {message}")?;
+            }
+            shown = message;
+            cause = error.source();
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 impl StoreError {

@@ -43,7 +43,9 @@ mod question_loop;
 mod service;
 mod store;
 
-pub use error::{StoreError, TurnRow, stored_id, stored_park, stored_state, stored_turns};
+pub use error::{
+    ErrorChain, StoreError, TurnRow, stored_id, stored_park, stored_state, stored_turns,
+};
 /// The ids, checked where they are made; they live with the rules, which
 /// take them too.
 pub use index_negotiation::{

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use index_negotiation::{NegotiationConsultationReason, resolve_turn_timeout_ms, turn_timeout};
+use index_negotiation_store::ErrorChain;
 use index_question_block::StructuredQuestion;
 
 use crate::input::{NegotiationStallGap, StallGapAuthorInput};
@@ -171,8 +172,11 @@ impl<M: StructuredModel> StallGapAuthor for ModelStallGapAuthor<M> {
             {
                 Ok(Ok(value)) => value,
                 Ok(Err(err)) => {
+                    // The failure says "the model call failed" itself: its
+                    // reason is the cause.
+                    let err = ErrorChain(err.0.as_ref()).to_string();
                     tracing::warn!(error = %err, attempt, "stall-gap model call failed; no park");
-                    return Err(AuthorFailure::Model(err.to_string()));
+                    return Err(AuthorFailure::Model(err));
                 }
                 Err(_) => {
                     let timeout_ms = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);

@@ -26,19 +26,21 @@ pub struct ChatMessage {
 
 /// Why a model call failed.
 ///
-/// The cause is shown in the message rather than chained as a source, so a
-/// reporter that walks sources prints it once; the field still holds it, to
-/// downcast.
+/// The cause is the source, to walk (as [`ErrorChain`] does) or downcast;
+/// the message is this error's own.
 ///
 /// ```
+/// use index_negotiation_store::ErrorChain;
 /// use index_stall_gap::ModelError;
 /// let err = ModelError::msg("timed out");
-/// assert_eq!(err.to_string(), "model call failed: timed out");
-/// assert!(std::error::Error::source(&err).is_none());
+/// assert_eq!(err.to_string(), "model call failed");
+/// assert_eq!(ErrorChain(&err).to_string(), "model call failed: timed out");
 /// ```
+///
+/// [`ErrorChain`]: index_negotiation_store::ErrorChain
 #[derive(Debug, thiserror::Error)]
-#[error("model call failed: {0}")]
-pub struct ModelError(pub Box<dyn std::error::Error + Send + Sync>);
+#[error("model call failed")]
+pub struct ModelError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
 
 impl ModelError {
     /// A failure described by `message`.

@@ -8,6 +8,7 @@ use index_negotiation::{
     ParkDecision, ParkRejection, SuggestedRoles, UserId, agent_sender_id,
     count_negotiation_ask_rounds, has_prior_ask_user,
 };
+use index_negotiation_store::ErrorChain;
 
 use crate::author::{AuthorFailure, StallGapAuthor};
 use crate::input::{
@@ -41,19 +42,21 @@ pub trait ParkSink: Send + Sync {
 
 /// Why a park could not be persisted.
 ///
-/// The cause is shown in the message rather than chained as a source, so a
-/// reporter that walks sources prints it once; the field still holds it, to
-/// downcast.
+/// The cause is the source, to walk (as [`ErrorChain`] does) or downcast;
+/// the message is this error's own.
 ///
 /// ```
+/// use index_negotiation_store::ErrorChain;
 /// use index_stall_gap::ParkSinkError;
 /// let err = ParkSinkError("disk full".into());
-/// assert_eq!(err.to_string(), "could not persist the park: disk full");
-/// assert!(std::error::Error::source(&err).is_none());
+/// assert_eq!(err.to_string(), "could not persist the park");
+/// assert_eq!(ErrorChain(&err).to_string(), "could not persist the park: disk full");
 /// ```
+///
+/// [`ErrorChain`]: index_negotiation_store::ErrorChain
 #[derive(Debug, thiserror::Error)]
-#[error("could not persist the park: {0}")]
-pub struct ParkSinkError(pub Box<dyn std::error::Error + Send + Sync>);
+#[error("could not persist the park")]
+pub struct ParkSinkError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
 
 /// How the negotiation ended, as the host's finalize step knows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -321,12 +324,12 @@ pub async fn park_stalled_negotiation(
             tracing::error!(
                 name: "negotiation_park_failed",
                 opportunity_id,
-                error = %err,
+                error = %ErrorChain(&err),
                 "could not park the stalled negotiation"
             );
             return ParkOutcome::SinkFailed {
                 stall_reason,
-                error: err.to_string(),
+                error: ErrorChain(&err).to_string(),
             };
         }
     };
