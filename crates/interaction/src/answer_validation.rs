@@ -76,6 +76,10 @@ pub enum AnswerProblem {
     SecretOnUnaccepted(String, InteractionOutcome),
     /// A declined or cancelled resolution carrying answer fields.
     AnswerOnUnaccepted(InteractionOutcome),
+    /// A spec given as plain JSON that cannot be checked against, where
+    /// the 0.44 reference throws (only [`crate::v0_44`]'s JSON validators
+    /// report it, alone).
+    Unreadable(UnreadableSpec),
 }
 
 impl AnswerProblem {
@@ -110,6 +114,7 @@ impl AnswerProblem {
             AnswerProblem::TooManyOptionValues(f) => format!("too_many_option_values:{f}"),
             AnswerProblem::SecretOnUnaccepted(f, _) => format!("secret_on_unaccepted:{f}"),
             AnswerProblem::AnswerOnUnaccepted(_) => "answer_on_unaccepted".to_owned(),
+            AnswerProblem::Unreadable(_) => "unreadable_spec".to_owned(),
         }
     }
 }
@@ -183,6 +188,7 @@ impl fmt::Display for AnswerProblem {
                 "a {} resolution carries no answer fields",
                 outcome.as_str()
             ),
+            AnswerProblem::Unreadable(unreadable) => write!(f, "{unreadable}"),
         }
     }
 }

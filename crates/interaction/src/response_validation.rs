@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::answer_validation::AnswerProblem;
+use crate::answer_validation::{AnswerProblem, UnreadableSpec};
 use crate::data::data_to_json;
 use crate::envelope::{
     InteractionRequest, InteractionResponse, InteractionResponseCommand, parse_response,
@@ -36,6 +36,11 @@ pub enum ResponseProblem {
     StaleBinding,
     /// Its answer breaks the request's spec or permission rules.
     Answer(AnswerProblem),
+    /// A request given as plain JSON that cannot be checked against, where
+    /// the 0.44 reference throws (only
+    /// [`crate::v0_44::validate_interaction_response_json`] reports it,
+    /// alone).
+    Unreadable(UnreadableSpec),
 }
 
 impl ResponseProblem {
@@ -54,6 +59,7 @@ impl ResponseProblem {
             ResponseProblem::OutcomeNotAllowed => "response_outcome_not_allowed".to_owned(),
             ResponseProblem::StaleBinding => "stale_binding".to_owned(),
             ResponseProblem::Answer(problem) => problem.code(),
+            ResponseProblem::Unreadable(_) => "unreadable_request".to_owned(),
         }
     }
 }
@@ -74,6 +80,9 @@ impl fmt::Display for ResponseProblem {
                 f.write_str("the command is bound to another request or an older version of it")
             }
             ResponseProblem::Answer(problem) => write!(f, "{problem}"),
+            ResponseProblem::Unreadable(UnreadableSpec(reason)) => {
+                write!(f, "the request cannot be read: {reason}")
+            }
         }
     }
 }

@@ -347,28 +347,31 @@ pub fn validate_interaction_answer_value(
 /// [`validate_interaction_answer`] with the spec as plain JSON, as 0.44
 /// takes it: any object with a `fields` list is checked against, without
 /// first requiring it to be a valid spec (a field of unknown type is
-/// checked for presence only). The problems are returned, none when the
-/// answer is valid.
+/// checked for presence only).
 ///
 /// # Errors
 ///
-/// [`UnreadableSpec`] where 0.44 would throw: `fields` not a list, a
-/// field not an object or without a string name, a select without a list
-/// of options or with a `null` one.
+/// Every [`AnswerProblem`] found; or, alone, [`AnswerProblem::Unreadable`]
+/// where 0.44 would throw: `fields` not a list, a field not an object or
+/// without a string name, a select without a list of options or with a
+/// `null` one.
 ///
 /// ```
-/// use index_interaction::v0_44;
+/// use index_interaction::{AnswerProblem, v0_44};
 /// let spec = serde_json::json!({"fields": [{"name": "n", "type": "number", "max": 3, "label": ""}]});
 /// let data = serde_json::json!({"n": 5});
-/// let problems = v0_44::validate_interaction_answer_json(&spec, data.as_object()).unwrap();
-/// assert_eq!(problems[0].code(), "above_max:n");
-/// assert!(v0_44::validate_interaction_answer_json(&serde_json::json!({}), None).is_err());
+/// let problems = v0_44::validate_interaction_answer_json(&spec, data.as_object()).unwrap_err();
+/// assert_eq!(problems.first().code(), "above_max:n");
+/// let unreadable = v0_44::validate_interaction_answer_json(&serde_json::json!({}), None).unwrap_err();
+/// assert!(matches!(unreadable.first(), AnswerProblem::Unreadable(_)));
 /// ```
 pub fn validate_interaction_answer_json(
     spec: &Value,
     data: Option<&Map<String, Value>>,
-) -> Result<Vec<AnswerProblem>, UnreadableSpec> {
-    Ok(problems(&rules_from_json(spec)?, data, Version::V0_44))
+) -> Result<(), Problems<AnswerProblem>> {
+    let rules = rules_from_json(spec)
+        .map_err(|unreadable| Problems::one(AnswerProblem::Unreadable(unreadable)))?;
+    Problems::check(problems(&rules, data, Version::V0_44))
 }
 
 /// [`validate_interaction_response`] with the request as plain JSON, as
@@ -379,31 +382,39 @@ pub fn validate_interaction_answer_json(
 ///
 /// # Errors
 ///
-/// [`UnreadableSpec`] where 0.44 would throw: a `null` request with a well
-/// formed response, or on an accepted response an `answerSpec` it cannot
-/// read, or `responseScopes` that is neither absent, `null` nor a list.
+/// Every [`ResponseProblem`] found; or, alone,
+/// [`ResponseProblem::Unreadable`] where 0.44 would throw: a `null` request
+/// with a well formed response, or on an accepted response an
+/// `answerSpec` it cannot read, or `responseScopes` that is neither
+/// absent, `null` nor a list.
+///
+/// ```
+/// use index_interaction::{ResponseProblem, v0_44};
+/// let response = serde_json::json!({"id": "q", "outcome": "accepted"});
+/// let unreadable = v0_44::validate_interaction_response_json(&serde_json::Value::Null, &response).unwrap_err();
+/// assert!(matches!(unreadable.first(), ResponseProblem::Unreadable(_)));
+/// ```
 pub fn validate_interaction_response_json(
     request: &Value,
     response: &Value,
-) -> Result<Vec<ResponseProblem>, UnreadableSpec> {
-    let response = match read_response(response, Version::V0_44) {
-        Err(problems) => return Ok(problems.into_vec()),
-        Ok(response) => response,
-    };
+) -> Result<(), Problems<ResponseProblem>> {
+    let unreadable = |reason| Problems::one(ResponseProblem::Unreadable(reason));
+    let response = read_response(response, Version::V0_44)?;
     // The reference reads `request.id` once the response is well formed,
     // which throws for `null` (any other value only lacks the id).
     if request.is_null() {
-        return Err(UnreadableSpec("the request is null"));
+        return Err(unreadable(UnreadableSpec("the request is null")));
     }
     if request.get("id").and_then(Value::as_str) != Some(response.id.as_str()) {
-        return Ok(vec![ResponseProblem::IdMismatch]);
+        return Err(Problems::one(ResponseProblem::IdMismatch));
     }
     if response.outcome != InteractionOutcome::Accepted {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let data = response.data.as_ref().map(data_to_json);
     let spec = request.get("answerSpec").unwrap_or(&Value::Null);
-    let mut found = problems(&rules_from_json(spec)?, data.as_ref(), Version::V0_44);
+    let rules = rules_from_json(spec).map_err(unreadable)?;
+    let mut found = problems(&rules, data.as_ref(), Version::V0_44);
     if request.get("kind").and_then(Value::as_str) == Some(InteractionKind::Permission.as_str()) {
         let scopes: Vec<InteractionResponseScope> = match request.get("responseScopes") {
             None | Some(Value::Null) => vec![InteractionResponseScope::Interaction],
@@ -411,9 +422,9 @@ pub fn validate_interaction_response_json(
                 .iter()
                 .filter_map(|scope| scope.as_str().and_then(InteractionResponseScope::from_name))
                 .collect(),
-            Some(_) => return Err(UnreadableSpec("responseScopes is not a list")),
+            Some(_) => return Err(unreadable(UnreadableSpec("responseScopes is not a list"))),
         };
         found.extend(grant_problems(data.as_ref(), &scopes));
     }
-    Ok(found.into_iter().map(ResponseProblem::Answer).collect())
+    Problems::check(found.into_iter().map(ResponseProblem::Answer).collect())
 }

@@ -4,7 +4,8 @@
 //! problems (path and code, in order) or the normalised output; answer and
 //! response problems, in order, with typed specs and requests and with
 //! plain JSON ones (`answer_json`, `response_json`; `throws` where the
-//! reference throws, which the crate answers with `UnreadableSpec`).
+//! reference throws, which the crate answers with the one problem
+//! `Unreadable`).
 
 // Tests report failure by panicking.
 #![allow(
@@ -80,25 +81,34 @@ fn check(vector: &Value) -> Option<String> {
             (got != want).then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
         }
         "answer_json" | "response_json" => {
-            let got = if vector["kind"] == "answer_json" {
+            let got: Vec<String> = if vector["kind"] == "answer_json" {
                 v0_44::validate_interaction_answer_json(
                     &vector["spec"],
                     vector.get("data").and_then(Value::as_object),
                 )
-                .map(|problems| problems.iter().map(AnswerProblem::code).collect::<Vec<_>>())
+                .err()
+                .map(index_js::Problems::into_vec)
+                .unwrap_or_default()
+                .iter()
+                .map(AnswerProblem::code)
+                .collect()
             } else {
                 v0_44::validate_interaction_response_json(&vector["request"], &vector["response"])
-                    .map(|problems| problems.iter().map(ResponseProblem::code).collect())
+                    .err()
+                    .map(index_js::Problems::into_vec)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(ResponseProblem::code)
+                    .collect()
             };
-            // Where the reference throws, the crate refuses the spec.
-            let want = match vector.get("throws") {
-                Some(_) => None,
-                None => {
-                    Some(serde_json::from_value::<Vec<String>>(vector["problems"].clone()).unwrap())
-                }
+            // Where the reference throws, the crate reports the spec (or
+            // request) unreadable, alone.
+            let want: Vec<String> = match vector.get("throws") {
+                Some(_) if vector["kind"] == "answer_json" => vec!["unreadable_spec".to_owned()],
+                Some(_) => vec!["unreadable_request".to_owned()],
+                None => serde_json::from_value(vector["problems"].clone()).unwrap(),
             };
-            (got.as_ref().ok() != want.as_ref())
-                .then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
+            (got != want).then(|| format!("{name}:\n  want {want:?}\n   got {got:?}"))
         }
         other => Some(format!("{name}: unknown kind {other}")),
     }
