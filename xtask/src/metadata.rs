@@ -81,6 +81,7 @@ const ARROWS: &[(&str, &[&str])] = &[
     (
         "index-host",
         &[
+            "index-js",
             "index-negotiation-store",
             "index-negotiation",
             "index-stall-gap",

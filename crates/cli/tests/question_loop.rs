@@ -189,7 +189,7 @@ fn question_loop(db: impl Fn(&Path) -> String) {
         "sam",
     ]);
     assert_eq!(
-        unsafe_gap["outcome"], "unsafeGap",
+        unsafe_gap["outcome"], "unsafe_gap",
         "a question naming the counterparty is not parked"
     );
     assert_eq!(unsafe_gap["rule"], "counterparty_name", "{unsafe_gap}");
@@ -393,7 +393,7 @@ fn a_model_that_fails_is_reported_with_its_own_exit_code() {
         );
         assert_eq!(code, Some(5), "{stderr}");
         let report: Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(report["outcome"], "authorFailed", "{report}");
+        assert_eq!(report["outcome"], "author_failed", "{report}");
         assert!(
             report["error"]
                 .as_str()

@@ -7,6 +7,29 @@ use serde::Serialize;
 use index_negotiation::{NegotiationRejection, NegotiationResumeRejection};
 use index_negotiation_store::{OpenRejection, StoreError};
 
+index_js::wire_enum! {
+    crate index_host;
+    /// The host's own error codes. A rules refusal carries its rejection's
+    /// code instead (`not_your_turn`, `invalid_turn`, `blank_answer`, …).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ErrorCode {
+        /// No valid key.
+        Unauthorized = "unauthorized",
+        /// A valid key that may not do this.
+        Forbidden = "forbidden",
+        /// A body that is not JSON.
+        MalformedJson = "malformed_json",
+        /// A request the host cannot use.
+        InvalidRequest = "invalid_request",
+        /// A park asked of a host without a model.
+        NoModel = "no_model",
+        /// The store failed.
+        StoreFailed = "store_failed",
+        /// The listener or a transport failed.
+        Unavailable = "unavailable",
+    }
+}
+
 /// A request the host did not carry out. A rules refusal is one of these
 /// too, since it is what the caller must hear about; nothing was written.
 #[derive(Debug, thiserror::Error)]
@@ -30,8 +53,9 @@ pub enum HostError {
     /// turn schema (`code` `invalid_turn`), a bad query.
     #[error("{message}")]
     Invalid {
-        /// A stable code (`malformed_json`, `invalid_turn`, `invalid_request`,
-        /// `blank_answer`, `answer_too_long`).
+        /// A stable code: an [`ErrorCode`]'s (`malformed_json`,
+        /// `no_model`) or a rejection's (`invalid_turn`, `blank_answer`,
+        /// `answer_too_long`), always from its wire enum.
         code: &'static str,
         /// What is wrong, for a person.
         message: String,
@@ -56,14 +80,14 @@ impl HostError {
     /// The stable code in the error object.
     pub fn code(&self) -> &'static str {
         match self {
-            HostError::Unauthorized => "unauthorized",
-            HostError::Forbidden => "forbidden",
+            HostError::Unauthorized => ErrorCode::Unauthorized.as_str(),
+            HostError::Forbidden => ErrorCode::Forbidden.as_str(),
             HostError::NotFound => NegotiationRejection::NotFound.as_str(),
             HostError::Refused(refusal) => refusal.code(),
             HostError::Invalid { code, .. } => code,
-            HostError::BadRequest(_) => "invalid_request",
-            HostError::Store(_) => "store_failed",
-            HostError::Io(_) => "unavailable",
+            HostError::BadRequest(_) => ErrorCode::InvalidRequest.as_str(),
+            HostError::Store(_) => ErrorCode::StoreFailed.as_str(),
+            HostError::Io(_) => ErrorCode::Unavailable.as_str(),
         }
     }
 

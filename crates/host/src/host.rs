@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use index_js::WireEnum;
 use index_negotiation::is_visible_to;
 use index_negotiation::{
     Decision, NegotiationDecision, NegotiationMessage, NegotiationObservation,
@@ -449,7 +450,7 @@ impl Host {
     ) -> Result<Parked, HostError> {
         self.seated(caller, id).await?;
         let author = self.inner.author.as_deref().ok_or_else(|| HostError::Invalid {
-            code: "no_model",
+            code: crate::error::ErrorCode::NoModel.as_str(),
             message: "this host has no model to author questions (set INDEX_MODEL_BASE_URL and INDEX_MODEL)".to_owned(),
         })?;
         let parked = park_negotiation(
@@ -627,16 +628,17 @@ impl ListQuery {
     ///
     /// [`HostError::BadRequest`] naming the value that is not one.
     pub fn filter(self) -> Result<ListFilter, HostError> {
-        let state = match self.state.as_deref() {
-            None => None,
-            Some("open") => Some(StateFilter::Open),
-            Some("settled") => Some(StateFilter::Settled),
-            Some(other) => {
-                return Err(HostError::BadRequest(format!(
-                    "state is open or settled, not {other:?}"
-                )));
-            }
-        };
+        let state = self
+            .state
+            .map(|name| {
+                StateFilter::from_name(&name).ok_or_else(|| {
+                    HostError::BadRequest(format!(
+                        "state is {}, not {name:?}",
+                        StateFilter::NAMES.join(" or ")
+                    ))
+                })
+            })
+            .transpose()?;
         let limit = match self.limit {
             None => DEFAULT_PAGE,
             Some(limit) => usize::try_from(limit)

@@ -127,7 +127,7 @@ fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, HostError> {
 
 fn malformed(rejection: JsonRejection) -> HostError {
     HostError::Invalid {
-        code: "malformed_json",
+        code: crate::error::ErrorCode::MalformedJson.as_str(),
         message: rejection.body_text(),
     }
 }

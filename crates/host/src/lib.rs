@@ -25,7 +25,7 @@ pub mod keys;
 mod mcp;
 mod serve;
 
-pub use error::{ErrorBody, ErrorFields, HostError, Refusal};
+pub use error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
 pub use host::{
     DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
     ParkedQuestion, Resumed, TurnTaken,

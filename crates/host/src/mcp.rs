@@ -18,8 +18,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
+use index_js::WireEnum;
 use index_negotiation::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
-use index_negotiation_store::OpportunityId;
+use index_negotiation_store::{OpportunityId, StateFilter};
 
 use crate::error::HostError;
 use crate::host::{Host, ListQuery, MAX_PAGE, MAX_WAIT, wait_duration};
@@ -136,11 +137,11 @@ impl NegotiatorServer {
                         .map_err(|err| HostError::BadRequest(err.to_string()))?;
                 let parked = self.host.park(caller, &id, &request).await?;
                 let report = parked.report();
-                let summary = match report.get("outcome").and_then(Value::as_str) {
-                    Some("parked") => format!(
+                let summary = match parked.outcome.kind() {
+                    index_stall_gap::ParkOutcomeKind::Parked => format!(
                         "Parked {id}: send your person the question message (if their client shows forms, they are asked there too)."
                     ),
-                    outcome => format!("Not parked ({}).", outcome.unwrap_or("unknown")),
+                    outcome => format!("Not parked ({}).", outcome.as_str()),
                 };
                 Ok((report, summary))
             }
@@ -306,7 +307,7 @@ pub fn tools() -> Vec<Tool> {
             schema(json!({
                 "type": "object",
                 "properties": {
-                    "state": { "type": "string", "enum": ["open", "settled"] },
+                    "state": { "type": "string", "enum": StateFilter::NAMES },
                     "intentId": { "type": "string", "minLength": 1, "description": "Only those where your seat negotiates for this intent." },
                     "with": { "type": "string", "minLength": 1, "description": "Only those with this user in the other seat." },
                     "limit": { "type": "integer", "minimum": 1, "maximum": MAX_PAGE, "description": "At most this many (default 50)." },

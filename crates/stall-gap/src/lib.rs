@@ -59,8 +59,8 @@ pub use openai::{
     gap_output_schema,
 };
 pub use park::{
-    NEGOTIATION_PARK_REASONING, NegotiationEnd, ParkContext, ParkOutcome, ParkSink, ParkSinkError,
-    REJECT_LIKE_ACTIONS, can_spend_ask_round, park_stalled_negotiation,
+    NEGOTIATION_PARK_REASONING, NegotiationEnd, ParkContext, ParkOutcome, ParkOutcomeKind,
+    ParkSink, ParkSinkError, REJECT_LIKE_ACTIONS, can_spend_ask_round, park_stalled_negotiation,
 };
 pub use prompt::stall_gap_messages;
 pub use safety::{

@@ -137,6 +137,32 @@ pub struct ParkContext {
     pub ask_rounds_cap: usize,
 }
 
+index_js::wire_enum! {
+    crate index_stall_gap;
+    /// Which [`ParkOutcome`] a park had, as its report's `outcome` names it:
+    /// snake_case, as the reference spells its wire names (`turn_cap`,
+    /// `ask_user`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ParkOutcomeKind {
+        /// [`ParkOutcome::NotApplicable`].
+        NotApplicable = "not_applicable",
+        /// [`ParkOutcome::AskCapReached`].
+        AskCapReached = "ask_cap_reached",
+        /// [`ParkOutcome::NoGap`].
+        NoGap = "no_gap",
+        /// [`ParkOutcome::AuthorFailed`].
+        AuthorFailed = "author_failed",
+        /// [`ParkOutcome::UnsafeGap`].
+        UnsafeGap = "unsafe_gap",
+        /// [`ParkOutcome::Refused`].
+        Refused = "refused",
+        /// [`ParkOutcome::SinkFailed`].
+        SinkFailed = "sink_failed",
+        /// [`ParkOutcome::Parked`].
+        Parked = "parked",
+    }
+}
+
 /// What the park decision did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParkOutcome {
@@ -197,6 +223,28 @@ pub enum ParkOutcome {
         /// The message persisted.
         message: NegotiationMessage,
     },
+}
+
+impl ParkOutcome {
+    /// Which outcome this is, by its wire name.
+    ///
+    /// ```
+    /// use index_stall_gap::{ParkOutcome, ParkOutcomeKind};
+    /// assert_eq!(ParkOutcome::NotApplicable.kind(), ParkOutcomeKind::NotApplicable);
+    /// assert_eq!(ParkOutcomeKind::NotApplicable.as_str(), "not_applicable");
+    /// ```
+    pub fn kind(&self) -> ParkOutcomeKind {
+        match self {
+            ParkOutcome::NotApplicable => ParkOutcomeKind::NotApplicable,
+            ParkOutcome::AskCapReached { .. } => ParkOutcomeKind::AskCapReached,
+            ParkOutcome::NoGap { .. } => ParkOutcomeKind::NoGap,
+            ParkOutcome::AuthorFailed { .. } => ParkOutcomeKind::AuthorFailed,
+            ParkOutcome::UnsafeGap { .. } => ParkOutcomeKind::UnsafeGap,
+            ParkOutcome::Refused { .. } => ParkOutcomeKind::Refused,
+            ParkOutcome::SinkFailed { .. } => ParkOutcomeKind::SinkFailed,
+            ParkOutcome::Parked { .. } => ParkOutcomeKind::Parked,
+        }
+    }
 }
 
 /// Decides, at the end of a negotiation, whether to park it on a question.

@@ -61,29 +61,32 @@ impl Parked {
     /// rejection?, error?}`. The model's failure is named, never its
     /// request: nothing secret is in it.
     pub fn report(&self) -> serde_json::Value {
+        let outcome = self.outcome.kind().as_str();
         match &self.outcome {
             ParkOutcome::Parked {
                 gap, ask_rounds, ..
             } => json!({
-                "outcome": "parked", "message": self.message, "question": gap.question, "askRounds": ask_rounds,
+                "outcome": outcome, "message": self.message, "question": gap.question, "askRounds": ask_rounds,
             }),
-            ParkOutcome::NotApplicable => json!({ "outcome": "notApplicable" }),
             ParkOutcome::AskCapReached { ask_rounds, cap } => {
-                json!({ "outcome": "askCapReached", "askRounds": ask_rounds, "cap": cap })
+                json!({ "outcome": outcome, "askRounds": ask_rounds, "cap": cap })
             }
-            ParkOutcome::NoGap { .. } => json!({ "outcome": "noGap" }),
             ParkOutcome::AuthorFailed { failure, .. } => {
-                json!({ "outcome": "authorFailed", "error": failure.to_string() })
+                json!({ "outcome": outcome, "error": failure.to_string() })
             }
             ParkOutcome::UnsafeGap { refusal, .. } => json!({
-                "outcome": "unsafeGap",
+                "outcome": outcome,
                 "rule": refusal.rule.as_str(),
                 "field": refusal.field.map(|field| field.to_string()),
             }),
             ParkOutcome::Refused { rejection, .. } => {
-                json!({ "outcome": "refused", "rejection": rejection.as_str() })
+                json!({ "outcome": outcome, "rejection": rejection.as_str() })
             }
-            ParkOutcome::SinkFailed { .. } => json!({ "outcome": "sinkFailed" }),
+            ParkOutcome::NotApplicable
+            | ParkOutcome::NoGap { .. }
+            | ParkOutcome::SinkFailed { .. } => {
+                json!({ "outcome": outcome })
+            }
         }
     }
 }
