@@ -373,4 +373,42 @@ mod tests {
     fn dependency_rules_hold() {
         check_dependency_rules().unwrap();
     }
+
+    /// The diagram in docs/ARCHITECTURE.md draws exactly the arrows
+    /// enforced here, so it cannot drift from them.
+    #[test]
+    fn the_architecture_diagram_draws_the_enforced_arrows() {
+        let doc =
+            std::fs::read_to_string(crate::workspace_root().join("docs/ARCHITECTURE.md")).unwrap();
+        let block = doc
+            .split("## Dependency direction")
+            .nth(1)
+            .and_then(|rest| rest.split("```").nth(1))
+            .expect("a dependency diagram in a code block");
+        let mut drawn = BTreeSet::new();
+        for line in block.lines().filter(|line| line.contains(" -> ")) {
+            let (from, to) = line.split_once(" -> ").unwrap();
+            if from == "xtask" {
+                continue;
+            }
+            let to = to.split('(').next().unwrap_or_default();
+            for dependency in to.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+                drawn.insert((format!("index-{from}"), format!("index-{dependency}")));
+            }
+            drawn.insert((format!("index-{from}"), String::new()));
+        }
+        let mut enforced = BTreeSet::new();
+        for (from, to) in ARROWS.iter().filter(|(from, _)| *from != "xtask") {
+            enforced.insert(((*from).to_owned(), String::new()));
+            for dependency in *to {
+                enforced.insert(((*from).to_owned(), (*dependency).to_owned()));
+            }
+        }
+        let missing: Vec<_> = enforced.difference(&drawn).collect();
+        let extra: Vec<_> = drawn.difference(&enforced).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "docs/ARCHITECTURE.md's diagram differs from ARROWS: not drawn {missing:?}, drawn but not enforced {extra:?}"
+        );
+    }
 }
