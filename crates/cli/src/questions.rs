@@ -87,7 +87,7 @@ pub(crate) async fn park(
     user: &UserId,
     args: ParkArgs,
 ) -> Result<String, Failure> {
-    crate::init_logging("warn");
+    crate::logging::init_logging("warn");
     let author = ModelStallGapAuthor::new(model(args.model)?);
     let mut request = ParkRequest::default();
     request.name = args.name;

@@ -38,7 +38,7 @@ async fn store(
 /// `serve`: until SIGINT or SIGTERM (HTTP), or until the client goes
 /// (stdio).
 pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(), Failure> {
-    crate::init_logging("info");
+    crate::logging::init_logging("info");
     let model = match args.model {
         Some(choice) => Some(crate::questions::model(choice)?),
         None => index_stall_gap::OpenAiCompatibleModel::from_env()

@@ -377,3 +377,29 @@ pub(crate) fn parse_subject(
         }
     }
 }
+
+/// The reference's data record, on its own.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(transparent)]
+pub struct InteractionDataRecord(pub InteractionData);
+
+fn parse_data_record(
+    walk: &mut Walk,
+    at: &At<'_>,
+    value: Option<&Value>,
+) -> Option<InteractionDataRecord> {
+    parse_data(walk, at, value).map(InteractionDataRecord)
+}
+
+crate::contract::schema_type! {
+    InteractionSubject => parse_subject, true,
+    InteractionResolution => parse_resolution, true,
+    InteractionDataRecord => parse_data_record, true,
+    SecretHandle => parse_secret_handle, true,
+}
+
+crate::contract::shared! {
+    InteractionSubject,
+    InteractionResolution,
+    InteractionDataRecord,
+}

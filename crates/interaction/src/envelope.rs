@@ -908,3 +908,16 @@ fn refine_acknowledgement(
         );
     }
 }
+
+crate::contract::schema_type! {
+    InteractionResponse => parse_response, true,
+    InteractionRequest => parse_request, true,
+    InteractionRequestBinding => parse_request_binding, true,
+    InteractionBinding => parse_binding, true,
+    InteractionResponseCommand => parse_response_command, true,
+    InteractionAcknowledgement => parse_acknowledgement, true,
+}
+
+crate::contract::shared! {
+    InteractionResponse,
+}

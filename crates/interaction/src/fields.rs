@@ -713,3 +713,15 @@ pub(crate) fn parse_capabilities(
     });
     capabilities
 }
+
+crate::contract::schema_type! {
+    InteractionField => parse_field, true,
+    InteractionAnswerSpec => parse_answer_spec, true,
+    InteractionCapabilities => parse_capabilities, true,
+}
+
+crate::contract::shared! {
+    InteractionField,
+    InteractionAnswerSpec,
+    InteractionCapabilities,
+}

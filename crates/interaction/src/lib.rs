@@ -44,6 +44,7 @@
 //! Browser-safe: no I/O, no clock, no randomness.
 
 mod answer_validation;
+mod contract;
 mod data;
 mod digest;
 mod elicitation;
@@ -63,9 +64,10 @@ pub use answer_validation::{
     AnswerProblem, UnreadableSpec, validate_interaction_answer, validate_interaction_answer_json,
     validate_interaction_answer_value,
 };
+pub use contract::Contract;
 pub use data::{
-    InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject,
-    InteractionValue, SecretHandle,
+    InteractionData, InteractionDataRecord, InteractionOutcome, InteractionResolution,
+    InteractionSubject, InteractionValue, SecretHandle,
 };
 pub use digest::{Sha256Digest, canonical_json};
 pub use elicitation::{
@@ -102,113 +104,3 @@ pub use response_validation::{
     validate_interaction_response_json,
 };
 pub use zod::{InvalidInteraction, IssueCode, IssuePath, PathSegment, SchemaIssue};
-
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
-
-use crate::zod::{At, Version, Walk};
-
-mod sealed {
-    /// How a contract type is read, in either version.
-    pub trait Read: Sized {
-        /// Reads one from `value` under 0.46's rules when `current`, else
-        /// under 0.44's.
-        fn read(
-            value: &serde_json::Value,
-            current: bool,
-        ) -> Result<Self, crate::InvalidInteraction>;
-    }
-}
-
-/// A type both 0.44 and 0.46 define the same way, which
-/// [`v0_44::from_json_value`] can read under 0.44's rules.
-pub trait Contract: sealed::Read {}
-
-fn version(current: bool) -> Version {
-    if current {
-        Version::V0_46
-    } else {
-        Version::V0_44
-    }
-}
-
-/// Gives a type `from_json_value` and a validating `Deserialize`, both
-/// through its schema walk, under `$current` (0.46) or 0.44's rules.
-macro_rules! schema_type {
-    ($($ty:ty => $parse:path, $current:expr),* $(,)?) => {$(
-        impl $ty {
-            /// Reads and validates one from JSON, reporting every problem
-            /// in the reference's order.
-            ///
-            /// # Errors
-            ///
-            /// [`InvalidInteraction`] with each problem's path and kind.
-            pub fn from_json_value(value: &Value) -> Result<Self, InvalidInteraction> {
-                <Self as sealed::Read>::read(value, $current)
-            }
-        }
-
-        impl sealed::Read for $ty {
-            fn read(value: &Value, current: bool) -> Result<Self, InvalidInteraction> {
-                let mut walk = Walk::new(version(current));
-                let parsed = $parse(&mut walk, &At::Root, Some(value));
-                walk.finish(parsed)
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = Value::deserialize(deserializer)?;
-                Self::from_json_value(&value).map_err(serde::de::Error::custom)
-            }
-        }
-    )*};
-}
-
-/// Marks the types both versions share.
-macro_rules! shared {
-    ($($ty:ty),* $(,)?) => {$( impl Contract for $ty {} )*};
-}
-
-/// The reference's data record, on its own.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(transparent)]
-pub struct InteractionDataRecord(pub InteractionData);
-
-fn parse_data_record(
-    walk: &mut Walk,
-    at: &At<'_>,
-    value: Option<&Value>,
-) -> Option<InteractionDataRecord> {
-    data::parse_data(walk, at, value).map(InteractionDataRecord)
-}
-
-schema_type! {
-    InteractionField => fields::parse_field, true,
-    InteractionAnswerSpec => fields::parse_answer_spec, true,
-    InteractionCapabilities => fields::parse_capabilities, true,
-    InteractionSubject => data::parse_subject, true,
-    InteractionResolution => data::parse_resolution, true,
-    InteractionDataRecord => parse_data_record, true,
-    InteractionResponse => envelope::parse_response, true,
-    SecretHandle => data::parse_secret_handle, true,
-    InteractionRequest => envelope::parse_request, true,
-    InteractionRequestBinding => envelope::parse_request_binding, true,
-    InteractionBinding => envelope::parse_binding, true,
-    InteractionResponseCommand => envelope::parse_response_command, true,
-    InteractionAcknowledgement => envelope::parse_acknowledgement, true,
-    v0_44::InteractionRequest => v0_44::parse_request, false,
-    v0_44::InteractionBinding => v0_44::parse_binding, false,
-    v0_44::InteractionResponseCommand => v0_44::parse_response_command, false,
-    v0_44::InteractionAcknowledgement => v0_44::parse_acknowledgement, false,
-}
-
-shared! {
-    InteractionField,
-    InteractionAnswerSpec,
-    InteractionCapabilities,
-    InteractionSubject,
-    InteractionResolution,
-    InteractionDataRecord,
-    InteractionResponse,
-}

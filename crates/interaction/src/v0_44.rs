@@ -13,10 +13,10 @@ use index_js::Problems;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::Contract;
 use crate::answer_validation::{
     AnswerProblem, FieldRules, UnreadableSpec, problems, rules_from_json,
 };
+use crate::contract::Contract;
 use crate::data::{
     InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject, data_to_json,
 };
@@ -427,4 +427,11 @@ pub fn validate_interaction_response_json(
         found.extend(grant_problems(data.as_ref(), &scopes));
     }
     Problems::check(found.into_iter().map(ResponseProblem::Answer).collect())
+}
+
+crate::contract::schema_type! {
+    InteractionRequest => parse_request, false,
+    InteractionBinding => parse_binding, false,
+    InteractionResponseCommand => parse_response_command, false,
+    InteractionAcknowledgement => parse_acknowledgement, false,
 }

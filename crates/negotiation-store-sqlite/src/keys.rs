@@ -7,7 +7,8 @@ use index_negotiation_store::{
     ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, StoreError, stored_id,
 };
 
-use crate::{SqliteStore, sql_error};
+use crate::SqliteStore;
+use crate::error::sql_error;
 
 macro_rules! select_key {
     ($tail:literal) => {

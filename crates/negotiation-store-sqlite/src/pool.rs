@@ -7,8 +7,10 @@ use rusqlite::Connection;
 
 use index_negotiation_store::StoreError;
 
+use crate::error::sql_error;
+use crate::options::{SqliteOptions, Synchronous};
+use crate::schema;
 use crate::writes::{Submitted, Write, Writes};
-use crate::{SqliteOptions, Synchronous, schema, sql_error};
 
 pub(crate) struct Pool {
     opener: schema::Opener,
@@ -114,7 +116,7 @@ impl Pool {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        if self.options.access == crate::Access::ReadOnly {
+        if self.options.access == crate::options::Access::ReadOnly {
             return Err(StoreError::InvalidRequest(format!(
                 "{} was opened for reading only",
                 self.path().display()

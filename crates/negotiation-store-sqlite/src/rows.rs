@@ -9,7 +9,7 @@ use index_negotiation_store::{
     StateFilter, StoreError, UserId, message_from_text, stored_id, stored_state, stored_turns,
 };
 
-use crate::sql_error;
+use crate::error::sql_error;
 
 /// A `SELECT` of [`summary_from_row`]'s columns from `negotiations n`,
 /// followed by `$tail`: a literal, so every statement is a constant that

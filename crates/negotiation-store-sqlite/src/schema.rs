@@ -20,7 +20,8 @@ use rusqlite::{Connection, MAIN_DB, OpenFlags, TransactionBehavior};
 
 use index_negotiation_store::StoreError;
 
-use crate::{Access, sql_error};
+use crate::error::sql_error;
+use crate::options::Access;
 
 /// `PRAGMA application_id` of an Index negotiation store ("INDX").
 pub(crate) const APPLICATION_ID: i64 = 0x494E_4458;

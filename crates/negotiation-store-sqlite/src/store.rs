@@ -14,8 +14,9 @@ use index_negotiation_store::{
     RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
 };
 
+use crate::SqliteStore;
+use crate::error::sql_error;
 use crate::rows::{self, Turns};
-use crate::{SqliteStore, sql_error};
 
 /// Starts a write transaction, taking the database's write lock now rather
 /// than at the first write, so the read that follows is the locked state.

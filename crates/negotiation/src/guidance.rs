@@ -2,7 +2,7 @@
 //! host serves as documentation. The wording is this crate's; the rules it
 //! states are the protocol's, and tests tie the numbers to the constants.
 
-use crate::max_turns;
+use crate::limits::max_turns;
 
 /// What every negotiating agent is told: who it acts for, what each action
 /// means, how rounds work, and how to behave around failed writes.

@@ -39,6 +39,7 @@ mod audit;
 mod decision;
 mod guidance;
 mod ids;
+mod limits;
 mod question_loop;
 mod rules;
 mod state;
@@ -59,6 +60,7 @@ pub use decision::{
 };
 pub use guidance::{CANONICAL_GUIDANCE_TOPICS, CanonicalGuidanceTopic, NEGOTIATION_GUIDANCE};
 pub use ids::{IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid};
+pub use limits::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
 pub use question_loop::{
     AnswerDecision, AnswerPermitted, AnswerRejection, NEGOTIATION_ANSWER_LIMIT, ParkDecision,
     ParkPermitted, ParkRejection, check_answer, decide_answer, decide_park, is_visible_to,
@@ -80,20 +82,3 @@ pub use turn::{
     HasAction, NegotiationAction, NegotiationTurn, TurnProblem, is_valid_turn,
     parse_negotiation_turn,
 };
-
-/// The most turns one round may hold. Not a limit on the negotiation: after
-/// a round's last turn, a seat may resume and start another.
-pub const NEGOTIATION_MAX_TURNS: usize = max_turns!();
-
-/// The longest turn message, in UTF-16 code units after JavaScript-style
-/// trimming.
-pub const NEGOTIATION_MESSAGE_LIMIT: usize = 4000;
-
-/// Expands to the round limit as a literal, so the guidance text can quote
-/// it with `concat!` and never disagree with [`NEGOTIATION_MAX_TURNS`].
-macro_rules! max_turns {
-    () => {
-        12
-    };
-}
-use max_turns;
