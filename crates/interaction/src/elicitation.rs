@@ -171,7 +171,7 @@ pub fn interaction_to_elicitation(
         schema.insert("required".into(), Value::Array(required));
     }
     let message = match request.body() {
-        Some(body) if !body.trim().is_empty() => format!("{}\n\n{body}", request.title()),
+        Some(body) if !index_js::is_blank(body) => format!("{}\n\n{body}", request.title()),
         _ => request.title().to_owned(),
     };
     Ok(ElicitationRequest {
@@ -420,7 +420,7 @@ pub fn elicitation_to_interaction(
         let label = property
             .get("title")
             .and_then(Value::as_str)
-            .filter(|title| !title.trim().is_empty())
+            .filter(|title| !index_js::is_blank(title))
             .unwrap_or(name);
         if let Some(description) = property.get("description").and_then(Value::as_str) {
             notes.push(format!("{label}: {description}"));

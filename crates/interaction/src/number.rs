@@ -3,25 +3,7 @@
 
 use serde::Serializer;
 
-/// Writes a double as `JSON.stringify` would for the values this contract
-/// carries: whole numbers without a fraction (`3` and `9007199254740992`,
-/// not `3.0`; JavaScript writes whole numbers below 10^21 in full),
-/// negative zero as `0`, anything else as the shortest double.
-pub(crate) fn serialize_js_number<S: Serializer>(n: f64, serializer: S) -> Result<S::Ok, S::Error> {
-    // 2^63 and 2^64: the whole numbers an i64 or a u64 holds exactly.
-    const I64_END: f64 = 9_223_372_036_854_775_808.0;
-    const U64_END: f64 = 18_446_744_073_709_551_616.0;
-    if n.fract() != 0.0 || !n.is_finite() {
-        serializer.serialize_f64(n)
-    } else if n.abs() < I64_END {
-        // Exact, and -0.0 becomes 0.
-        serializer.serialize_i64(n as i64)
-    } else if (0.0..U64_END).contains(&n) {
-        serializer.serialize_u64(n as u64)
-    } else {
-        serializer.serialize_f64(n)
-    }
-}
+pub(crate) use index_js::serialize_js_number;
 
 pub(crate) fn serialize_optional_js_number<S: Serializer>(
     n: &Option<f64>,

@@ -92,15 +92,7 @@ impl fmt::Display for SchemaIssue {
 pub type InvalidInteraction = index_js::Problems<SchemaIssue>;
 
 fn type_name(value: Option<&Value>) -> &'static str {
-    match value {
-        None => "nothing",
-        Some(Value::Null) => "null",
-        Some(Value::Bool(_)) => "a boolean",
-        Some(Value::Number(_)) => "a number",
-        Some(Value::String(_)) => "a string",
-        Some(Value::Array(_)) => "an array",
-        Some(Value::Object(_)) => "an object",
-    }
+    value.map_or("nothing", |value| index_js::JsonType::of(value).phrase())
 }
 
 /// Which release of the contract a walk reads. The two differ in bounds,

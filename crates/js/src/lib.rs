@@ -25,6 +25,7 @@
 
 mod equality;
 mod json;
+mod json_type;
 mod number;
 mod path;
 mod problems;
@@ -33,12 +34,17 @@ mod wire;
 
 pub use equality::same_value_zero;
 pub use json::{json_string, push_json_string};
+pub use json_type::JsonType;
 pub use number::{
     MAX_SAFE_INTEGER, is_safe_integer, number_from_str, number_to_string, push_decimal,
+    serialize_js_number,
 };
 pub use path::{At, IssuePath, PathSegment};
 pub use problems::Problems;
-pub use string::{is_blank, is_js_line_terminator, is_js_whitespace, trim, trim_end, utf16_len};
+pub use string::{
+    is_blank, is_hyphenated_uuid, is_js_line_terminator, is_js_whitespace, trim, trim_end,
+    utf16_len,
+};
 pub use wire::WireEnum;
 #[doc(hidden)]
 pub use wire::deserialize_wire_name;

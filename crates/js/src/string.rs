@@ -87,10 +87,44 @@ pub fn utf16_len(s: &str) -> usize {
     s.len() - continuation + astral
 }
 
+/// Whether `s` is a UUID as zod 3's `z.string().uuid()` reads one: 8-4-4-4-12
+/// ASCII hex digits in either case, hyphenated, nothing before or after.
+/// Any version and variant nibble is accepted, including the nil UUID;
+/// braces, `urn:` prefixes and the unhyphenated form are not.
+///
+/// ```
+/// assert!(index_js::is_hyphenated_uuid("0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36"));
+/// assert!(index_js::is_hyphenated_uuid("FFFFFFFF-ffff-FfFf-0000-abcdefABCDEF"));
+/// assert!(!index_js::is_hyphenated_uuid("0c6e9a523b1d4f7ea2c85d94e1b07f36"));
+/// assert!(!index_js::is_hyphenated_uuid("{00000000-0000-0000-0000-000000000000}"));
+/// ```
+pub fn is_hyphenated_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn uuid_check_matches_zod_shapes() {
+        assert!(is_hyphenated_uuid("00000000-0000-0000-0000-000000000000"));
+        assert!(is_hyphenated_uuid("FFFFFFFF-ffff-FfFf-0000-abcdefABCDEF"));
+        assert!(!is_hyphenated_uuid("00000000000000000000000000000000"));
+        assert!(!is_hyphenated_uuid(
+            "{00000000-0000-0000-0000-000000000000}"
+        ));
+        assert!(!is_hyphenated_uuid(
+            "00000000-0000-0000-0000-000000000000\n"
+        ));
+        assert!(!is_hyphenated_uuid("0000000g-0000-0000-0000-000000000000"));
+        assert!(!is_hyphenated_uuid("00000000-0000-0000-0000-00000000000０"));
+    }
 
     proptest! {
         #[test]

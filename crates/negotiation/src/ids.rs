@@ -168,20 +168,7 @@ id_newtype!(
     intent_id
 );
 
-/// Whether `id` is a UUID in the 8-4-4-4-12 hex form, in either case: what
-/// an [`OpportunityId`] accepts.
-///
-/// ```
-/// assert!(index_negotiation::is_hyphenated_uuid("0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36"));
-/// assert!(!index_negotiation::is_hyphenated_uuid("0c6e9a523b1d4f7ea2c85d94e1b07f36"));
-/// ```
-pub fn is_hyphenated_uuid(id: &str) -> bool {
-    id.len() == 36
-        && id.bytes().enumerate().all(|(i, b)| match i {
-            8 | 13 | 18 | 23 => b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
-}
+pub use index_js::is_hyphenated_uuid;
 
 fn canonical_opportunity_id(mut id: String) -> Result<String, InvalidId> {
     if !is_hyphenated_uuid(&id) {

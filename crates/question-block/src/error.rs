@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-pub use index_js::{IssuePath, PathSegment};
+pub use index_js::{IssuePath, JsonType, PathSegment};
 use index_js::{Problems, push_decimal};
 
 /// The text `push` appends to an empty string.
@@ -10,57 +10,6 @@ fn built(push: impl FnOnce(&mut String)) -> String {
     let mut out = String::new();
     push(&mut out);
     out
-}
-
-/// The JSON type of a value, as a problem report names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum JsonType {
-    /// `null`
-    Null,
-    /// `true` or `false`
-    Boolean,
-    /// Any JSON number.
-    Number,
-    /// A JSON string.
-    String,
-    /// A JSON array.
-    Array,
-    /// A JSON object.
-    Object,
-}
-
-impl JsonType {
-    /// The type of `value`.
-    pub fn of(value: &serde_json::Value) -> Self {
-        match value {
-            serde_json::Value::Null => JsonType::Null,
-            serde_json::Value::Bool(_) => JsonType::Boolean,
-            serde_json::Value::Number(_) => JsonType::Number,
-            serde_json::Value::String(_) => JsonType::String,
-            serde_json::Value::Array(_) => JsonType::Array,
-            serde_json::Value::Object(_) => JsonType::Object,
-        }
-    }
-}
-
-impl JsonType {
-    /// How a problem report names the type (`a string`, `null`).
-    fn phrase(self) -> &'static str {
-        match self {
-            JsonType::Null => "null",
-            JsonType::Boolean => "a boolean",
-            JsonType::Number => "a number",
-            JsonType::String => "a string",
-            JsonType::Array => "an array",
-            JsonType::Object => "an object",
-        }
-    }
-}
-
-impl fmt::Display for JsonType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.phrase())
-    }
 }
 
 /// What is wrong at a path. The variants follow zod's issue codes, which is

@@ -72,7 +72,7 @@ pub use message::{
 /// assert!(!is_negotiation_ref("{9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4}"));
 /// ```
 pub fn is_negotiation_ref(s: &str) -> bool {
-    rules::is_zod_uuid(s)
+    index_js::is_hyphenated_uuid(s)
 }
 pub use structured::{InvalidStructuredQuestion, QuestionOption, StructuredQuestion};
 pub use view::JsonView;

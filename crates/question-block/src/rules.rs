@@ -29,19 +29,6 @@ impl Issues {
     }
 }
 
-/// Whether `s` passes zod 3's `z.string().uuid()`: 8-4-4-4-12 ASCII hex
-/// digits in either case, hyphenated, nothing before or after. Any version
-/// and variant nibble is accepted, including the nil UUID; braces, `urn:`
-/// prefixes and the unhyphenated form are not.
-pub(crate) fn is_zod_uuid(s: &str) -> bool {
-    let bytes = s.as_bytes();
-    bytes.len() == 36
-        && bytes.iter().enumerate().all(|(i, b)| match i {
-            8 | 13 | 18 | 23 => *b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
-}
-
 pub(crate) fn check_prompt(at: &At<'_>, prompt: &str, issues: &mut Issues) {
     let length = utf16_len(prompt);
     if length < 1 {
@@ -65,7 +52,7 @@ pub(crate) fn check_prompt(at: &At<'_>, prompt: &str, issues: &mut Issues) {
 }
 
 pub(crate) fn check_ref(at: &At<'_>, reference: &str, issues: &mut Issues) {
-    if !is_zod_uuid(reference) {
+    if !index_js::is_hyphenated_uuid(reference) {
         issues.push(at, IssueCode::InvalidUuid);
     }
 }
@@ -152,21 +139,5 @@ pub(crate) fn check_duplicate_refs(questions: &[QuestionBlockQuestion], issues: 
                 },
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uuid_check_matches_zod_shapes() {
-        assert!(is_zod_uuid("00000000-0000-0000-0000-000000000000"));
-        assert!(is_zod_uuid("FFFFFFFF-ffff-FfFf-0000-abcdefABCDEF"));
-        assert!(!is_zod_uuid("00000000000000000000000000000000"));
-        assert!(!is_zod_uuid("{00000000-0000-0000-0000-000000000000}"));
-        assert!(!is_zod_uuid("00000000-0000-0000-0000-000000000000\n"));
-        assert!(!is_zod_uuid("0000000g-0000-0000-0000-000000000000"));
-        assert!(!is_zod_uuid("00000000-0000-0000-0000-00000000000０"));
     }
 }

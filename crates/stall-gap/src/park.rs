@@ -312,7 +312,7 @@ pub async fn park_stalled_negotiation(
     let forbidden_identifiers: Vec<String> = context
         .counterparty_name
         .as_deref()
-        .map(str::trim)
+        .map(index_js::trim)
         .filter(|name| !name.is_empty())
         .map(str::to_owned)
         .into_iter()
@@ -417,7 +417,7 @@ fn private_texts(
         .filter_map(|part| part.data()?.get("assessment")?.get("reasoning")?.as_str());
     std::iter::once(seed)
         .chain(others)
-        .map(str::trim)
+        .map(index_js::trim)
         .filter(|text| !text.is_empty() && *text != NEGOTIATION_PARK_REASONING)
         .map(str::to_owned)
         .collect()

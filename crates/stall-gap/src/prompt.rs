@@ -91,7 +91,7 @@ an \"Other\" choice; the interface offers a free-text answer by itself.
 /// turn can never pass for two.
 fn transcript_line(index: usize, turn: &TranscriptTurn) -> String {
     let fold = |text: &str| {
-        text.split(['\n', '\r', '\u{2028}', '\u{2029}'])
+        text.split(index_js::is_js_line_terminator)
             .collect::<Vec<_>>()
             .join(" ")
     };
