@@ -116,6 +116,8 @@ const ARROWS: &[(&str, &[&str])] = &[
             "index-stall-gap",
         ],
     ),
+    // Tests' shared fakes: depended on only as a dev-dependency.
+    ("index-test-support", &[]),
     ("xtask", &["*"]),
 ];
 

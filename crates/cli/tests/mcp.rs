@@ -13,8 +13,6 @@
     clippy::panic
 )]
 
-#[path = "../../stall-gap/tests/support/openai_server.rs"]
-mod openai_server;
 #[path = "support/stall.rs"]
 mod stall;
 mod support;
@@ -22,7 +20,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use openai_server::{Fake, Reply, gap};
+use index_test_support::openai_server::{Fake, Reply, gap};
 
 /// Runs the Python script `name` (in `tests/`) with the SDK's Python, the
 /// `index` binary, `dir` and `args`, and checks it succeeded and printed

@@ -11,15 +11,13 @@
     clippy::panic
 )]
 
-#[path = "../../stall-gap/tests/support/openai_server.rs"]
-mod openai_server;
 #[path = "support/stall.rs"]
 mod stall;
 mod support;
 
 use std::path::Path;
 
-use openai_server::{Fake, Reply, gap};
+use index_test_support::openai_server::{Fake, Reply, gap};
 use serde_json::{Value, json};
 
 const FIRST: &str = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81";

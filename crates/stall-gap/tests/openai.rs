@@ -9,12 +9,10 @@
     clippy::indexing_slicing
 )]
 
-mod support;
-
 use std::time::Duration;
 
 use index_stall_gap::*;
-use support::openai_server::{Fake, Reply, gap};
+use index_test_support::openai_server::{Fake, Reply, gap};
 
 fn input() -> StallGapAuthorInput {
     StallGapAuthorInput {

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 /// One canned reply.
 #[derive(Clone)]
-#[allow(dead_code)] // each test binary that includes this uses some replies
 pub enum Reply {
     /// 200 with a completion whose content is `content` (a string).
     Content(String),
@@ -32,9 +31,12 @@ pub enum Reply {
 /// A request as received: its `Authorization` header and its body.
 pub type Request = (Option<String>, Value);
 
+/// The server: the replies still to give, and every request it took.
+/// Clones share both.
 #[derive(Clone, Default)]
 pub struct Fake {
     replies: Arc<Mutex<VecDeque<Reply>>>,
+    /// Every request, in the order it arrived.
     pub requests: Arc<Mutex<Vec<Request>>>,
 }
 
@@ -127,6 +129,7 @@ impl Fake {
         (fake, base)
     }
 
+    /// How many requests it has taken.
     pub fn request_count(&self) -> usize {
         self.requests.lock().unwrap().len()
     }

@@ -1,3 +1,0 @@
-//! Shared test helpers.
-
-pub mod openai_server;
