@@ -25,10 +25,16 @@ pub(crate) fn run(tests: bool) -> Result<(), String> {
         doc(&["doc", "--workspace", "--no-deps"])
     })?;
     step("the public API matches api/", || api::run(false))?;
-    step(
-        "the browser package is within its size budget",
-        crate::wasm::check,
-    )?;
+    // The browser build needs Debian's toolchain for wasm32 (see .ci/run).
+    // Without it, this check alone is left out here, saying so; under
+    // CI=true nothing may be left out.
+    let budget = "the browser package is within its size budget";
+    match crate::wasm::toolchain() {
+        Err(missing) if std::env::var("CI").as_deref() != Ok("true") => {
+            println!("== {budget}: not run here ({missing})");
+        }
+        _ => step(budget, crate::wasm::check)?,
+    }
     if tests {
         step("tests", || {
             cargo(&["test", "--workspace", "--all-features"])

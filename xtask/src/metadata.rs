@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use cargo_metadata::DependencyKind;
 
 /// Crates that must build for `wasm32-unknown-unknown` with no OS underneath.
 pub(crate) const BROWSER_SAFE: &[&str] = &[
@@ -154,8 +154,8 @@ fn cargo_output(args: &[&str]) -> Result<String, String> {
 /// A workspace package as `cargo metadata` describes it.
 pub(crate) struct Package {
     pub(crate) name: String,
-    /// (name, kind) of each dependency; kind is `normal`, `dev` or `build`.
-    pub(crate) deps: Vec<(String, String)>,
+    /// Each dependency's name and kind.
+    pub(crate) deps: Vec<(String, DependencyKind)>,
     /// Whether it has a library target.
     pub(crate) has_lib: bool,
     /// Whether it may be published.
@@ -166,66 +166,56 @@ pub(crate) struct Package {
     pub(crate) dir: std::path::PathBuf,
 }
 
-fn str_field<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
-    value.get(key).and_then(Value::as_str)
-}
-
-/// The workspace's packages, as `cargo metadata` prints them.
-fn metadata_packages() -> Result<Vec<Value>, String> {
-    let metadata: Value = serde_json::from_str(&cargo_output(&[
-        "metadata",
-        "--format-version",
-        "1",
-        "--no-deps",
-    ])?)
-    .map_err(|e| format!("cargo metadata: {e}"))?;
-    Ok(metadata
-        .get("packages")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default())
+/// The workspace's packages, as `cargo metadata` describes them, read
+/// with the same cargo that runs xtask.
+fn metadata_packages() -> Result<Vec<cargo_metadata::Package>, String> {
+    let mut command = cargo_metadata::MetadataCommand::new();
+    if let Ok(cargo) = std::env::var("CARGO") {
+        command.cargo_path(cargo);
+    }
+    let metadata = command
+        .current_dir(crate::workspace_root())
+        .no_deps()
+        .exec()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    Ok(metadata.packages)
 }
 
 pub(crate) fn workspace_packages() -> Result<Vec<Package>, String> {
-    let packages = metadata_packages()?;
-    Ok(packages
-        .iter()
+    Ok(metadata_packages()?
+        .into_iter()
         .map(|package| Package {
             has_lib: package
-                .get("targets")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .any(|t| {
-                    t.get("kind")
-                        .and_then(Value::as_array)
-                        .is_some_and(|k| k.iter().any(|k| k == "lib"))
-                }),
-            publish: !package
-                .get("publish")
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty),
-            fields: ["description", "license", "repository", "readme"]
-                .into_iter()
-                .map(|f| (f, str_field(package, f).unwrap_or_default().to_owned()))
-                .collect(),
-            dir: str_field(package, "manifest_path")
-                .map(std::path::Path::new)
-                .and_then(std::path::Path::parent)
-                .map(std::path::Path::to_path_buf)
+                .targets
+                .iter()
+                .any(|target| target.kind.contains(&cargo_metadata::TargetKind::Lib)),
+            publish: package.publish.as_ref().is_none_or(|to| !to.is_empty()),
+            fields: vec![
+                (
+                    "description",
+                    package.description.clone().unwrap_or_default(),
+                ),
+                ("license", package.license.clone().unwrap_or_default()),
+                ("repository", package.repository.clone().unwrap_or_default()),
+                (
+                    "readme",
+                    package
+                        .readme
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                ),
+            ],
+            dir: package
+                .manifest_path
+                .parent()
+                .map(|dir| dir.as_std_path().to_path_buf())
                 .unwrap_or_default(),
-            name: str_field(package, "name").unwrap_or_default().to_owned(),
+            name: package.name.to_string(),
             deps: package
-                .get("dependencies")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|dep| {
-                    (
-                        str_field(dep, "name").unwrap_or_default().to_owned(),
-                        str_field(dep, "kind").unwrap_or("normal").to_owned(),
-                    )
-                })
+                .dependencies
+                .iter()
+                .map(|dep| (dep.name.clone(), dep.kind))
                 .collect(),
         })
         .collect())
@@ -252,7 +242,10 @@ pub(crate) fn publishable_in_order() -> Result<Vec<Package>, String> {
         let done: BTreeSet<String> = ordered.iter().map(|p| p.name.clone()).collect();
         let ready = pending.iter().position(|p| {
             p.deps.iter().all(|(dep, kind)| {
-                kind == "dev" || dep == &p.name || !members.contains(dep) || done.contains(dep)
+                *kind == DependencyKind::Development
+                    || dep == &p.name
+                    || !members.contains(dep)
+                    || done.contains(dep)
             })
         });
         let Some(ready) = ready else {
@@ -280,7 +273,7 @@ fn check_arrows() -> Result<Vec<String>, String> {
             }
             let internal = members.contains(dep.as_str()) && dep != name;
             let arrow_allowed = allowed.contains(&"*") || allowed.contains(&dep.as_str());
-            if internal && kind != "dev" && !arrow_allowed {
+            if internal && *kind != DependencyKind::Development && !arrow_allowed {
                 problems.push(format!("{name} may not depend on {dep}"));
             }
         }
@@ -295,13 +288,9 @@ fn check_arrows() -> Result<Vec<String>, String> {
 fn check_umbrella() -> Result<Vec<String>, String> {
     let umbrella = metadata_packages()?
         .into_iter()
-        .find(|p| str_field(p, "name") == Some(UMBRELLA))
+        .find(|p| p.name.as_str() == UMBRELLA)
         .ok_or(format!("{UMBRELLA} is not in the workspace"))?;
-    let features = umbrella
-        .get("features")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let features = umbrella.features;
     let mut problems = Vec::new();
     for krate in library_crates()?
         .into_iter()
@@ -310,11 +299,7 @@ fn check_umbrella() -> Result<Vec<String>, String> {
         let feature = krate.trim_start_matches("index-");
         let enables = features
             .get(feature)
-            .and_then(Value::as_array)
-            .is_some_and(|deps| {
-                deps.iter()
-                    .any(|d| d.as_str() == Some(&format!("dep:{krate}")))
-            });
+            .is_some_and(|deps| deps.iter().any(|d| *d == format!("dep:{krate}")));
         if !enables {
             problems.push(format!(
                 "{UMBRELLA} has no feature `{feature}` enabling {krate}"
@@ -359,7 +344,7 @@ fn check_browser_safe(krate: &str) -> Result<Vec<String>, String> {
     for (dep, kind) in &direct {
         let allowed =
             BROWSER_SAFE_DIRECT.contains(&dep.as_str()) || BROWSER_SAFE.contains(&dep.as_str());
-        if kind == "normal" && !allowed {
+        if *kind == DependencyKind::Normal && !allowed {
             problems.push(format!("browser-safe {krate} depends directly on {dep}"));
         }
     }

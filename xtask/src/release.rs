@@ -21,34 +21,45 @@ pub(crate) struct Version {
 }
 
 impl Version {
+    /// Reads `X.Y.Z` or `X.Y.Z-rc.N` by SemVer's rules (the `semver` crate's),
+    /// refusing any other pre-release and build metadata.
     pub(crate) fn parse(text: &str) -> Result<Self, String> {
         let bad = || format!("not a version this workspace uses (X.Y.Z or X.Y.Z-rc.N): {text:?}");
-        let (core, rc) = match text.split_once("-rc.") {
-            Some((core, n)) => (core, Some(n.parse().map_err(|_| bad())?)),
-            None => (text, None),
-        };
-        let parts: Vec<u64> = core
-            .split('.')
-            .map(str::parse)
-            .collect::<Result<_, _>>()
-            .map_err(|_| bad())?;
-        match parts.as_slice() {
-            [major, minor, patch] => Ok(Version {
-                major: *major,
-                minor: *minor,
-                patch: *patch,
-                rc,
-            }),
-            _ => Err(bad()),
+        let version = semver::Version::parse(text).map_err(|e| format!("{}: {e}", bad()))?;
+        if !version.build.is_empty() {
+            return Err(bad());
         }
+        let rc = match version.pre.as_str() {
+            "" => None,
+            pre => Some(
+                pre.strip_prefix("rc.")
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(bad)?,
+            ),
+        };
+        Ok(Version {
+            major: version.major,
+            minor: version.minor,
+            patch: version.patch,
+            rc,
+        })
+    }
+
+    fn semver(self) -> semver::Version {
+        let mut version = semver::Version::new(self.major, self.minor, self.patch);
+        if let Some(n) = self.rc {
+            // "rc." and a number is always a valid pre-release.
+            version.pre = semver::Prerelease::new(&format!("rc.{n}")).unwrap_or_default();
+        }
+        version
     }
 }
 
-/// SemVer order: a release ranks above all of its candidates.
+/// SemVer order (the `semver` crate's): a release ranks above all of its
+/// candidates, and candidates by number.
 impl Ord for Version {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        let rank = |v: &Version| (v.major, v.minor, v.patch, v.rc.is_none(), v.rc);
-        rank(self).cmp(&rank(other))
+        self.semver().cmp(&other.semver())
     }
 }
 
@@ -435,6 +446,12 @@ mod tests {
         assert!(Version::parse("1.2").is_err());
         assert!(Version::parse("1.2.3-beta.1").is_err());
         assert!(v("1.2.3-rc.1") < v("1.2.3"));
+        assert!(v("1.2.3-rc.9") < v("1.2.3-rc.10"), "candidates by number");
+        assert!(
+            Version::parse("1.2.3+build.5").is_err(),
+            "no build metadata"
+        );
+        assert!(Version::parse("01.2.3").is_err(), "no leading zeros");
     }
 
     #[test]

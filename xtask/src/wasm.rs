@@ -405,6 +405,14 @@ fn gzipped_len(path: &Path) -> Result<u64, String> {
         .arg(path)
         .output()
         .map_err(|e| format!("gzip: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "gzip {} exited with {}: {}",
+            path.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
     Ok(output.stdout.len() as u64)
 }
 
