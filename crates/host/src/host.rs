@@ -669,19 +669,21 @@ impl ListQuery {
     }
 }
 
-/// A `wait` in seconds, as both surfaces take it: 0 or more, capped at
-/// [`MAX_WAIT`].
+/// A `wait` in seconds, as both surfaces take it: 0 to [`MAX_WAIT`].
 ///
 /// # Errors
 ///
-/// [`HostError::BadRequest`] for a negative or non-finite number.
+/// [`HostError::BadRequest`] for a number that is not 0 to [`MAX_WAIT`]
+/// seconds: a longer wait is refused, as the schemas say, not cut short.
 pub fn wait_duration(seconds: f64) -> Result<Duration, HostError> {
-    if seconds.is_finite() && seconds >= 0.0 {
-        Ok(Duration::from_secs_f64(seconds.min(MAX_WAIT.as_secs_f64())))
+    if seconds.is_finite() && (0.0..=MAX_WAIT.as_secs_f64()).contains(&seconds) {
+        Ok(Duration::from_secs_f64(seconds))
     } else {
-        Err(HostError::BadRequest(
-            "wait is a number of seconds, 0 or more".to_owned(),
-        ))
+        Err(HostError::BadRequest(format!(
+            "wait is 0 to {} seconds, not {}",
+            MAX_WAIT.as_secs(),
+            index_js::number_to_string(seconds)
+        )))
     }
 }
 

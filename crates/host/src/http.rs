@@ -168,6 +168,17 @@ async fn turn(
 ) -> Result<Response, HostError> {
     let id = opportunity(&id)?;
     let turn = body(turn)?;
+    // A turn is `{action, message}`; a key beyond them is refused, as every
+    // route and tool refuses what its schema does not define.
+    if let Some(key) = turn.as_object().and_then(|object| {
+        object
+            .keys()
+            .find(|key| !matches!(key.as_str(), "action" | "message"))
+    }) {
+        return Err(HostError::BadRequest(format!(
+            "a turn takes no key {key:?}"
+        )));
+    }
     let taken = host.turn(&caller, &id, &turn).await.map_err(refused)?;
     tracing::info!(user = %caller.user_id, turn_index = ?taken.decision.permitted().map(|p| p.turn_index), "turn");
     Ok(Json(taken).into_response())

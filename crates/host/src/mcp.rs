@@ -103,8 +103,9 @@ impl NegotiatorServer {
                 let id = opportunity(args)?;
                 let turn = json!({ "action": args.get("action"), "message": args.get("message") });
                 let taken = self.host.turn(caller, &id, &turn).await?;
-                let index = taken.decision.permitted().map_or(0, |p| p.turn_index);
-                let summary = format!("Turn {index} taken on {id}.");
+                // Sentences count turns from 1; JSON's `turnIndex` from 0.
+                let number = taken.decision.permitted().map_or(0, |p| p.turn_index) + 1;
+                let summary = format!("Turn {number} taken on {id}.");
                 Ok((to_value(&taken)?, summary))
             }
             "resume_negotiation" => {
@@ -371,7 +372,14 @@ impl ServerHandler for NegotiatorServer {
             return Ok(failure(&HostError::Unauthorized).into());
         };
         let args = request.arguments.unwrap_or_default();
-        let result = match self.dispatch(&caller, &request.name, &args).await {
+        let checked = match unknown_argument(&request.name, &args) {
+            Some(key) => Err(HostError::BadRequest(format!(
+                "{} takes no argument {key:?}",
+                request.name
+            ))),
+            None => self.dispatch(&caller, &request.name, &args).await,
+        };
+        let result = match checked {
             Ok((value, summary)) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(summary)]);
                 result.structured_content = Some(value);
@@ -386,6 +394,23 @@ impl ServerHandler for NegotiatorServer {
     }
 }
 
+/// The first argument `tool`'s input schema does not define, when the
+/// schema allows no others (every tool's does): what the schema refuses is
+/// refused, never ignored.
+fn unknown_argument<'a>(tool: &str, args: &'a JsonObject) -> Option<&'a str> {
+    let tool = tools()
+        .into_iter()
+        .find(|candidate| candidate.name == tool)?;
+    let schema = tool.input_schema;
+    if schema.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let known = schema.get("properties").and_then(Value::as_object);
+    args.keys()
+        .find(|key| !known.is_some_and(|known| known.contains_key(key.as_str())))
+        .map(String::as_str)
+}
+
 /// A tool error carrying the error object.
 fn failure(err: &HostError) -> CallToolResult {
     if let HostError::Store(cause) = err {
@@ -398,4 +423,45 @@ fn failure(err: &HostError) -> CallToolResult {
     ))]);
     result.structured_content = serde_json::to_value(&body).ok();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_refuses_an_argument_its_schema_does_not_define() {
+        for tool in tools() {
+            assert_eq!(
+                tool.input_schema.get("additionalProperties"),
+                Some(&Value::Bool(false)),
+                "{}",
+                tool.name
+            );
+        }
+        let args = |value: Value| value.as_object().cloned().unwrap_or_default();
+        assert_eq!(
+            unknown_argument(
+                "get_negotiation",
+                &args(json!({"opportunityId": "x", "extra": 1}))
+            ),
+            Some("extra")
+        );
+        assert_eq!(
+            unknown_argument(
+                "get_negotiation",
+                &args(json!({"opportunityId": "x", "wait": 5}))
+            ),
+            None
+        );
+        assert_eq!(
+            unknown_argument(
+                "submit_negotiation_turn",
+                &args(
+                    json!({"opportunityId": "x", "action": "propose", "message": "m", "urgent": true})
+                )
+            ),
+            Some("urgent")
+        );
+    }
 }

@@ -453,6 +453,37 @@ async fn oversize_and_malformed_bodies_are_refused() {
     let not_an_object = send("[1, 2]".to_owned()).await.unwrap();
     let body: serde_json::Value = not_an_object.json().await.unwrap();
     assert_eq!(body["error"]["code"], "invalid_turn");
+    // A key the turn does not define is refused, named, not ignored.
+    let extra = send(r#"{"action": "propose", "message": "Hi", "urgent": true}"#.to_owned())
+        .await
+        .unwrap();
+    assert_eq!(extra.status().as_u16(), 400);
+    let body: serde_json::Value = extra.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_request");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("urgent"),
+        "{body}"
+    );
+    // A wait longer than the host allows is refused, not cut short.
+    let long_wait = host
+        .http
+        .get(format!(
+            "{}/opportunities/{OPP}/negotiation?wait=9999",
+            host.base
+        ))
+        .bearer_auth(&host.dana)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(long_wait.status().as_u16(), 400);
+    let body: serde_json::Value = long_wait.json().await.unwrap();
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("9999"),
+        "{body}"
+    );
     let state = host
         .store
         .read_negotiation_state(&OpportunityId::parse(OPP).unwrap())
