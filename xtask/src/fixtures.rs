@@ -42,9 +42,9 @@ pub(crate) fn run(mode: Mode) -> Result<(), String> {
 
 /// Writes `files` (or, in check mode, fails naming the stale ones and the
 /// `command` that rewrites them).
-pub(crate) fn write_or_check(
+pub(crate) fn write_or_check<P: AsRef<str>>(
     mode: Mode,
-    files: Vec<(&'static str, String)>,
+    files: Vec<(P, String)>,
     command: &str,
 ) -> Result<(), String> {
     let root = crate::workspace_root();
@@ -65,13 +65,14 @@ pub(crate) fn write_or_check(
 /// Compares (and in write mode rewrites) every generated file; returns the
 /// ones that differed. Line endings are compared exactly: these are wire
 /// bytes.
-fn sync(
+fn sync<P: AsRef<str>>(
     root: &Path,
     mode: Mode,
-    files: Vec<(&'static str, String)>,
+    files: Vec<(P, String)>,
 ) -> Result<Vec<String>, String> {
     let mut stale = Vec::new();
     for (relative, contents) in files {
+        let relative = relative.as_ref();
         let path = root.join(relative);
         let current = fs::read_to_string(&path).unwrap_or_default();
         if current == contents {
