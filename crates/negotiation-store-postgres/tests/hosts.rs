@@ -319,14 +319,15 @@ async fn a_failure_reads_as_the_server_said_it() {
     let url = support::database_url();
     let (base, _) = url.rsplit_once('/').unwrap();
     let missing = PostgresStore::connect(&format!("{base}/index_no_such_database")).await;
-    let message = missing.unwrap_err().to_string();
+    // What a person reads: the error and the causes it chains.
+    let message = index_negotiation_store::ErrorChain(&missing.unwrap_err()).to_string();
     assert!(
         message.contains("SQLSTATE 3D000")
             && message.contains("\"index_no_such_database\" does not exist"),
         "{message}"
     );
     let refused = PostgresStore::connect("postgres://someone:hunter2@127.0.0.1:1/x").await;
-    let message = refused.unwrap_err().to_string();
+    let message = index_negotiation_store::ErrorChain(&refused.unwrap_err()).to_string();
     assert!(message.contains("Connection refused"), "{message}");
     assert!(
         !message.contains("hunter2"),
