@@ -30,6 +30,9 @@ index_js::wire_enum! {
     }
 }
 
+/// What a caller hears of any store failure; the cause goes to the log.
+pub(crate) const STORE_FAILED: &str = "the store failed";
+
 /// A request the host did not carry out. A rules refusal is one of these
 /// too, since it is what the caller must hear about; nothing was written.
 #[derive(Debug, thiserror::Error)]
@@ -64,7 +67,7 @@ pub enum HostError {
     #[error("{0}")]
     BadRequest(String),
     /// The store failed; nothing was applied.
-    #[error("the store failed")]
+    #[error("{STORE_FAILED}")]
     Store(#[from] StoreError),
     /// The listener or transport failed.
     #[error("the host's connection failed: {0}")]

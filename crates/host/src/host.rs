@@ -529,7 +529,7 @@ impl Host {
         if report.resumed().next().is_some() {
             self.changed();
         }
-        report
+        without_store_causes(report)
     }
 
     /// Opens a negotiation (host keys only).
@@ -669,6 +669,19 @@ impl ListQuery {
     }
 }
 
+/// A delivery report as a caller may see it: a negotiation the store failed
+/// on says only that, as every store failure does, and its cause is logged
+/// instead of sent.
+fn without_store_causes(mut report: DeliveryReport) -> DeliveryReport {
+    for line in &mut report.negotiations {
+        if let index_negotiation_store::RefOutcome::Failed { reason } = &mut line.outcome {
+            tracing::error!(opportunity_id = %line.opportunity_id, error = %reason, "store failed");
+            *reason = crate::error::STORE_FAILED.to_owned();
+        }
+    }
+    report
+}
+
 /// A `wait` in seconds, as both surfaces take it: 0 to [`MAX_WAIT`].
 ///
 /// # Errors
@@ -691,5 +704,28 @@ fn require_host(caller: &Caller) -> Result<(), HostError> {
     match caller.scope {
         KeyScope::Host => Ok(()),
         _ => Err(HostError::Forbidden),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_delivery_says_the_store_failed_and_nothing_of_why() {
+        let report = DeliveryReport {
+            negotiations: vec![index_negotiation_store::RefReport {
+                question: 0,
+                opportunity_id: "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".to_owned(),
+                outcome: index_negotiation_store::RefOutcome::Failed {
+                    reason: "connection to db.internal:5432 refused for user index".to_owned(),
+                },
+            }],
+            unknown_questions: Vec::new(),
+            duplicates: Vec::new(),
+        };
+        let sent = serde_json::to_string(&without_store_causes(report)).unwrap();
+        assert!(sent.contains("the store failed"), "{sent}");
+        assert!(!sent.contains("db.internal"), "{sent}");
     }
 }
