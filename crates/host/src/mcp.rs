@@ -203,6 +203,13 @@ fn id_property() -> Value {
 /// The six tools, their input schemas stating the limits the rules
 /// enforce.
 pub fn tools() -> Vec<Tool> {
+    TOOLS.clone()
+}
+
+/// The tools, built once: every call looks its tool's schema up here.
+static TOOLS: std::sync::LazyLock<Vec<Tool>> = std::sync::LazyLock::new(build_tools);
+
+fn build_tools() -> Vec<Tool> {
     let read_only = ToolAnnotations::new()
         .read_only(true)
         .destructive(false)
@@ -360,7 +367,7 @@ impl ServerHandler for NegotiatorServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools().into_iter().find(|tool| tool.name == name)
+        TOOLS.iter().find(|tool| tool.name == name).cloned()
     }
 
     async fn call_tool(
@@ -398,10 +405,10 @@ impl ServerHandler for NegotiatorServer {
 /// schema allows no others (every tool's does): what the schema refuses is
 /// refused, never ignored.
 fn unknown_argument<'a>(tool: &str, args: &'a JsonObject) -> Option<&'a str> {
-    let tool = tools()
-        .into_iter()
-        .find(|candidate| candidate.name == tool)?;
-    let schema = tool.input_schema;
+    let schema = &TOOLS
+        .iter()
+        .find(|candidate| candidate.name == tool)?
+        .input_schema;
     if schema.get("additionalProperties") != Some(&Value::Bool(false)) {
         return None;
     }
