@@ -9,7 +9,7 @@ use crate::js::js_keys;
 use crate::limits::{CONTRACT_MAX_MAP_ENTRIES, is_bounded_json, is_field_name};
 use index_js::WireEnum;
 
-use crate::number::{serialize_js_number, wire_enum};
+use crate::number::wire_enum;
 use crate::zod::{At, IssueCode, Walk};
 
 /// One field's value in an answer.
@@ -64,7 +64,7 @@ impl Serialize for InteractionValue {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             InteractionValue::Text(text) => serializer.serialize_str(text),
-            InteractionValue::Number(n) => serialize_js_number(*n, serializer),
+            InteractionValue::Number(n) => index_js::serialize_js_number(*n, serializer),
             InteractionValue::Boolean(b) => serializer.serialize_bool(*b),
             InteractionValue::Choices(choices) => choices.serialize(serializer),
             InteractionValue::SecretHandle(handle) => handle.serialize(serializer),

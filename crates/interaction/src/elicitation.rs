@@ -23,7 +23,6 @@ use serde_json::{Map, Value, json};
 use crate::data::InteractionOutcome;
 use crate::envelope::{InteractionRequest, InteractionRequestBinding, InteractionResponse};
 use crate::fields::{InteractionAnswerSpec, InteractionField};
-use crate::number::serialize_js_number;
 use crate::permissions::InteractionKind;
 use crate::response_validation::{ResponseProblem, check_response, read_response};
 use crate::zod::Version;
@@ -183,7 +182,7 @@ pub fn interaction_to_elicitation(
 /// A number as JSON the way JavaScript writes it: `20000`, not `20000.0`.
 fn js_number_value(n: f64) -> Value {
     // Writing a number into a `Value` cannot fail.
-    serialize_js_number(n, serde_json::value::Serializer).unwrap_or(Value::Null)
+    index_js::serialize_js_number(n, serde_json::value::Serializer).unwrap_or(Value::Null)
 }
 
 fn property_of(field: &InteractionField) -> Result<Value, Unmappable> {

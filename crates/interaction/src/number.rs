@@ -3,14 +3,12 @@
 
 use serde::Serializer;
 
-pub(crate) use index_js::serialize_js_number;
-
 pub(crate) fn serialize_optional_js_number<S: Serializer>(
     n: &Option<f64>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     match n {
-        Some(n) => serialize_js_number(*n, serializer),
+        Some(n) => index_js::serialize_js_number(*n, serializer),
         None => serializer.serialize_none(),
     }
 }

@@ -38,9 +38,7 @@ impl JsonType {
             serde_json::Value::Object(_) => JsonType::Object,
         }
     }
-}
 
-impl JsonType {
     /// How a problem report names the type (`a string`, `null`).
     pub fn phrase(self) -> &'static str {
         match self {
