@@ -34,7 +34,9 @@ commands:
   package              check and package every publishable crate
   fuzz [--seconds N]   run every fuzz target in fuzz/ for N seconds (default 30)
   wasm [--test]        build the question block package into target/wasm-pkg
-                       (and run its Node and Chromium tests)";
+                       (and run its Node and Chromium tests)
+  wasm --bench         build it and time it against the reference's JavaScript
+                       (INDEX_REFERENCE_QUESTION_BLOCK) in Node and Chromium";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         ["fuzz", rest @ ..] => fuzz::run(rest),
         ["wasm"] => wasm::run(false),
         ["wasm", "--test"] => wasm::run(true),
+        ["wasm", "--bench"] => wasm::bench(),
         _ => Err(USAGE.to_owned()),
     };
     match result {

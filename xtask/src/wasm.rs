@@ -251,10 +251,7 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
 /// the module then owns and frees, and returns its result's (pointer,
 /// length), which the caller frees.
 const MODULE_EXPORTS: &str = "export const memory: WebAssembly.Memory;
-export const explainQuestionMessage: (a: number, b: number) => [number, number];
-export const parseQuestionMessage: (a: number, b: number) => [number, number];
-export const serializeQuestionMessage: (a: number, b: number, c: number, d: number) => [number, number];
-export const validateQuestionBlock: (a: number, b: number) => [number, number];
+export const explainQuestionMessage: (a: number, b: number, c: number) => [number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;
 export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
 export const __wbindgen_free: (a: number, b: number, c: number) => void;
@@ -497,6 +494,21 @@ pub(crate) fn test(pkg: &Path) -> Result<(), String> {
     )
 }
 
+/// `cargo xtask wasm --bench`: builds the package and times it against the
+/// reference's JavaScript, named by `INDEX_REFERENCE_QUESTION_BLOCK` (its
+/// `question-block.schema.js`, with zod installed where it resolves it), in
+/// Node and in headless Chromium; see `js/bench.mjs`.
+pub(crate) fn bench() -> Result<(), String> {
+    let pkg = build(&toolchain()?)?;
+    let js = crate::workspace_root().join("crates/question-block-wasm/js");
+    run_checked(
+        Command::new("node")
+            .arg(js.join("bench.mjs"))
+            .env("INDEX_WASM_PKG", &pkg),
+        "the package's benchmark",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -547,8 +559,11 @@ mod tests {
         let files = package_files("__wbg_canonicalJson_0123").unwrap();
         let (_, index) = files.iter().find(|(name, _)| *name == "index.js").unwrap();
         assert!(index.contains("__wbg_canonicalJson_0123(out, at, length) {"));
-        assert!(index.contains("QUESTION_BLOCK_MARKER = \"index-questions\";"));
-        assert!(!index.contains('$'));
+        assert!(index.contains("const MARKER = \"index-questions\";"));
+        assert!(index.contains("QUESTION_BLOCK_VERSION = 1;"));
+        for placeholder in ["$CANONICAL_JSON", "$MARKER", "$VERSION"] {
+            assert!(!index.contains(placeholder), "{placeholder}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //
 // Text crosses into the module as UTF-8 from TextEncoder (values as their
 // JSON), which the module takes as valid without checking it again, so
-// nothing else may cross; results come back as JSON text, read here.
+// nothing else may cross; results come back as text, read here.
 
 const url = new URL("./index_question_block_bg.wasm", import.meta.url);
 const bytes =
@@ -14,6 +14,7 @@ const bytes =
     ? await (await import("node:fs/promises")).readFile(url)
     : await (await fetch(url)).arrayBuffer();
 
+const MARKER = $MARKER;
 const utf8 = new TextEncoder();
 let wasm;
 
@@ -24,19 +25,21 @@ const read = (at, length) =>
   new TextDecoder("utf-8", { ignoreBOM: true }).decode(new Uint8Array(wasm.memory.buffer, at >>> 0, length));
 
 // A string as UTF-8 in the module's memory, which the module then owns and
-// frees: its (pointer, length).
+// frees: its (pointer, length). Encoded in place, with room for the longest
+// UTF-8 a string of its length can need, then shrunk to what was written.
 function write(text) {
-  const encoded = utf8.encode(text);
-  const at = wasm.__wbindgen_malloc(encoded.length, 1) >>> 0;
-  new Uint8Array(wasm.memory.buffer).set(encoded, at);
-  return [at, encoded.length];
+  const room = text.length * 3;
+  const at = wasm.__wbindgen_malloc(room, 1) >>> 0;
+  const { written } = utf8.encodeInto(text, new Uint8Array(wasm.memory.buffer, at, room));
+  return [wasm.__wbindgen_realloc(at, room, written, 1) >>> 0, written];
 }
 
-// Calls an export with strings; parses and frees the JSON it returns.
-function call(name, ...texts) {
-  const [at, length] = wasm[name](...texts.flatMap(write));
+// Calls an export with strings (and a flag); returns and frees the text it
+// returns.
+function call(name, texts, ...flags) {
+  const [at, length] = wasm[name](...texts.flatMap(write), ...flags);
   try {
-    return JSON.parse(read(at, length));
+    return read(at, length);
   } finally {
     wasm.__wbindgen_free(at, length, 1);
   }
@@ -53,41 +56,93 @@ const { instance } = await WebAssembly.instantiate(bytes, {
       } catch (error) {
         json = "\0" + error.message;
       }
-      const [written, writtenLength] = write(json);
-      const memory = new DataView(wasm.memory.buffer);
-      memory.setInt32(out >>> 0, written, true);
-      memory.setInt32((out >>> 0) + 4, writtenLength, true);
+      // Written first: writing may grow the memory, and detach its buffer.
+      const written = write(json);
+      new Int32Array(wasm.memory.buffer, out, 2).set(written);
     },
   },
 });
 wasm = instance.exports;
 
-// The JSON of a value, as the reference's schema would see it.
-function json(value) {
-  const text = JSON.stringify(value);
-  if (text === undefined) throw new Error("the value has no JSON form");
-  return text;
-}
-
-export const QUESTION_BLOCK_MARKER = $MARKER;
+export const QUESTION_BLOCK_MARKER = MARKER;
 export const QUESTION_BLOCK_VERSION = $VERSION;
+
 // A body is read as the reference's regular expressions read it, through
 // String(); prose to serialize must be a string, as its trimEnd() needs.
-// The module gives the prose as its length, and it is sliced from the body
-// here: the reference's own string, lone surrogates and all, and no copy
-// through the module.
-function readMessage(name, body) {
-  const text = String(body);
-  const parsed = call(name, text);
-  if (parsed && parsed.ok !== false) parsed.prose = text.slice(0, parsed.prose);
-  return parsed;
+//
+// The reference's opening fence is the last line that starts with three or
+// more backticks and the marker, so it holds the marker's last occurrence
+// when that line opens a fence at all. That occurrence and its line are
+// found here with the engine's own string search, and the module reads the
+// message from that line on, so the prose before it costs nothing; the
+// prose is sliced from the body and trimmed here, as the reference slices
+// and trims it. Otherwise the module reads the whole body, and gives the
+// prose as its length, sliced here: the reference's own string, lone
+// surrogates and all, and no copy through the module.
+
+// Where the line of the marker's last occurrence starts, when that line
+// starts with three or more backticks right before the marker; -1 when it
+// does not, -2 when the marker does not occur.
+function fenceLine(text) {
+  // Searched from the marker's "-", a rare first character that the
+  // engine's search skips to fastest: a body without the marker is refused
+  // after one search, one with a few occurrences is searched forward, and
+  // one with many back from its end.
+  const dash = MARKER.indexOf("-");
+  let last = -2;
+  for (let at = -1, seen = 0; (at = text.indexOf(MARKER.slice(dash), at + 1)) >= 0; seen++) {
+    if (seen > 15) {
+      last = text.lastIndexOf(MARKER);
+      break;
+    }
+    if (at >= dash && text.startsWith(MARKER, at - dash)) last = at - dash;
+  }
+  let start = last;
+  while (text.charCodeAt(start - 1) === 96) start--;
+  return last - start < 3 ? (last < 0 ? -2 : -1) : start && !"\n\r\u2028\u2029".includes(text[start - 1]) ? -1 : start;
 }
-export const parseQuestionMessage = (body) => readMessage("parseQuestionMessage", body);
-export const explainQuestionMessage = (body) => readMessage("explainQuestionMessage", body);
-export const validateQuestionBlock = (value) => call("validateQuestionBlock", json(value));
+
+// The module's explanation of `text`, read from the line at `from` on, or
+// whole when `from` is -1; false when the line at `from` opens no fence.
+function explain(text, from) {
+  const whole = from < 0;
+  const explained = JSON.parse(call("explainQuestionMessage", [whole ? text : text.slice(from)], !whole));
+  if (explained.ok) explained.prose = whole ? text.slice(0, explained.prose) : text.slice(0, from).trimEnd();
+  return explained;
+}
+export function parseQuestionMessage(body) {
+  const text = String(body);
+  const from = fenceLine(text);
+  const explained = from > -2 && ((from >= 0 && explain(text, from)) || explain(text, -1));
+  return explained && explained.ok ? { prose: explained.prose, block: explained.block } : null;
+}
+export const explainQuestionMessage = (body) => explain(String(body), -1);
+
+// A value is checked as the block of a message the module reads: its JSON on
+// the one line between two fences (U+2028 and U+2029, which JSON.stringify
+// leaves raw and which end lines, escaped), so that only the schema can
+// refuse it. `{ok: true, block}` (normalised), or `{ok: false, problems}`
+// and the reason listing them.
+function check(value) {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new Error("the value has no JSON form");
+  const payload = text.replace(/[\u2028\u2029]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
+  return explain(`\`\`\`${MARKER}\n${payload}\n\`\`\``, 0);
+}
+export function validateQuestionBlock(value) {
+  const { ok, block, problems } = check(value);
+  return ok ? { ok, block } : { ok, problems };
+}
+// The block is written by the engine's own JSON.stringify, as the reference
+// writes it, once the module has checked and normalised it; the fence is one
+// backtick longer than the payload's longest run, and at least three.
 export function serializeQuestionMessage(prose, block) {
   if (typeof prose !== "string") throw new TypeError("prose must be a string");
-  const result = call("serializeQuestionMessage", prose, json(block));
-  if ("error" in result) throw new Error(result.error);
-  return result.message;
+  const checked = check(block);
+  if (!checked.ok) throw new Error(checked.reason);
+  const payload = JSON.stringify(checked.block, null, 2);
+  const fence = "`".repeat(Math.max(2, ...(payload.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const fenced = `${fence}${MARKER}\n${payload}\n${fence}`;
+  const trimmed = prose.trimEnd();
+  return trimmed ? `${trimmed}\n\n${fenced}` : fenced;
 }

@@ -34,13 +34,35 @@ impl Canonical {
     /// The value `text` holds, or `None` unless it is exactly one
     /// canonical JSON value.
     pub(crate) fn read(text: &str) -> Option<Canonical> {
-        let mut reader = Reader {
-            text,
-            at: 0,
-            depth: 0,
-        };
-        let value = reader.value()?;
-        (reader.at == text.len()).then_some(value)
+        Reader::new(text, false).whole()
+    }
+
+    /// The value of JSON text as a person or a server wrote it, when the
+    /// host's `JSON.parse` would read exactly this value from it, so the
+    /// host need not parse and write it again before the module reads it:
+    /// JSON whitespace between tokens, any escape, and nothing whose
+    /// meaning depends on the host's semantics. `None` for anything else
+    /// (a repeated key, which the host reads as its last; a `__proto__`
+    /// key; a number other than a plain integer; an escaped lone surrogate;
+    /// text that is not JSON), which the caller then hands to the host.
+    pub(crate) fn read_plain(text: &str) -> Option<Canonical> {
+        Reader::new(text, true).whole()
+    }
+
+    /// Whether every object's keys come in the order `order` names them,
+    /// as the reference's schema writes a block: the block read from this
+    /// value, if valid, is then the value itself, key for key.
+    pub(crate) fn keys_in_order(&self, order: &[&str]) -> bool {
+        match self {
+            Canonical::Object(members) => {
+                let mut expected = order.iter();
+                members.iter().all(|(key, value)| {
+                    expected.any(|name| name == key) && value.keys_in_order(order)
+                })
+            }
+            Canonical::Array(items) => items.iter().all(|item| item.keys_in_order(order)),
+            _ => true,
+        }
     }
 }
 
@@ -100,9 +122,36 @@ struct Reader<'a> {
     text: &'a str,
     at: usize,
     depth: usize,
+    /// Reading text as written ([`Canonical::read_plain`]), not as
+    /// `JSON.stringify` writes it.
+    plain: bool,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(text: &'a str, plain: bool) -> Self {
+        Reader {
+            text,
+            at: 0,
+            depth: 0,
+            plain,
+        }
+    }
+
+    /// The one value the text holds.
+    fn whole(mut self) -> Option<Canonical> {
+        let value = self.value()?;
+        self.blank();
+        (self.at == self.text.len()).then_some(value)
+    }
+
+    /// Skips JSON whitespace, which only written text holds.
+    fn blank(&mut self) {
+        if self.plain {
+            while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+                self.at += 1;
+            }
+        }
+    }
     fn bytes(&self) -> &[u8] {
         self.text.as_bytes()
     }
@@ -112,6 +161,7 @@ impl Reader<'_> {
     }
 
     fn eat(&mut self, byte: u8) -> bool {
+        self.blank();
         let matches = self.peek() == Some(byte);
         if matches {
             self.at += 1;
@@ -125,6 +175,7 @@ impl Reader<'_> {
     }
 
     fn value(&mut self) -> Option<Canonical> {
+        self.blank();
         match self.peek()? {
             b'n' => self.literal(b"null").map(|()| Canonical::Null),
             b't' => self.literal(b"true").map(|()| Canonical::Boolean),
@@ -163,7 +214,13 @@ impl Reader<'_> {
         let mut members = Vec::new();
         if !self.eat(b'}') {
             loop {
+                self.blank();
                 let key = self.string()?;
+                if self.plain
+                    && (key == "__proto__" || members.iter().any(|(name, _)| *name == key))
+                {
+                    return None;
+                }
                 self.eat(b':').then_some(())?;
                 members.push((key, self.value()?));
                 if self.eat(b'}') {
@@ -186,6 +243,12 @@ impl Reader<'_> {
             self.at += 1;
         }
         let text = self.bytes().get(start..self.at)?;
+        if self.plain {
+            let digits = text.strip_prefix(b"-").unwrap_or(text);
+            let plain = matches!(digits, [b'0'] | [b'1'..=b'9', ..])
+                && digits.iter().all(u8::is_ascii_digit);
+            plain.then_some(())?;
+        }
         text.iter()
             .any(u8::is_ascii_digit)
             .then_some(Canonical::Number { one: text == b"1" })
@@ -206,6 +269,8 @@ impl Reader<'_> {
             let stop = loop {
                 match self.peek()? {
                     stop @ (b'"' | b'\\') => break stop,
+                    // JSON.parse refuses raw control characters.
+                    0..0x20 if self.plain => return None,
                     _ => self.at += 1,
                 }
             };
@@ -225,7 +290,13 @@ impl Reader<'_> {
                 b'n' => '\n',
                 b'r' => '\r',
                 b't' => '\t',
-                b'u' => char::from_u32(self.hex4()?).unwrap_or(char::REPLACEMENT_CHARACTER),
+                b'u' => match char::from_u32(self.hex4()?) {
+                    Some(unit) => unit,
+                    // The host keeps a lone surrogate, which a Rust string
+                    // cannot hold; let the host's JSON say what it is.
+                    None if self.plain => return None,
+                    None => char::REPLACEMENT_CHARACTER,
+                },
                 _ => return None,
             });
         }
@@ -260,6 +331,51 @@ mod tests {
         let b = view.member("b").unwrap().items().unwrap();
         assert_eq!(b[2].json_type(), JsonType::Number);
         assert!(!b[2].is_number_one());
+    }
+
+    #[test]
+    fn plain_text_is_read_only_where_json_parse_reads_the_same_value() {
+        let text =
+            " {\n  \"version\": 1,\t\"questions\": [ {\"prompt\": \"caf\\u00e9 \\/\"} ]\r\n} ";
+        let value = Canonical::read_plain(text).unwrap();
+        assert!((&value).member("version").unwrap().is_number_one());
+        let questions = (&value).member("questions").unwrap().items().unwrap();
+        assert_eq!(
+            questions[0].member("prompt").unwrap().as_text().unwrap(),
+            "café /"
+        );
+        // What the host reads otherwise, or not at all, goes to the host.
+        for text in [
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"__proto__": 1}"#,
+            "1.0",
+            "1e0",
+            "01",
+            "-",
+            "\"\u{1}\"",
+            r#""\ud800""#,
+            r#""\ud83d\ude00""#,
+            "\u{feff}{}",
+            "{} x",
+        ] {
+            assert_eq!(Canonical::read_plain(text), None, "{text:?}");
+        }
+        assert!(Canonical::read_plain("[-0, 10, 1]").is_some());
+    }
+
+    #[test]
+    fn keys_are_in_order_only_as_the_schema_writes_them() {
+        let order = ["version", "questions", "prompt", "opportunityId"];
+        let read = |text: &str| Canonical::read(text).unwrap();
+        assert!(
+            read(r#"{"version":1,"questions":[{"prompt":"a","opportunityId":"b"}]}"#)
+                .keys_in_order(&order)
+        );
+        assert!(!read(r#"{"questions":[],"version":1}"#).keys_in_order(&order));
+        assert!(
+            !read(r#"{"version":1,"questions":[{"opportunityId":"b","prompt":"a"}]}"#)
+                .keys_in_order(&order)
+        );
     }
 
     #[test]

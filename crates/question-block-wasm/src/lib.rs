@@ -6,17 +6,21 @@
 //! question messages with exactly the bytes the server does.
 //!
 //! Only text crosses the boundary, which keeps both the module and its
-//! glue small. The package's `index.js` calls the exports directly, not
-//! through wasm-bindgen's generated JavaScript: it writes each string into
-//! the module's memory as UTF-8 from `TextEncoder` (a native copy, and always
-//! valid UTF-8, which the module therefore does not check again) and reads
-//! results back with `TextDecoder`. Values go in as the text
-//! `JSON.stringify` makes of them, and a payload is handed to the host's
-//! `JSON.parse` (the reference's own semantics) and back as that text, so
-//! the module reads only canonical JSON (the `canonical` module) and carries
-//! no JSON library. Results come back as JSON text, written with the
-//! contract's own writer, for `index.js` to `JSON.parse`. Messages come from
-//! the contract's `text` methods, so nothing here links `core::fmt`.
+//! glue small, and the module has one export, [`explain`]: `index.js`
+//! parses with it (from the line of a message's last marker when it can),
+//! and validates and serializes a block by explaining a message that holds
+//! it, writing the block with the engine's own `JSON.stringify`. The
+//! package's `index.js` calls the export directly, not through
+//! wasm-bindgen's generated JavaScript: it writes each string into the
+//! module's memory as UTF-8 with `TextEncoder.encodeInto` (always valid
+//! UTF-8, which the module therefore does not check again) and reads
+//! results back with `TextDecoder`. A payload written plainly is read here
+//! directly ([`Canonical::read_plain`]); any other is handed to the host's
+//! `JSON.parse` (the reference's own semantics) and back as the text
+//! `JSON.stringify` makes of it, so the module carries no JSON library.
+//! Results come back as JSON text, written with the contract's own writer,
+//! for `index.js` to `JSON.parse`. Messages come from the contract's `text`
+//! methods, so nothing here links `core::fmt`.
 //!
 //! Built by `cargo xtask wasm` into an npm-style package in
 //! `target/wasm-pkg/`, whose `index.js` (from `js/index.js`, checked
@@ -30,9 +34,8 @@ use wasm_bindgen::prelude::*;
 
 use index_js::{push_decimal, push_json_string, utf16_len};
 use index_question_block::{
-    InvalidQuestionBlock, JsonSyntaxError, NotAQuestionMessage, ParsedQuestionMessage,
-    QuestionBlock, explain_question_message_with, parse_question_message_with,
-    serialize_question_message_from_json,
+    InvalidQuestionBlock, JsonSyntaxError, NotAQuestionMessage,
+    explain_question_message_from_fence_line_with, explain_question_message_with,
 };
 
 use crate::canonical::Canonical;
@@ -130,19 +133,6 @@ impl Object {
     }
 }
 
-/// A parsed message with its prose as the body's length in UTF-16 units up
-/// to the prose's end: the prose is the start of the body, which `index.js`
-/// slices from the string it was given. That keeps its lone surrogates, and
-/// spares a long prose three copies.
-fn parsed(object: Object, parsed: &ParsedQuestionMessage) -> String {
-    let mut prose = String::new();
-    push_decimal(&mut prose, utf16_len(&parsed.prose));
-    object
-        .raw("prose", &prose)
-        .raw("block", &parsed.block.to_pretty_json())
-        .done()
-}
-
 /// Every problem of an invalid block, as a JSON array of `{path, rule,
 /// message}`.
 fn problems(invalid: &InvalidQuestionBlock) -> String {
@@ -163,25 +153,76 @@ fn problems(invalid: &InvalidQuestionBlock) -> String {
     list
 }
 
-/// `parseQuestionMessage(body)`, as JSON: `{prose, block}` (the prose as
-/// its length in UTF-16 units, which `index.js` slices from the body), or
-/// `null` when the body is not a question message.
-#[wasm_bindgen(js_name = parseQuestionMessage)]
-pub fn parse(body: &str) -> String {
-    let read = |payload: &str| read_payload(payload).ok();
-    match parse_question_message_with(body, read) {
-        Some(message) => parsed(Object::new(), &message),
-        None => String::from("null"),
+/// The keys of a block and of its questions, in the order the reference's
+/// schema writes them.
+const KEY_ORDER: [&str; 5] = [
+    "version",
+    "questions",
+    "prompt",
+    "opportunityId",
+    "alsoUnblocks",
+];
+
+/// Reads payloads for [`explain`], remembering a payload that is its own
+/// block: written plainly ([`Canonical::read_plain`]) with its keys in the
+/// schema's order, so that once the block is found valid, `JSON.parse` of
+/// the payload is the block, and the module hands the payload back as it
+/// came instead of writing the block out again.
+#[derive(Default)]
+struct Payloads {
+    as_is: std::cell::RefCell<Option<String>>,
+}
+
+impl Payloads {
+    fn read(&self, payload: &str) -> Result<Canonical, JsonSyntaxError> {
+        match Canonical::read_plain(payload) {
+            Some(value) => {
+                if value.keys_in_order(&KEY_ORDER) {
+                    *self.as_is.borrow_mut() = Some(payload.to_owned());
+                }
+                Ok(value)
+            }
+            None => read_payload(payload),
+        }
     }
 }
 
 /// `explainQuestionMessage(body)`, as JSON: `{ok: true, prose, block}` (the
 /// prose as its length in UTF-16 units, which `index.js` slices from the
 /// body), or `{ok: false, rule, reason, problems?}` saying why not.
+///
+/// With `from_fence_line`, `body` is the end of a message from the line of
+/// its last `index-questions` (see
+/// [`explain_question_message_from_fence_line_with`]), which is how
+/// `index.js` parses a message at a cost that does not grow with its prose;
+/// the result is `false` when that line opens no fence, and `index.js` then
+/// reads the whole message.
 #[wasm_bindgen(js_name = explainQuestionMessage)]
-pub fn explain(body: &str) -> String {
-    match explain_question_message_with(body, read_payload) {
-        Ok(message) => parsed(Object::new().raw("ok", "true"), &message),
+pub fn explain(body: &str, from_fence_line: bool) -> String {
+    let payloads = Payloads::default();
+    let read = |payload: &str| payloads.read(payload);
+    let explained = if from_fence_line {
+        match explain_question_message_from_fence_line_with(body, read) {
+            Some(explained) => explained,
+            None => return String::from("false"),
+        }
+    } else {
+        explain_question_message_with(body, read)
+    };
+    match explained {
+        Ok(message) => {
+            // The prose is the start of the body, which `index.js` slices
+            // from the string it was given: that keeps its lone surrogates,
+            // and spares a long prose three copies.
+            let mut prose = String::new();
+            push_decimal(&mut prose, utf16_len(&message.prose));
+            let object = Object::new().raw("ok", "true").raw("prose", &prose);
+            match payloads.as_is.borrow().as_deref() {
+                Some(payload) => object.raw("block", payload),
+                None => object.raw("block", &message.block.to_pretty_json()),
+            }
+            .done()
+        }
         Err(why) => {
             let refusal = Object::new()
                 .raw("ok", "false")
@@ -195,45 +236,6 @@ pub fn explain(body: &str) -> String {
             }
             .done()
         }
-    }
-}
-
-/// `serializeQuestionMessage(prose, block)`, as JSON: `{message}`, or
-/// `{error}` listing every problem of an invalid block, which `index.js`
-/// throws as an `Error`.
-#[wasm_bindgen(js_name = serializeQuestionMessage)]
-pub fn serialize(prose: &str, block: &str) -> String {
-    let message = match Canonical::read(block) {
-        Some(value) => {
-            serialize_question_message_from_json(prose, &&value).map_err(|invalid| invalid.text())
-        }
-        None => Err(String::from("the value is not JSON")),
-    };
-    match message {
-        Ok(message) => Object::new().text("message", &message).done(),
-        Err(error) => Object::new().text("error", &error).done(),
-    }
-}
-
-/// `validateQuestionBlock(value)`, as JSON: `{ok: true, block}`
-/// (normalised), or `{ok: false, problems: [{path, rule, message}]}`.
-#[wasm_bindgen(js_name = validateQuestionBlock)]
-pub fn validate(value: &str) -> String {
-    let Some(value) = Canonical::read(value) else {
-        return Object::new()
-            .raw("ok", "false")
-            .raw("problems", "[]")
-            .done();
-    };
-    match QuestionBlock::from_json(&&value) {
-        Ok(block) => Object::new()
-            .raw("ok", "true")
-            .raw("block", &block.to_pretty_json())
-            .done(),
-        Err(invalid) => Object::new()
-            .raw("ok", "false")
-            .raw("problems", &problems(&invalid))
-            .done(),
     }
 }
 

@@ -176,6 +176,12 @@ pub(crate) fn last_open_fence(body: &str) -> Option<OpenFence> {
     }
 }
 
+/// The opening marker fence on the first line of `body`, if that line is
+/// one (the text is taken to start at a line start).
+pub(crate) fn open_fence_on_first_line(body: &str) -> Option<OpenFence> {
+    open_fence_at(body.as_bytes(), backtick_run(body.as_bytes(), 0))
+}
+
 /// The first line of `text` made of exactly `length` backticks, then only
 /// spaces or tabs (and an optional CR).
 pub(crate) fn first_close_fence(text: &str, length: usize) -> Option<CloseFence> {

@@ -57,9 +57,10 @@ pub use error::{
 };
 pub use message::{
     JsonSyntaxError, UnsendableQuestionMessage, explain_question_message,
-    explain_question_message_utf16, explain_question_message_with, parse_question_message,
-    parse_question_message_utf16, parse_question_message_with, serialize_question_message,
-    serialize_question_message_checked, serialize_question_message_from_json,
+    explain_question_message_from_fence_line_with, explain_question_message_utf16,
+    explain_question_message_with, parse_question_message, parse_question_message_utf16,
+    parse_question_message_with, serialize_question_message, serialize_question_message_checked,
+    serialize_question_message_from_json,
 };
 
 /// Whether `s` is a negotiation reference as the block requires one: a UUID

@@ -2,7 +2,10 @@
 
 use crate::block::{ParsedQuestionMessage, QuestionBlock};
 use crate::error::{InvalidQuestionBlock, NotAQuestionMessage};
-use crate::fence::{first_close_fence, last_open_fence, longest_backtick_run, terminator_len};
+use crate::fence::{
+    OpenFence, first_close_fence, last_open_fence, longest_backtick_run, open_fence_on_first_line,
+    terminator_len,
+};
 use crate::json::{pretty_len_hint, replace_lone_surrogate_escapes, write_pretty_block};
 use crate::limits::QUESTION_BLOCK_MARKER;
 use crate::validate::{FromStrError, block_from_str, decide_block};
@@ -306,7 +309,20 @@ where
     for<'v> &'v T: JsonView,
     R: FnOnce(&str) -> Result<T, JsonSyntaxError>,
 {
-    let parts = split(body).map_err(|refusal| refusal.explain(body))?;
+    explain_split(body, split(body), read_json)
+}
+
+/// [`explain_question_message_with`] once the fences are found.
+fn explain_split<T, R>(
+    body: &str,
+    split: Result<Parts<'_>, Refusal>,
+    read_json: R,
+) -> Result<ParsedQuestionMessage, NotAQuestionMessage>
+where
+    for<'v> &'v T: JsonView,
+    R: FnOnce(&str) -> Result<T, JsonSyntaxError>,
+{
+    let parts = split.map_err(|refusal| refusal.explain(body))?;
     let value = read_json(parts.payload).map_err(|err| {
         let mut offset = err.offset.min(parts.payload.len());
         while !parts.payload.is_char_boundary(offset) {
@@ -339,6 +355,49 @@ where
     let parts = split(body).ok()?;
     let value = read_json(parts.payload)?;
     decide_block_view(&&value).map(|block| parts.with_block(block))
+}
+
+/// [`explain_question_message_with`] on the end of a body, from the start
+/// of the line that holds its last `index-questions`: the same decision, at
+/// a cost that does not grow with the prose before that line. `None` when
+/// that line does not open a marker fence, so the body's last opening
+/// fence, if any, is before it: explain the whole body instead.
+///
+/// A caller that finds the marker's last occurrence and the start of its
+/// line (a JavaScript host does both with native string searches) passes
+/// only the text from there on, and the fence search checks that one line
+/// instead of scanning the body back from its end. `body` must start at a
+/// line start of the whole message (its first character, or just after a
+/// line terminator) and hold no `index-questions` after its first line;
+/// given that, a body whose first line opens a marker fence is decided
+/// exactly as the whole message would be. The prose returned is empty (the
+/// caller's prose is what comes before `body`), and lines and columns in a
+/// refusal count from `body`'s first line.
+///
+/// ```
+/// use index_question_block::{explain_question_message_from_fence_line_with, JsonSyntaxError};
+/// let read = |payload: &str| {
+///     serde_json::from_str::<serde_json::Value>(payload)
+///         .map_err(|err| JsonSyntaxError { offset: 0, reason: err.to_string() })
+/// };
+/// let tail = "```index-questions\n{\"version\": 1, \"questions\": [{\"prompt\": \"Q?\", \"opportunityId\": \"9d2e7a41-c3b8-4f05-a6e9-1b7d0c5f82e4\"}]}\n```";
+/// let parsed = explain_question_message_from_fence_line_with(tail, read).unwrap().unwrap();
+/// assert_eq!((parsed.prose.as_str(), parsed.block.questions[0].prompt.as_str()), ("", "Q?"));
+/// let unclosed = "```index-questions\n{}";
+/// let why = explain_question_message_from_fence_line_with(unclosed, read).unwrap().unwrap_err();
+/// assert_eq!(why.rule(), "unclosed-fence");
+/// assert!(explain_question_message_from_fence_line_with("see ```index-questions", read).is_none());
+/// ```
+pub fn explain_question_message_from_fence_line_with<T, R>(
+    body: &str,
+    read_json: R,
+) -> Option<Result<ParsedQuestionMessage, NotAQuestionMessage>>
+where
+    for<'v> &'v T: JsonView,
+    R: FnOnce(&str) -> Result<T, JsonSyntaxError>,
+{
+    let open = open_fence_on_first_line(body)?;
+    Some(explain_split(body, split_at(body, open), read_json))
 }
 
 /// A body taken apart around its fences, before the payload is read.
@@ -393,8 +452,12 @@ impl Refusal {
 /// marker fence, a line after it, the first closing fence of its length,
 /// and only whitespace after that.
 fn split(body: &str) -> Result<Parts<'_>, Refusal> {
+    split_at(body, last_open_fence(body).ok_or(Refusal::NoMarkerFence)?)
+}
+
+/// [`split`] once the last opening fence is known.
+fn split_at(body: &str, open: OpenFence) -> Result<Parts<'_>, Refusal> {
     let bytes = body.as_bytes();
-    let open = last_open_fence(body).ok_or(Refusal::NoMarkerFence)?;
     let payload_start = terminator_len(bytes, open.end)
         .map(|len| open.end + len)
         .ok_or(Refusal::NothingAfterFence { fence: open.start })?;

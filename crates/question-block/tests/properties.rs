@@ -11,8 +11,8 @@
 use index_js::{trim_end, utf16_len};
 use index_question_block::{
     JsonSyntaxError, QuestionBlock, QuestionBlockQuestion, explain_question_message,
-    explain_question_message_with, parse_question_message, parse_question_message_with,
-    serialize_question_message,
+    explain_question_message_from_fence_line_with, explain_question_message_with,
+    parse_question_message, parse_question_message_with, serialize_question_message,
 };
 use proptest::prelude::*;
 
@@ -144,6 +144,27 @@ fn many_questions_body() -> impl Strategy<Value = String> {
     })
 }
 
+/// Where the browser package hands a message to
+/// [`explain_question_message_from_fence_line_with`]: the start of the line
+/// of the marker's last occurrence, when three or more backticks start that
+/// line right before it.
+fn fence_line(body: &str) -> Option<usize> {
+    let marker = body.rfind("index-questions")?;
+    let start = body[..marker].trim_end_matches('`').len();
+    let line_start = body[..start]
+        .chars()
+        .next_back()
+        .is_none_or(|c| matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'));
+    (marker - start >= 3 && line_start).then_some(start)
+}
+
+fn serde_reader(payload: &str) -> Result<serde_json::Value, JsonSyntaxError> {
+    serde_json::from_str(payload).map_err(|err| JsonSyntaxError {
+        offset: 0,
+        reason: err.to_string(),
+    })
+}
+
 /// `default` cases, or as many as `PROPTEST_CASES` asks for, so a long
 /// run needs no code change.
 fn cases(default: u32) -> u32 {
@@ -162,6 +183,30 @@ proptest! {
         let parsed = parse_question_message(&message).unwrap();
         prop_assert_eq!(parsed.prose, trim_end(&prose));
         prop_assert_eq!(parsed.block, block);
+    }
+
+    #[test]
+    fn the_end_from_the_fence_line_decides_as_the_whole_body(prose in text(40), body in hostile_body()) {
+        let body = format!("{prose}{body}");
+        let Some(start) = fence_line(&body) else {
+            return Ok(());
+        };
+        let whole = explain_question_message_with(&body, serde_reader);
+        let end = explain_question_message_from_fence_line_with(&body[start..], serde_reader);
+        match end {
+            // The line opens no fence: read alone, the end holds none, so
+            // the whole body's fence, if any, is an earlier one.
+            None => {
+                let alone = explain_question_message_with(&body[start..], serde_reader);
+                prop_assert_eq!(alone.unwrap_err().rule(), "no-marker-fence");
+            }
+            Some(Ok(parsed)) => {
+                let whole = whole.unwrap();
+                prop_assert_eq!(parsed.block, whole.block);
+                prop_assert_eq!(trim_end(&body[..start]), whole.prose);
+            }
+            Some(Err(why)) => prop_assert_eq!(why.rule(), whole.unwrap_err().rule()),
+        }
     }
 
     #[test]
