@@ -65,13 +65,13 @@ export function largeBlock() {
 // rounds interleaved with the other side's.
 function interleaved(sides, budgetMs) {
   const now = () => performance.now();
-  // Calibrate: enough calls per batch that one batch takes ~5 ms.
+  // Calibrate: enough calls per batch that one batch takes ~10 ms.
   const batches = sides.map((work) => {
     let calls = 1;
     for (;;) {
       const start = now();
       for (let i = 0; i < calls; i++) work();
-      if (now() - start > 5 || calls >= 1 << 20) return calls;
+      if (now() - start > 10 || calls >= 1 << 22) return calls;
       calls *= 2;
     }
   });
@@ -101,6 +101,7 @@ export function run(ours, reference, { message, prose, block, budgetMs = 300, ag
   const time = (name, units, mine, theirs) => {
     agree(name, mine(), theirs());
     const [a, b] = interleaved([mine, theirs], budgetMs);
+    if (!(a > 0 && b > 0)) throw new Error(`${name}: the clock measured no time`);
     rows.push({ name, units, ours: a, reference: b, ratio: b / a });
   };
   for (const [name, body] of bodies(message)) {

@@ -67,7 +67,7 @@ try {
     agree(name, a, b) { if (!same(a, b)) throw new Error(name + ": the package and the reference disagree"); },
   });
 } catch (e) { error = String(e); }
-await fetch("/rows", { method: "POST", body: JSON.stringify({ rows, error, agent: navigator.userAgent }) });
+await fetch("/rows", { method: "POST", body: JSON.stringify({ rows, error, agent: navigator.userAgent, isolated: crossOriginIsolated }) });
 </script>`;
 
 // zod's ES module entry, relative to the reference's directory.
@@ -90,7 +90,10 @@ const profile = await mkdtemp(join(tmpdir(), "index-bench-chromium-"));
 const result = new Promise((resolveRows, reject) => {
   const server = createServer(async (req, res) => {
     const path = new URL(req.url, "http://localhost").pathname;
-    if (path === "/" ) return res.writeHead(200, { "content-type": "text/html" }).end(page);
+    // Cross-origin isolated, so that the page's clock is not coarsened.
+    res.setHeader("cross-origin-opener-policy", "same-origin");
+    res.setHeader("cross-origin-embedder-policy", "require-corp");
+    if (path === "/") return res.writeHead(200, { "content-type": "text/html" }).end(page);
     if (path === "/rows" && req.method === "POST") {
       let body = "";
       for await (const chunk of req) body += chunk;
@@ -123,9 +126,14 @@ try {
   const { server, posted } = await result;
   server.close();
   if (posted.error) throw new Error(`in Chromium: ${posted.error}`);
+  if (!posted.isolated) throw new Error("the page was not cross-origin isolated, so its clock is too coarse to time by");
   const version = posted.agent.match(/Chrome\/([\d.]+)/)?.[1] ?? "?";
   console.log(`\n${table(`Chromium ${version}`, posted.rows)}`);
 } finally {
-  browser?.kill();
-  await rm(profile, { recursive: true, force: true });
+  if (browser && browser.exitCode === null) {
+    const exited = new Promise((done) => browser.once("exit", done));
+    browser.kill();
+    await exited;
+  }
+  await rm(profile, { recursive: true, force: true, maxRetries: 5 });
 }

@@ -25,13 +25,18 @@ const read = (at, length) =>
   new TextDecoder("utf-8", { ignoreBOM: true }).decode(new Uint8Array(wasm.memory.buffer, at >>> 0, length));
 
 // A string as UTF-8 in the module's memory, which the module then owns and
-// frees: its (pointer, length). Encoded in place, with room for the longest
-// UTF-8 a string of its length can need, then shrunk to what was written.
+// frees: its (pointer, length). Encoded in place: room for a byte a unit
+// first, which is all that ASCII needs, then for three a unit.
 function write(text) {
-  const room = text.length * 3;
-  const at = wasm.__wbindgen_malloc(room, 1) >>> 0;
-  const { written } = utf8.encodeInto(text, new Uint8Array(wasm.memory.buffer, at, room));
-  return [wasm.__wbindgen_realloc(at, room, written, 1) >>> 0, written];
+  let room = text.length;
+  let at = wasm.__wbindgen_malloc(room, 1) >>> 0;
+  let { read, written } = utf8.encodeInto(text, new Uint8Array(wasm.memory.buffer, at, room));
+  if (read < room) {
+    at = wasm.__wbindgen_realloc(at, room, (room *= 3), 1) >>> 0;
+    written += utf8.encodeInto(text.slice(read), new Uint8Array(wasm.memory.buffer, at + written, room - written)).written;
+    at = wasm.__wbindgen_realloc(at, room, written, 1) >>> 0;
+  }
+  return [at, written];
 }
 
 // Calls an export with strings (and a flag); returns and frees the text it
@@ -97,8 +102,15 @@ function fenceLine(text) {
     }
     if (at >= dash && text.startsWith(MARKER, at - dash)) last = at - dash;
   }
+  // The run of backticks before it: a short run unit by unit, a long one by
+  // the engine's regular expressions, over windows that double, so a run
+  // of half a million costs a few native scans.
   let start = last;
-  while (text.charCodeAt(start - 1) === 96) start--;
+  while (start > last - 16 && text.charCodeAt(start - 1) === 96) start--;
+  for (let size = 16, from; start === last - size && start > 0; size = last - from) {
+    from = Math.max(0, start - size);
+    start -= /`*$/.exec(text.slice(from, start))[0].length;
+  }
   return last - start < 3 ? (last < 0 ? -2 : -1) : start && !"\n\r\u2028\u2029".includes(text[start - 1]) ? -1 : start;
 }
 

@@ -15,7 +15,7 @@
 //! module's memory as UTF-8 with `TextEncoder.encodeInto` (always valid
 //! UTF-8, which the module therefore does not check again) and reads
 //! results back with `TextDecoder`. A payload written plainly is read here
-//! directly ([`Canonical::read_plain`]); any other is handed to the host's
+//! directly (the `canonical` module); any other is handed to the host's
 //! `JSON.parse` (the reference's own semantics) and back as the text
 //! `JSON.stringify` makes of it, so the module carries no JSON library.
 //! Results come back as JSON text, written with the contract's own writer,

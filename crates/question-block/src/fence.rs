@@ -90,6 +90,16 @@ fn tick_mask16(chunk: &[u8]) -> u16 {
         .to_bitmask() as u16
 }
 
+/// The bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
+/// last byte of U+2028 and U+2029, but also of other characters, so a line
+/// start found with this is confirmed by [`is_line_start`]).
+#[inline(always)]
+fn may_end_a_line(v: u8x16) -> u8x16 {
+    v.simd_eq(u8x16::splat(b'\n'))
+        | v.simd_eq(u8x16::splat(b'\r'))
+        | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8))
+}
+
 /// How many backticks start at `at`, sixteen bytes per step.
 fn backtick_run(bytes: &[u8], at: usize) -> usize {
     let rest = bytes.get(at..).unwrap_or_default();

@@ -15,7 +15,7 @@ use wide::u8x16;
 
 use super::{
     CloseFence, OpenFence, backtick_run, backtick_run_before, fence_tail, is_line_start,
-    open_fence_at, sixteen,
+    may_end_a_line, open_fence_at, sixteen,
 };
 use crate::limits::QUESTION_BLOCK_MARKER;
 
@@ -127,16 +127,6 @@ impl<'a> Block<'a> {
             0
         }
     }
-}
-
-/// The bytes after which a line may start: LF, CR, or 0xA8 or 0xA9 (the
-/// last byte of U+2028 and U+2029, but also of other characters, so a line
-/// start found with this is confirmed by [`is_line_start`]).
-#[inline(always)]
-fn may_end_a_line(v: u8x16) -> u8x16 {
-    v.simd_eq(u8x16::splat(b'\n'))
-        | v.simd_eq(u8x16::splat(b'\r'))
-        | (v & u8x16::splat(0xFE)).simd_eq(u8x16::splat(0xA8))
 }
 
 /// Bit masks of the bytes of `block` (64 bytes, or fewer at the end of the
