@@ -27,6 +27,13 @@ index_js::wire_enum! {
         StoreFailed = "store_failed",
         /// The listener or a transport failed.
         Unavailable = "unavailable",
+        /// No route at that path (also the answer to OAuth discovery: the
+        /// host takes API keys, not OAuth).
+        UnknownRoute = "unknown_route",
+        /// The route does not take that method.
+        MethodNotAllowed = "method_not_allowed",
+        /// A body over the host's limit.
+        PayloadTooLarge = "payload_too_large",
     }
 }
 
@@ -39,7 +46,7 @@ pub(crate) const STORE_FAILED: &str = "the store failed";
 #[non_exhaustive]
 pub enum HostError {
     /// No valid key: missing, malformed, unknown or revoked.
-    #[error("a valid API key is required")]
+    #[error("invalid API key: send a valid one as a bearer token")]
     Unauthorized,
     /// The key is valid but may not do this (opening or closing needs a
     /// host key).
@@ -72,6 +79,15 @@ pub enum HostError {
     /// The listener or transport failed.
     #[error("the host's connection failed: {0}")]
     Io(std::io::Error),
+    /// No route at that path.
+    #[error("There is no such route; this host takes API keys, not OAuth.")]
+    UnknownRoute,
+    /// The route does not take that method.
+    #[error("This route does not take that method.")]
+    MethodNotAllowed,
+    /// The body is over [`crate::BODY_LIMIT`].
+    #[error("The request body is over the host's limit of 64 KiB.")]
+    PayloadTooLarge,
 }
 
 impl HostError {
@@ -91,6 +107,9 @@ impl HostError {
             HostError::BadRequest(_) => ErrorCode::InvalidRequest.as_str(),
             HostError::Store(_) => ErrorCode::StoreFailed.as_str(),
             HostError::Io(_) => ErrorCode::Unavailable.as_str(),
+            HostError::UnknownRoute => ErrorCode::UnknownRoute.as_str(),
+            HostError::MethodNotAllowed => ErrorCode::MethodNotAllowed.as_str(),
+            HostError::PayloadTooLarge => ErrorCode::PayloadTooLarge.as_str(),
         }
     }
 
@@ -104,6 +123,9 @@ impl HostError {
             HostError::Invalid { .. } | HostError::BadRequest(_) => 400,
             HostError::Store(_) => 500,
             HostError::Io(_) => 503,
+            HostError::UnknownRoute => 404,
+            HostError::MethodNotAllowed => 405,
+            HostError::PayloadTooLarge => 413,
         }
     }
 

@@ -152,6 +152,9 @@ impl std::fmt::Debug for Host {
     }
 }
 
+/// The id `/readyz` reads: a valid id that no negotiation is given.
+const READY_PROBE: &str = "00000000-0000-4000-8000-000000000000";
+
 impl Host {
     /// A host on `store`. Starts watching the store's change feed (if it has
     /// one) so that waits wake on other processes' commits too.
@@ -229,6 +232,19 @@ impl Host {
         self.inner
             .changes
             .send_modify(|generation| *generation += 1);
+    }
+
+    /// Whether the store answers: one read of a negotiation that is never
+    /// there, as `/readyz` asks it.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Store`] when the store does not answer.
+    pub async fn ready(&self) -> Result<(), HostError> {
+        if let Ok(probe) = OpportunityId::parse(READY_PROBE) {
+            self.store().get_negotiation(&probe).await?;
+        }
+        Ok(())
     }
 
     /// The caller a bearer token names.

@@ -1,8 +1,9 @@
 //! The REST API and the MCP endpoint on one axum router.
 //!
-//! Every route authenticates first: a request without a valid key gets 401
-//! and nothing else. Errors share one JSON shape; every response carries an
-//! `x-request-id`; bodies over [`BODY_LIMIT`] get 413.
+//! Every route but `/healthz`, `/readyz` and the OAuth discovery paths
+//! authenticates first: a request without a valid key gets 401 and nothing
+//! else. Every error has one JSON shape, whatever its status; every
+//! response carries an `x-request-id`; bodies over [`BODY_LIMIT`] get 413.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -50,8 +51,22 @@ impl IntoResponse for HostError {
 }
 
 /// The router: the REST routes and, at `/mcp`, the MCP service, all behind
-/// authentication.
+/// authentication; `/healthz`, `/readyz` and the OAuth discovery paths
+/// before it, which hold no data.
 pub fn router(host: Host, mcp: Router) -> Router {
+    let public = Router::new()
+        .route(
+            "/healthz",
+            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
+        )
+        .route("/readyz", get(readyz))
+        // A client that meets a 401 looks for OAuth here; the answer says
+        // there is none, without a key, so it asks for one instead.
+        .route(
+            "/.well-known/{*rest}",
+            any(|| async { HostError::UnknownRoute }),
+        )
+        .with_state(host.clone());
     let api = Router::new()
         .route("/negotiations", get(list).post(open))
         .route("/opportunities/{id}/negotiation", get(show))
@@ -63,9 +78,15 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .route("/answers", post(answers))
         .with_state(host.clone())
         .merge(mcp)
-        .fallback(|| async { HostError::NotFound })
+        .fallback(|| async { HostError::UnknownRoute })
+        .method_not_allowed_fallback(|| async { HostError::MethodNotAllowed })
+        // Inside authentication: an anonymous client learns nothing, not
+        // even the limit.
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(middleware::from_fn_with_state(host, authenticate));
-    api.layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
+    public
+        .merge(api)
+        .layer(middleware::map_response(one_error_shape))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
@@ -91,6 +112,40 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
 }
 
+/// Whether the store answers: 200, or 503 with the error shape.
+async fn readyz(State(host): State<Host>) -> Response {
+    match host.ready().await {
+        Ok(()) => Json(serde_json::json!({"status": "ready"})).into_response(),
+        Err(err) => {
+            let mut response = err.into_response();
+            *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+            response
+        }
+    }
+}
+
+/// The error shape on the answers that layers and the MCP service write as
+/// plain text: a body over the limit (413), a method a route does not take
+/// (405, keeping its `Allow`).
+async fn one_error_shape(response: Response) -> Response {
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"));
+    let error = match response.status() {
+        _ if json => return response,
+        StatusCode::PAYLOAD_TOO_LARGE => HostError::PayloadTooLarge,
+        StatusCode::METHOD_NOT_ALLOWED => HostError::MethodNotAllowed,
+        _ => return response,
+    };
+    let allow = response.headers().get(header::ALLOW).cloned();
+    let mut shaped = error.into_response();
+    if let Some(allow) = allow {
+        shaped.headers_mut().insert(header::ALLOW, allow);
+    }
+    shaped
+}
+
 /// Authenticates every request, putting the [`Caller`] into its extensions
 /// (where the MCP service finds it too).
 async fn authenticate(State(host): State<Host>, mut request: Request, next: Next) -> Response {
@@ -108,7 +163,16 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
         }
         Err(err) => {
             tracing::info!(code = err.code(), "refused");
-            err.into_response()
+            let mut response = err.into_response();
+            // A key that was sent and is not valid says so, so that a client
+            // asks its user for another rather than for an OAuth login.
+            if token.is_some() {
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer error=\"invalid_token\""),
+                );
+            }
+            response
         }
     }
 }
@@ -126,6 +190,10 @@ fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, HostError> {
 }
 
 fn malformed(rejection: JsonRejection) -> HostError {
+    // A chunked body over the limit is found only while it is read.
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return HostError::PayloadTooLarge;
+    }
     HostError::Invalid {
         code: crate::error::ErrorCode::MalformedJson.as_str(),
         message: rejection.body_text(),

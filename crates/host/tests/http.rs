@@ -494,6 +494,145 @@ async fn oversize_and_malformed_bodies_are_refused() {
     host.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_status_has_the_error_shape_and_only_health_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    host.open(OPP).await;
+    let shaped = |reply: &support::Reply, status: u16, code: &str| {
+        assert_eq!(reply.status, status, "{}", reply.body);
+        assert_eq!(reply.body["error"]["code"], code, "{}", reply.body);
+        assert!(reply.body["error"]["message"].is_string(), "{}", reply.body);
+    };
+    // An unknown route, to a caller; to a stranger to the host, 401 first.
+    shaped(
+        &host.call("GET", "/nope", Some(&host.dana), None).await,
+        404,
+        "unknown_route",
+    );
+    shaped(
+        &host.call("GET", "/nope", None, None).await,
+        401,
+        "unauthorized",
+    );
+    // A method the route does not take.
+    let path = format!("/opportunities/{OPP}/negotiation");
+    let delete = host
+        .http
+        .delete(format!("{}{path}", host.base))
+        .bearer_auth(&host.dana)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(delete.status().as_u16(), 405);
+    assert_eq!(delete.headers()["allow"], "GET,HEAD");
+    let body: serde_json::Value = delete.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "method_not_allowed");
+    // A body over the limit, announced or chunked, to a caller; to no one,
+    // the limit is not even told.
+    let url = format!("{}/opportunities/{OPP}/negotiation/turns", host.base);
+    let announced = raw_post(&host, &url, Some(&host.dana), index_host::BODY_LIMIT + 10).await;
+    assert!(announced.starts_with("HTTP/1.1 413"), "{announced}");
+    assert!(announced.contains("\"payload_too_large\""), "{announced}");
+    let anonymous = raw_post(&host, &url, None, index_host::BODY_LIMIT + 10).await;
+    assert!(anonymous.starts_with("HTTP/1.1 401"), "{anonymous}");
+    let chunked = raw_post(&host, &url, Some(&host.dana), 0).await;
+    assert!(chunked.starts_with("HTTP/1.1 413"), "{chunked}");
+    assert!(chunked.contains("\"payload_too_large\""), "{chunked}");
+    // A key that was sent and is wrong says so, and OAuth discovery
+    // answers, without a key, that there is none.
+    let wrong = host
+        .http
+        .get(format!("{}/negotiations", host.base))
+        .bearer_auth("idx_nope")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        wrong.headers()["www-authenticate"],
+        "Bearer error=\"invalid_token\""
+    );
+    let body: serde_json::Value = wrong.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid API key")
+    );
+    let none = host
+        .http
+        .get(format!("{}/negotiations", host.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(none.headers()["www-authenticate"], "Bearer");
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+    ] {
+        shaped(
+            &host.call("GET", path, None, None).await,
+            404,
+            "unknown_route",
+        );
+    }
+    // Health needs no key and shows no data.
+    let health = host.call("GET", "/healthz", None, None).await;
+    assert_eq!(
+        (health.status, health.body.clone()),
+        (200, json!({"status": "ok"}))
+    );
+    let ready = host.call("GET", "/readyz", None, None).await;
+    assert_eq!(
+        (ready.status, ready.body.clone()),
+        (200, json!({"status": "ready"}))
+    );
+    host.stop().await;
+}
+
+/// The whole answer to a POST to `url`, with `key` if any: announcing a
+/// body of `length` bytes and sending none of it, or (`length` 0) sending
+/// a chunked body past the limit.
+async fn raw_post(host: &Running, url: &str, key: Option<&str>, length: usize) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = host.base.trim_start_matches("http://");
+    let path = url.trim_start_matches(&host.base);
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let authorization = key
+        .map(|key| format!("Authorization: Bearer {key}\r\n"))
+        .unwrap_or_default();
+    let framing = match length {
+        0 => "Transfer-Encoding: chunked".to_owned(),
+        _ => format!("Content-Length: {length}"),
+    };
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {address}\r\n{authorization}\
+         Content-Type: application/json\r\n{framing}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    if length == 0 {
+        let chunk = format!("2000\r\n{}\r\n", " ".repeat(0x2000));
+        for _ in 0..index_host::BODY_LIMIT / 0x2000 + 2 {
+            // The host may answer and close before the body is all sent.
+            if stream.write_all(chunk.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    }
+    let mut response = Vec::new();
+    let mut buffer = [0; 4096];
+    // Until the host closes, or its whole answer (head and a JSON body) is in.
+    loop {
+        let read = stream.read(&mut buffer).await.unwrap_or(0);
+        response.extend_from_slice(&buffer[..read]);
+        if read == 0 || response.ends_with(b"}}") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&response).into_owned()
+}
+
 /// The status line's code for a POST to `url` announcing a body of
 /// `length` bytes, read before any of the body is sent.
 async fn oversize_status(host: &Running, url: &str, length: usize) -> u16 {
