@@ -358,6 +358,15 @@ pub(crate) struct ServeArgs {
         conflicts_with = "mcp_stdio"
     )]
     pub(crate) allowed_hosts: Vec<String>,
+    /// How long a shutdown (SIGINT, SIGTERM) waits for requests in flight
+    /// before it closes the connections left, in seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30,
+        conflicts_with = "mcp_stdio"
+    )]
+    pub(crate) shutdown_grace: u64,
     /// Speak MCP over standard input and output instead, as the key in
     /// --key-file.
     #[arg(long, requires = "key_file")]

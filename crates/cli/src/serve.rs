@@ -70,13 +70,10 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
         .map_err(|err| Failure::Usage(err.to_string()))?;
     // The one line a script waits for; the port is real even for :0.
     anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp)");
-    index_host::serve(
-        host,
-        listener,
-        args.allowed_hosts,
-        index_host::shutdown_signal(),
-    )
-    .await?;
+    let mut settings = index_host::ServeSettings::default();
+    settings.allowed_hosts = args.allowed_hosts;
+    settings.shutdown_grace = std::time::Duration::from_secs(args.shutdown_grace);
+    index_host::serve_with(host, listener, settings, index_host::shutdown_signal()).await?;
     anstream::eprintln!("stopped");
     Ok(())
 }

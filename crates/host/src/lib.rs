@@ -33,4 +33,4 @@ pub use host::{
 pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, router};
 pub use keys::{Caller, NewKey};
 pub use mcp::{NegotiatorServer, tools};
-pub use serve::{serve, serve_stdio, shutdown_signal};
+pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};

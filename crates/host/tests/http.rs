@@ -1133,3 +1133,72 @@ async fn a_seat_parks_with_the_hosts_model_and_a_host_without_one_refuses() {
     without.stop().await;
     with_model.stop().await;
 }
+
+/// A host served with `settings` on a free port: its address, the way to
+/// stop it, and the serving task.
+async fn serve_with(
+    dir: &tempfile::TempDir,
+    settings: index_host::ServeSettings,
+) -> (
+    String,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<Result<(), index_host::HostError>>,
+) {
+    let host = index_host::Host::new(sqlite(dir).await).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(index_host::serve_with(
+        host,
+        listener,
+        settings,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    (address, stop, served)
+}
+
+/// A connection that sends half of a request head and then nothing.
+async fn half_open(address: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    stream
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_half_sent_request_head_is_dropped_and_never_holds_up_a_shutdown() {
+    use tokio::io::AsyncReadExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = index_host::ServeSettings::default();
+    settings.header_read_timeout = Duration::from_millis(200);
+    let (address, stop, served) = serve_with(&dir, settings).await;
+    let mut stream = half_open(&address).await;
+    // The host gives up on the head: it answers 408 or just closes.
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the half-sent head was held past its timeout");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    stop.send(()).unwrap();
+    served.await.unwrap().unwrap();
+
+    // A head that would be waited for a minute does not hold a shutdown
+    // past its grace.
+    let mut settings = index_host::ServeSettings::default();
+    settings.header_read_timeout = Duration::from_secs(60);
+    settings.shutdown_grace = Duration::from_millis(300);
+    let (address, stop, served) = serve_with(&dir, settings).await;
+    let _held = half_open(&address).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.send(()).unwrap();
+    let stopped = tokio::time::timeout(Duration::from_secs(20), served).await;
+    assert!(stopped.is_ok(), "the shutdown waited on a half-sent head");
+}
