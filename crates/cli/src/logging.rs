@@ -15,21 +15,16 @@ const CAPPED: &[&str] = &["rmcp"];
 /// the MCP transport under `serve --mcp-stdio`), at `RUST_LOG`'s level,
 /// `default` when it is unset.
 pub(crate) fn init_logging(default: &str) {
-    let requested = std::env::var(EnvFilter::DEFAULT_ENV).ok();
-    let subscriber = subscriber(requested.as_deref(), default, std::io::stderr);
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    let levels = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing::subscriber::set_global_default(subscriber(levels, std::io::stderr));
 }
 
-/// Plain-text events to `writer`, at `requested`'s levels (`RUST_LOG`'s
-/// value, if set and valid, else `default`), with [`CAPPED`] held at
+/// Plain-text events to `writer`, at `levels`, with [`CAPPED`] held at
 /// `info`.
-fn subscriber<W>(requested: Option<&str>, default: &str, writer: W) -> impl tracing::Subscriber
+fn subscriber<W>(levels: EnvFilter, writer: W) -> impl tracing::Subscriber
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
-    let levels = requested
-        .and_then(|directives| EnvFilter::try_new(directives).ok())
-        .unwrap_or_else(|| EnvFilter::new(default));
     let capped = filter_fn(|event| {
         let target = event.target();
         let carries = CAPPED.iter().any(|name| {
@@ -56,7 +51,7 @@ mod tests {
     fn written(requested: &str) -> String {
         let out = Arc::new(Mutex::new(Vec::new()));
         let sink = out.clone();
-        let subscriber = subscriber(Some(requested), "info", move || Writer(sink.clone()));
+        let subscriber = subscriber(EnvFilter::new(requested), move || Writer(sink.clone()));
         tracing::subscriber::with_default(subscriber, || {
             tracing::debug!(target: "rmcp::service", "a message body");
             tracing::trace!(target: "rmcp", "a tool result");
