@@ -40,13 +40,7 @@ impl IntoResponse for HostError {
         }
         let status =
             StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut response = (status, Json(self.body())).into_response();
-        if status == StatusCode::UNAUTHORIZED {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        response
+        (status, Json(self.body())).into_response()
     }
 }
 
@@ -79,7 +73,6 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .with_state(host.clone())
         .merge(mcp)
         .fallback(|| async { HostError::UnknownRoute })
-        .method_not_allowed_fallback(|| async { HostError::MethodNotAllowed })
         // Inside authentication: an anonymous client learns nothing, not
         // even the limit.
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
@@ -124,9 +117,9 @@ async fn readyz(State(host): State<Host>) -> Response {
     }
 }
 
-/// The error shape on the answers that layers and the MCP service write as
-/// plain text: a body over the limit (413), a method a route does not take
-/// (405, keeping its `Allow`).
+/// The error shape on the answers that the router, its layers and the MCP
+/// service write as plain text or empty: a body over the limit (413), a
+/// method a route does not take (405, keeping its `Allow`).
 async fn one_error_shape(response: Response) -> Response {
     let json = response
         .headers()
@@ -163,15 +156,17 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
         }
         Err(err) => {
             tracing::info!(code = err.code(), "refused");
-            let mut response = err.into_response();
             // A key that was sent and is not valid says so, so that a client
             // asks its user for another rather than for an OAuth login.
-            if token.is_some() {
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static("Bearer error=\"invalid_token\""),
-                );
-            }
+            let challenge = match token {
+                Some(_) => "Bearer error=\"invalid_token\"",
+                None => "Bearer",
+            };
+            let mut response = err.into_response();
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(challenge),
+            );
             response
         }
     }
