@@ -44,6 +44,8 @@ const options = {
 };
 console.log(table(`Node ${process.versions.node}`, run(ours, reference, options)));
 
+if (process.env.INDEX_BENCH_NODE_ONLY) process.exit(0);
+
 // Chromium: a page served from a local port imports the same benchmark, the
 // package and the reference (zod through an import map) and posts its rows
 // back.
