@@ -3,9 +3,8 @@
 //!
 //! zod 4 reports a node's own problems in shape order, then its unknown
 //! keys, then its refinements. A refinement runs only while nothing beneath
-//! its node failed in an aborting way: a wrong type, an unmatched union or
-//! enum value, or an unknown key. Lengths, sizes and other refinements do
-//! not abort. [`Walk`] keeps that bookkeeping in one place.
+//! its node failed in an aborting way, as [`index_js::ZodMajor::aborts`]
+//! decides for zod 4; [`Walk`] keeps that bookkeeping in one place.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -20,7 +19,7 @@ use crate::limits::{
     CONTRACT_MAX_ARRAY_LENGTH, CONTRACT_MAX_IDENTIFIER_LENGTH, CONTRACT_MAX_STRING_LENGTH,
     is_reserved_name,
 };
-use index_js::WireEnum;
+use index_js::{WireEnum, ZodIssueKind, ZodMajor};
 
 pub(crate) use index_js::At;
 pub use index_js::{IssuePath, PathSegment};
@@ -54,15 +53,20 @@ index_js::wire_enum! {
 }
 
 impl IssueCode {
+    /// Whether this problem stops refinements, as zod 4 decides.
     fn aborts(self) -> bool {
-        matches!(
-            self,
-            IssueCode::InvalidType
-                | IssueCode::InvalidUnion
-                | IssueCode::InvalidValue
-                | IssueCode::UnrecognizedKeys
-                | IssueCode::InvalidKey
-        )
+        let kind = match self {
+            IssueCode::InvalidType => ZodIssueKind::InvalidType,
+            IssueCode::InvalidUnion => ZodIssueKind::InvalidUnion,
+            IssueCode::InvalidValue => ZodIssueKind::InvalidValue,
+            IssueCode::TooSmall => ZodIssueKind::TooSmall,
+            IssueCode::TooBig => ZodIssueKind::TooBig,
+            IssueCode::UnrecognizedKeys => ZodIssueKind::UnrecognizedKeys,
+            IssueCode::InvalidKey => ZodIssueKind::InvalidKey,
+            IssueCode::InvalidFormat => ZodIssueKind::InvalidFormat,
+            IssueCode::Custom => ZodIssueKind::Custom,
+        };
+        ZodMajor::V4.aborts(kind)
     }
 }
 

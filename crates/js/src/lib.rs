@@ -6,7 +6,7 @@
 //! are doubles written as `String(n)` writes them, its sets find values as
 //! `Set.has` does, its strings are written
 //! as `JSON.stringify` writes them, and its problems carry zod's dotted
-//! paths. Rust's own versions differ in small ways (`str::trim` keeps
+//! paths and stop later checks where zod's do. Rust's own versions differ in small ways (`str::trim` keeps
 //! U+FEFF and removes U+0085, `str::len` counts bytes, `{}` writes `1e21` as
 //! `1000000000000000000000`), and a contract that used them would drift
 //! from the reference on exactly the inputs nobody tests. Every contract
@@ -31,6 +31,7 @@ mod path;
 mod problems;
 mod string;
 mod wire;
+mod zod;
 
 pub use equality::same_value_zero;
 pub use json::{json_string, push_json_string};
@@ -48,6 +49,7 @@ pub use string::{
 pub use wire::WireEnum;
 #[doc(hidden)]
 pub use wire::deserialize_wire_name;
+pub use zod::{ZodIssueKind, ZodMajor};
 
 #[doc(hidden)]
 pub use serde as __serde;

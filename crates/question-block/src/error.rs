@@ -3,7 +3,7 @@
 use std::fmt;
 
 pub use index_js::{IssuePath, JsonType, PathSegment};
-use index_js::{Problems, push_decimal};
+use index_js::{Problems, ZodIssueKind, ZodMajor, push_decimal};
 
 /// The text `push` appends to an empty string.
 fn built(push: impl FnOnce(&mut String)) -> String {
@@ -81,13 +81,25 @@ impl IssueCode {
     }
 
     /// Whether this problem stops the block-wide checks (the duplicate-ref
-    /// rule) from running, as a failed type or literal check does in zod.
-    /// Length, UUID and unknown-key problems do not.
+    /// rule) from running, as zod 3, the reference's, decides: a failed
+    /// type or literal check does; length, UUID and unknown-key problems
+    /// do not.
     pub fn aborts(&self) -> bool {
-        matches!(
-            self,
-            IssueCode::InvalidType { .. } | IssueCode::InvalidVersion
-        )
+        ZodMajor::V3.aborts(self.zod_kind())
+    }
+
+    /// The kind of problem zod reports for this one.
+    #[inline]
+    fn zod_kind(&self) -> ZodIssueKind {
+        match self {
+            IssueCode::InvalidType { .. } => ZodIssueKind::InvalidType,
+            IssueCode::InvalidVersion => ZodIssueKind::InvalidValue,
+            IssueCode::TooSmall { .. } => ZodIssueKind::TooSmall,
+            IssueCode::TooBig { .. } => ZodIssueKind::TooBig,
+            IssueCode::InvalidUuid => ZodIssueKind::InvalidFormat,
+            IssueCode::UnrecognizedKeys { .. } => ZodIssueKind::UnrecognizedKeys,
+            IssueCode::DuplicateRef { .. } => ZodIssueKind::Custom,
+        }
     }
 }
 
