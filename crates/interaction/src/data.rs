@@ -297,6 +297,27 @@ pub(crate) fn outcome_tag(
     InteractionOutcome::from_name(outcome)
 }
 
+/// The optional `data` record of a response. In 0.46 a `__proto__` key is
+/// refused as the field-name schema refuses `constructor`, where zod's
+/// record would skip it unseen: the reference's response validator refuses
+/// it in the JSON it is given, and a response read into a value first must
+/// be judged the same (STABILITY.md).
+pub(crate) fn response_data(
+    w: &mut Walk,
+    at: &At<'_>,
+    object: &Map<String, Value>,
+) -> Result<Option<InteractionData>, ()> {
+    let data = object.get("data").and_then(Value::as_object);
+    if w.current() && data.is_some_and(|data| data.contains_key("__proto__")) {
+        w.issue(
+            &at.key("data").key("__proto__"),
+            IssueCode::InvalidKey,
+            "not a valid field name",
+        );
+    }
+    optional_data(w, at, object)
+}
+
 /// The optional `data` record of a resolution or response.
 pub(crate) fn optional_data(
     w: &mut Walk,

@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::data::{
-    InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject, optional_data,
-    outcome_tag, parse_resolution, parse_subject,
+    InteractionData, InteractionOutcome, InteractionResolution, InteractionSubject, outcome_tag,
+    parse_resolution, parse_subject, response_data,
 };
 use crate::digest::Sha256Digest;
 use crate::fields::{
@@ -669,7 +669,7 @@ pub(crate) fn parse_response(
     let id = w
         .identifier(&at.key("id"), object.get("id"))
         .map(str::to_owned);
-    let data = optional_data(w, at, object);
+    let data = response_data(w, at, object);
     w.strict(at, object, &["id", "outcome", "data"]);
     Some(InteractionResponse {
         id: id?,

@@ -158,7 +158,7 @@ pub fn validate_interaction_response_command(
         return Err(Problems::one(ResponseProblem::StaleBinding));
     }
     // The command's response was read by its schema already, and reading
-    // drops no key the reserved-key check would refuse but `__proto__`.
+    // refuses every key the reserved-key check would.
     check_response(request, &command.response)?;
     Ok(command.response)
 }
@@ -178,8 +178,8 @@ fn read_request(request: &Value) -> Result<InteractionRequest, Problems<Response
 }
 
 /// A reserved name among the response's data keys, each an unknown field:
-/// checked before the response is read, as reading would drop
-/// `__proto__` silently.
+/// checked before the response is read, so the problem is the reference's
+/// and not the reader's invalid key.
 fn reserved_key_problems(response: &Value) -> Vec<ResponseProblem> {
     let Some(data) = response.get("data").and_then(Value::as_object) else {
         return Vec::new();

@@ -416,6 +416,49 @@ fn a_request_the_reference_cannot_check_is_refused_with_every_issue() {
     assert_eq!(unsealed(json!({})), ["requestDigest custom"]);
 }
 
+/// A `__proto__` data key is refused whether the response is validated as
+/// JSON or read into a value first: the reference's validator refuses it,
+/// and reading must not launder it into an accepted response. 0.44, whose
+/// validator reads first, accepts it on both paths.
+#[test]
+fn a_proto_data_key_gets_one_answer_on_the_typed_and_the_json_path() {
+    let material = json!({"id": "q", "kind": "question", "title": "Lunch?",
+        "answerSpec": {"fields": [{"name": "t", "label": "T", "type": "text"}]}});
+    let request = seal(material.clone());
+    let response: Value =
+        serde_json::from_str(r#"{"id":"q","outcome":"accepted","data":{"__proto__":1,"t":"x"}}"#)
+            .unwrap();
+
+    assert_eq!(
+        codes(validate_interaction_response(&request, &response)).unwrap(),
+        ["unknown_field:__proto__"]
+    );
+    let issues = InteractionResponse::from_json_value(&response).unwrap_err();
+    assert_eq!(issues[0].path.to_string(), "data.__proto__");
+
+    let clean = InteractionResponse::from_json_value(
+        &json!({"id": "q", "outcome": "accepted", "data": {"t": "x"}}),
+    )
+    .unwrap();
+    let mut command = serde_json::to_value(InteractionResponseCommand::new(
+        "op",
+        request.command_binding(),
+        clean,
+    ))
+    .unwrap();
+    command["response"]["data"]["__proto__"] = json!(1);
+    let command_codes = codes(validate_interaction_response_command(&request, &command)).unwrap();
+    assert!(
+        command_codes[0].starts_with("command:response.data.__proto__:"),
+        "{command_codes:?}"
+    );
+
+    let old = v0_44::InteractionRequest::from_json_value(&material).unwrap();
+    assert!(v0_44::validate_interaction_response(&old, &response).is_ok());
+    let read = v0_44::from_json_value::<InteractionResponse>(&response).unwrap();
+    assert_eq!(read.data.unwrap().keys().collect::<Vec<_>>(), ["t"]);
+}
+
 #[test]
 fn a_request_changed_after_sealing_is_refused_and_a_command_for_it_is_stale() {
     let request = seal(json!({"id": "q", "kind": "question", "title": "Lunch?",
