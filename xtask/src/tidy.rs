@@ -490,4 +490,58 @@ mod tests {
             found.join("\n")
         );
     }
+
+    /// The top-level modules of the crate in `dir`: its `src/` files and
+    /// folders, the roots aside.
+    fn modules_in(dir: &Path) -> std::collections::BTreeSet<String> {
+        fs::read_dir(dir.join("src"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                let module = name.strip_suffix(".rs").unwrap_or(&name).to_owned();
+                (!matches!(module.as_str(), "lib" | "main")).then_some(module)
+            })
+            .collect()
+    }
+
+    /// docs/ARCHITECTURE.md's code map has a section for every crate, and
+    /// each section's table lists exactly the modules the crate's `src/`
+    /// holds, so the map cannot name a module that is gone or miss a new
+    /// one.
+    #[test]
+    fn the_code_map_lists_every_crate_and_exactly_its_modules() {
+        let root = crate::workspace_root();
+        let doc = fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+        let mut mapped = std::collections::BTreeSet::new();
+        for section in doc.split("\n### ").skip(1) {
+            let heading = section.lines().next().unwrap_or_default();
+            let dir = heading
+                .split('`')
+                .nth(1)
+                .unwrap_or_else(|| panic!("no `dir` in the heading {heading:?}"));
+            let listed: std::collections::BTreeSet<String> = section
+                .lines()
+                .filter_map(|line| line.strip_prefix("| `"))
+                .filter_map(|row| row.split('`').next())
+                .map(str::to_owned)
+                .collect();
+            assert_eq!(
+                listed,
+                modules_in(&root.join(dir)),
+                "docs/ARCHITECTURE.md's table for {dir} against its src/"
+            );
+            mapped.insert(dir.to_owned());
+        }
+        let mut crates: Vec<String> = fs::read_dir(root.join("crates"))
+            .unwrap()
+            .flatten()
+            .filter(|entry| entry.path().join("Cargo.toml").is_file())
+            .map(|entry| format!("crates/{}", entry.file_name().to_string_lossy()))
+            .collect();
+        crates.push("xtask".to_owned());
+        let unmapped: Vec<_> = crates.iter().filter(|dir| !mapped.contains(*dir)).collect();
+        assert!(unmapped.is_empty(), "crates with no section in the code map: {unmapped:?}");
+    }
 }

@@ -1,4 +1,4 @@
-//! `index negotiation`: the negotiation commands, on the SQLite store.
+//! `index negotiation`: the negotiation commands, on the chosen store.
 
 use serde::Serialize;
 
