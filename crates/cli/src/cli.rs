@@ -395,7 +395,7 @@ pub(crate) struct ServeArgs {
 pub(crate) enum KeysCommand {
     /// Make a key for a user and print it once; only its hash is stored.
     #[command(
-        after_help = "Example:\n  index keys create --user dana > dana.key\n  index keys create --user host --host"
+        after_help = "Example:\n  index keys create --user dana --name \"dana's agent\" --expires-in 90d --output dana.key\n  index keys create --user host --host --output host.key"
     )]
     Create {
         /// The user the key acts as.
@@ -404,6 +404,13 @@ pub(crate) enum KeysCommand {
         /// A host key, which may also open and close negotiations.
         #[arg(long)]
         host: bool,
+        /// What the key is for, shown by `keys list` (at most 64 characters).
+        #[arg(long)]
+        name: Option<String>,
+        /// How long the key works, as `90d`, `12h` or `30min`; after that
+        /// requests with it get 401 `key_expired` [default: no expiry].
+        #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+        expires_in: Option<std::time::Duration>,
         /// Write the key to this file, readable by its owner alone (mode
         /// 0600), instead of printing it; an existing file is refused.
         #[arg(long, value_name = "FILE")]
@@ -415,8 +422,21 @@ pub(crate) enum KeysCommand {
         #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,
     },
-    /// List the keys: id, user, scope, whether revoked (never the key).
+    /// List the keys: id, name, user, scope, state, when made, expiring and
+    /// last used (never the key).
     List {
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// Say whose a key is, what it may do and whether it still works; exit
+    /// 1 when it does not.
+    #[command(after_help = "Example:\n  index keys whoami --key-file dana.key")]
+    Whoami {
+        /// The file holding the key, as `keys create --output` wrote it
+        /// (`-` for standard input).
+        #[arg(long, value_name = "FILE")]
+        key_file: std::path::PathBuf,
         /// The store [default: $INDEX_DB, else ./index.db].
         #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,

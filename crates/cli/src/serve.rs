@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use index_host::{Host, HostError, HostSettings};
-use index_negotiation_store::{HostStore, KeyScope, UserId};
+use index_negotiation_store::{ApiKeyRecord, HostStore, KeyScope, KeyState, UnixTime, UserId};
 use index_negotiation_store_sqlite::Synchronous;
 
 use crate::cli::{KeysCommand, ServeArgs};
@@ -78,18 +78,60 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     Ok(())
 }
 
+/// A key as `keys` commands show it, in docs/cli-json.md's order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KeyView<'a> {
+    id: &'a str,
+    name: Option<&'a str>,
+    user_id: &'a UserId,
+    scope: KeyScope,
+    state: KeyState,
+    revoked: bool,
+    created_at: Option<UnixTime>,
+    expires_at: Option<UnixTime>,
+    last_used_at: Option<UnixTime>,
+}
+
+impl<'a> KeyView<'a> {
+    fn of(key: &'a ApiKeyRecord, now: UnixTime) -> Self {
+        KeyView {
+            id: &key.id,
+            name: key.name.as_deref(),
+            user_id: &key.user_id,
+            scope: key.scope,
+            state: key.state(now),
+            revoked: key.revoked,
+            created_at: key.created_at,
+            expires_at: key.expires_at,
+            last_used_at: key.last_used_at,
+        }
+    }
+}
+
+/// A time for a table cell: RFC 3339, or `-` for none.
+fn when(time: Option<UnixTime>) -> String {
+    time.map_or_else(|| "-".to_owned(), |time| time.to_string())
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Created<'a> {
-    id: &'a str,
-    user_id: &'a UserId,
-    scope: KeyScope,
+    #[serde(flatten)]
+    key_view: KeyView<'a>,
     /// The key, when it is printed rather than written to a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     key: Option<&'a str>,
     /// Where it was written, with `--output`.
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<&'a std::path::Path>,
+}
+
+#[derive(Serialize)]
+struct Whoami<'a> {
+    #[serde(flatten)]
+    key_view: KeyView<'a>,
+    valid: bool,
 }
 
 /// Creates `path` for a key: new unless `force`, and readable by its owner
@@ -120,7 +162,7 @@ fn key_file(path: &std::path::Path, force: bool) -> Result<std::fs::File, Failur
     Ok(file)
 }
 
-/// `keys create|list|revoke`.
+/// `keys create|list|whoami|revoke`.
 pub(crate) async fn keys(
     command: KeysCommand,
     synchronous: Synchronous,
@@ -130,6 +172,8 @@ pub(crate) async fn keys(
         KeysCommand::Create {
             user,
             host,
+            name,
+            expires_in,
             output,
             force,
             db,
@@ -147,7 +191,10 @@ pub(crate) async fn keys(
                 .as_deref()
                 .map(|path| key_file(path, force))
                 .transpose()?;
-            let key = index_host::keys::create_key(store.as_ref(), user, scope).await?;
+            let mut options = index_host::keys::KeyOptions::default();
+            options.name = name;
+            options.expires_in = expires_in;
+            let key = index_host::keys::create_key(store.as_ref(), user, scope, &options).await?;
             if let (Some(mut file), Some(path)) = (file, output.as_deref()) {
                 use std::io::Write;
                 writeln!(file, "{}", key.secret)
@@ -162,9 +209,7 @@ pub(crate) async fn keys(
                     })?;
             }
             out.json(&Created {
-                id: &key.record.id,
-                user_id: &key.record.user_id,
-                scope,
+                key_view: KeyView::of(&key.record, UnixTime::now()),
                 key: output.is_none().then_some(key.secret.as_str()),
                 file: output.as_deref(),
             });
@@ -203,7 +248,13 @@ pub(crate) async fn keys(
                 .await?
                 .list_api_keys()
                 .await?;
-            out.json(&keys);
+            let now = UnixTime::now();
+            out.json(
+                &keys
+                    .iter()
+                    .map(|key| KeyView::of(key, now))
+                    .collect::<Vec<_>>(),
+            );
             if keys.is_empty() {
                 out.line(styled(DIM, "No keys."));
                 return Ok(());
@@ -213,18 +264,70 @@ pub(crate) async fn keys(
                 .map(|k| {
                     vec![
                         k.id.clone(),
+                        k.name.clone().unwrap_or_else(|| "-".to_owned()),
                         k.user_id.to_string(),
                         k.scope.as_str().to_owned(),
-                        if k.revoked {
-                            "revoked".to_owned()
-                        } else {
-                            "active".to_owned()
-                        },
+                        k.state(now).as_str().to_owned(),
+                        when(k.created_at),
+                        when(k.expires_at),
+                        when(k.last_used_at),
                     ]
                 })
                 .collect();
-            out.line(table(&["id", "user", "scope", "state"], &rows));
+            out.line(table(
+                &[
+                    "id",
+                    "name",
+                    "user",
+                    "scope",
+                    "state",
+                    "created",
+                    "expires",
+                    "last used",
+                ],
+                &rows,
+            ));
             Ok(())
+        }
+        KeysCommand::Whoami { key_file, db } => {
+            let secret = crate::output::read_input(&key_file)?;
+            let store = store(db, synchronous, Use::Read).await?;
+            let Some(key) =
+                index_host::keys::find_key(store.as_ref(), index_js::trim(&secret)).await?
+            else {
+                out.json(&serde_json::json!({ "state": "unknown", "valid": false }));
+                out.line("This is not a key this store knows: it authenticates nothing here.");
+                return Err(Failure::Ended(1));
+            };
+            let now = UnixTime::now();
+            let view = KeyView::of(&key, now);
+            let state = view.state;
+            out.json(&Whoami {
+                key_view: view,
+                valid: state == KeyState::Active,
+            });
+            let named = key
+                .name
+                .as_deref()
+                .map(|name| format!(" ({name})"))
+                .unwrap_or_default();
+            out.line(format!(
+                "Key {}{named} acts as {} ({}): {}.",
+                styled(BOLD, &key.id),
+                styled(BOLD, key.user_id.as_str()),
+                key.scope.as_str(),
+                match (state, key.expires_at) {
+                    (KeyState::Active, Some(expires)) => format!("it works until {expires}"),
+                    (KeyState::Active, _) => "it works, and does not expire".to_owned(),
+                    (KeyState::Expired, _) => format!("it expired at {}", when(key.expires_at)),
+                    _ => "it was revoked".to_owned(),
+                }
+            ));
+            if state == KeyState::Active {
+                Ok(())
+            } else {
+                Err(Failure::Ended(1))
+            }
         }
         KeysCommand::Revoke { id, db } => {
             if !store(db, synchronous, Use::Write)

@@ -604,3 +604,108 @@ fn a_killed_hosts_log_is_read_where_it_lies_and_recovered_by_a_writer() {
     let shown = index_json(dir, &db, &["negotiation", "show", &id, "--as", "dana"]);
     assert_eq!(shown["negotiation"]["turnCount"], turns);
 }
+
+/// A key made by the CLI with a name and a lifetime works on a running
+/// host until it expires, then gets 401 `key_expired`; the host records its
+/// use where the CLI's `keys list` sees it, and `keys whoami` answers from
+/// the store (exit 0 while it works, 1 once it does not).
+fn a_key_expires_on_the_running_host_and_its_use_is_seen(dir: &Path, db: &str) {
+    let file = dir.join("agent.key");
+    let made = index_json(
+        dir,
+        db,
+        &[
+            "keys",
+            "create",
+            "--user",
+            "dana",
+            "--name",
+            "laptop agent",
+            "--expires-in",
+            "2s",
+            "--output",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(made["name"], "laptop agent", "{made}");
+    assert_eq!(made["state"], "active", "{made}");
+    let key = std::fs::read_to_string(&file).unwrap().trim().to_owned();
+    let host = Host::start(dir, db);
+
+    let (status, body) = host.request("GET", "/negotiations", &key, None);
+    assert_eq!(status, 200, "{body}");
+    let listed = index_json(dir, db, &["keys", "list"]);
+    let ours = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == made["id"])
+        .unwrap();
+    assert!(
+        ours["lastUsedAt"]
+            .as_str()
+            .is_some_and(|at| at.ends_with('Z')),
+        "the host's use is recorded where the CLI reads it: {ours}"
+    );
+    let whoami = |expected: i32| {
+        let out = support::index(
+            dir,
+            &[
+                "--json",
+                "keys",
+                "whoami",
+                "--key-file",
+                file.to_str().unwrap(),
+                "--db",
+                db,
+            ],
+            None,
+            &[],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let who = whoami(0);
+    assert_eq!(
+        (who["userId"].as_str(), who["valid"].as_bool()),
+        (Some("dana"), Some(true)),
+        "{who}"
+    );
+
+    // Wait out the key's two seconds (and the store's whole-second clock).
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+    let (status, body) = host.request("GET", "/negotiations", &key, None);
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (401, Some("key_expired")),
+        "{body}"
+    );
+    let who = whoami(1);
+    assert_eq!(
+        (who["state"].as_str(), who["valid"].as_bool()),
+        (Some("expired"), Some(false)),
+        "{who}"
+    );
+    host.stop();
+}
+
+#[test]
+fn sqlite_a_key_expires_on_the_running_host_and_its_use_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("keys.db").display().to_string();
+    a_key_expires_on_the_running_host_and_its_use_is_seen(dir.path(), &db);
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+fn postgres_a_key_expires_on_the_running_host_and_its_use_is_seen() {
+    let url = std::env::var("INDEX_TEST_DATABASE_URL")
+        .expect("INDEX_TEST_DATABASE_URL names the test database (bash .ci/postgres)");
+    let dir = tempfile::tempdir().unwrap();
+    a_key_expires_on_the_running_host_and_its_use_is_seen(dir.path(), &url);
+}

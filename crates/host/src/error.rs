@@ -15,6 +15,8 @@ index_js::wire_enum! {
     pub enum ErrorCode {
         /// No valid key.
         Unauthorized = "unauthorized",
+        /// A key whose expiry has passed.
+        KeyExpired = "key_expired",
         /// A valid key that may not do this.
         Forbidden = "forbidden",
         /// A body that is not JSON.
@@ -48,6 +50,9 @@ pub enum HostError {
     /// No valid key: missing, malformed, unknown or revoked.
     #[error("invalid API key: send a valid one as a bearer token")]
     Unauthorized,
+    /// The key was valid and its expiry has passed.
+    #[error("this API key has expired: ask for a new one (`index keys create`)")]
+    KeyExpired,
     /// The key is valid but may not do this (opening or closing needs a
     /// host key).
     #[error("this needs a host key")]
@@ -100,6 +105,7 @@ impl HostError {
     pub fn code(&self) -> &'static str {
         match self {
             HostError::Unauthorized => ErrorCode::Unauthorized.as_str(),
+            HostError::KeyExpired => ErrorCode::KeyExpired.as_str(),
             HostError::Forbidden => ErrorCode::Forbidden.as_str(),
             HostError::NotFound => NegotiationRejection::NotFound.as_str(),
             HostError::Refused(refusal) => refusal.code(),
@@ -116,7 +122,7 @@ impl HostError {
     /// The HTTP status, with the reference host's map for rejections.
     pub fn status(&self) -> u16 {
         match self {
-            HostError::Unauthorized => 401,
+            HostError::Unauthorized | HostError::KeyExpired => 401,
             HostError::Forbidden => 403,
             HostError::NotFound => 404,
             HostError::Refused(refusal) => refusal.status(),

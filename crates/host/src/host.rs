@@ -24,7 +24,7 @@ use index_stall_gap::{ParkError, ParkRequest, Parked, park_negotiation};
 use index_question_block::StructuredQuestion;
 
 use crate::error::HostError;
-use crate::keys::{Caller, NewKey, authenticate, create_key};
+use crate::keys::{Caller, KeyOptions, NewKey, authenticate, create_key};
 
 /// The longest a caller may wait for a change in one request.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -251,7 +251,8 @@ impl Host {
     ///
     /// # Errors
     ///
-    /// [`HostError::Unauthorized`] for anything but a valid, unrevoked key.
+    /// [`HostError::Unauthorized`] for anything but a valid, unrevoked key,
+    /// [`HostError::KeyExpired`] for one whose time is up.
     pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, HostError> {
         authenticate(self.store().as_ref(), token).await
     }
@@ -262,7 +263,13 @@ impl Host {
     ///
     /// As [`create_key`].
     pub async fn create_key(&self, user_id: UserId, scope: KeyScope) -> Result<NewKey, HostError> {
-        create_key(self.store().as_ref(), user_id, scope).await
+        create_key(
+            self.store().as_ref(),
+            user_id,
+            scope,
+            &KeyOptions::default(),
+        )
+        .await
     }
 
     /// The negotiation's summary, if the caller holds a seat in it; a

@@ -158,15 +158,21 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
             tracing::info!(code = err.code(), "refused");
             // A key that was sent and is not valid says so, so that a client
             // asks its user for another rather than for an OAuth login.
-            let challenge = match token {
-                Some(_) => "Bearer error=\"invalid_token\"",
-                None => "Bearer",
+            let challenge = match (&err, token) {
+                (HostError::KeyExpired, _) => {
+                    "Bearer error=\"invalid_token\", error_description=\"The API key has expired\""
+                }
+                (_, Some(_)) => "Bearer error=\"invalid_token\"",
+                (_, None) => "Bearer",
             };
+            let unauthorized = err.status() == 401;
             let mut response = err.into_response();
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static(challenge),
-            );
+            if unauthorized {
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(challenge),
+                );
+            }
             response
         }
     }

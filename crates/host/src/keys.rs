@@ -8,7 +8,12 @@
 
 use sha2::{Digest, Sha256};
 
-use index_negotiation_store::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, StoreError, UserId};
+use std::time::Duration;
+
+use index_negotiation_store::{
+    ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyScope, KeyState, StoreError, UnixTime,
+    UserId,
+};
 
 use crate::error::HostError;
 
@@ -45,24 +50,77 @@ pub struct Caller {
     pub key_id: String,
 }
 
+/// What a key is made with besides its user and scope.
+///
+/// ```
+/// use index_host::keys::KeyOptions;
+/// let mut options = KeyOptions::default();
+/// options.name = Some("laptop agent".to_owned());
+/// options.expires_in = Some(std::time::Duration::from_secs(30 * 86_400));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KeyOptions {
+    /// What the key is for, shown by `keys list`: at most
+    /// [`KEY_NAME_LIMIT`] characters once trimmed, not blank, no control
+    /// characters.
+    pub name: Option<String>,
+    /// How long the key authenticates, at least a second; forever when
+    /// `None`.
+    pub expires_in: Option<Duration>,
+}
+
+/// The most characters a key's name may have.
+pub const KEY_NAME_LIMIT: usize = 64;
+
+/// `name` as a key keeps it, or why it cannot be one.
+fn key_name(name: &str) -> Result<String, HostError> {
+    let name = index_js::trim(name);
+    if name.is_empty() {
+        return Err(HostError::BadRequest(
+            "a key's name cannot be blank".to_owned(),
+        ));
+    }
+    if name.chars().count() > KEY_NAME_LIMIT {
+        return Err(HostError::BadRequest(format!(
+            "a key's name has at most {KEY_NAME_LIMIT} characters"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(HostError::BadRequest(
+            "a key's name cannot hold control characters".to_owned(),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
 /// The SHA-256 of `secret`.
 pub fn hash_key(secret: &str) -> KeyHash {
     KeyHash(Sha256::digest(secret.as_bytes()).into())
 }
 
-/// Makes a new key for `user_id` and stores its hash.
+/// Makes a new key for `user_id` and stores its hash, named and expiring
+/// as `options` say.
 ///
 /// # Errors
 ///
+/// [`HostError::BadRequest`] for a name or lifetime `options` cannot have;
 /// [`HostError::Store`] when the store fails or the system has no
 /// randomness to give.
 pub async fn create_key(
     store: &(impl ApiKeyStore + ?Sized),
     user_id: UserId,
     scope: KeyScope,
+    options: &KeyOptions,
 ) -> Result<NewKey, HostError> {
-    if user_id.as_str().trim().is_empty() {
-        return Err(HostError::BadRequest("a key needs a user".to_owned()));
+    let name = options.name.as_deref().map(key_name).transpose()?;
+    if options
+        .expires_in
+        .is_some_and(|lifetime| lifetime.as_secs() == 0)
+    {
+        return Err(HostError::BadRequest(
+            "a key lives at least a second".to_owned(),
+        ));
     }
     let mut random = [0u8; 32];
     getrandom::fill(&mut random).map_err(|err| {
@@ -72,15 +130,18 @@ pub async fn create_key(
     })?;
     let secret = format!("{KEY_PREFIX}{}", hex(&random));
     let hash = hash_key(&secret);
-    let record = ApiKeyRecord {
-        // The first 48 bits of the hash: enough to tell keys apart in a list,
-        // and nothing an attacker can use (the hash is of 256 random bits).
-        id: hex(hash.0.get(..6).unwrap_or_default()),
+    let now = UnixTime::now();
+    // The first 48 bits of the hash: enough to tell keys apart in a list,
+    // and nothing an attacker can use (the hash is of 256 random bits).
+    let mut record = ApiKeyRecord::new(
+        hex(hash.0.get(..6).unwrap_or_default()),
         hash,
         user_id,
         scope,
-        revoked: false,
-    };
+        now,
+    );
+    record.name = name;
+    record.expires_at = options.expires_in.map(|lifetime| now.after(lifetime));
     if !store.insert_api_key(&record).await? {
         return Err(HostError::Store(StoreError::Backend(
             "a new key collided with a stored one; try again".into(),
@@ -89,31 +150,60 @@ pub async fn create_key(
     Ok(NewKey { secret, record })
 }
 
-/// The caller a request's bearer token names, or [`HostError::Unauthorized`]
-/// for a missing, malformed, unknown or revoked key (one answer for all, so
-/// nothing is learned from it).
+/// The stored key `secret` is, whatever its state, or `None` for a token
+/// that is not a well-formed key or names none.
 ///
 /// # Errors
 ///
-/// As above, and [`HostError::Store`] when the store fails.
+/// [`HostError::Store`] when the store fails.
+pub async fn find_key(
+    store: &(impl ApiKeyStore + ?Sized),
+    secret: &str,
+) -> Result<Option<ApiKeyRecord>, HostError> {
+    if !is_well_formed(secret) {
+        return Ok(None);
+    }
+    let hash = hash_key(secret);
+    Ok(store
+        .find_api_key(&hash)
+        .await?
+        .filter(|record| constant_time_eq(&record.hash.0, &hash.0)))
+}
+
+/// The caller a request's bearer token names. A missing, malformed,
+/// unknown or revoked key is [`HostError::Unauthorized`] (one answer for
+/// all, so nothing is learned from it); an expired one, which only its
+/// holder can present, [`HostError::KeyExpired`]. A key's use is recorded
+/// at most once a
+/// [`KEY_USE_RESOLUTION`](index_negotiation_store::KEY_USE_RESOLUTION); a store that fails to record it
+/// does not refuse the request.
+///
+/// # Errors
+///
+/// As above, and [`HostError::Store`] when the store fails to find the key.
 pub async fn authenticate(
     store: &(impl ApiKeyStore + ?Sized),
     token: Option<&str>,
 ) -> Result<Caller, HostError> {
-    let Some(secret) = token.filter(|t| is_well_formed(t)) else {
+    let Some(record) = find_key(store, token.unwrap_or_default()).await? else {
         return Err(HostError::Unauthorized);
     };
-    let hash = hash_key(secret);
-    match store.find_api_key(&hash).await? {
-        Some(record) if !record.revoked && constant_time_eq(&record.hash.0, &hash.0) => {
-            Ok(Caller {
-                user_id: record.user_id,
-                scope: record.scope,
-                key_id: record.id,
-            })
-        }
-        _ => Err(HostError::Unauthorized),
+    let now = UnixTime::now();
+    match record.state(now) {
+        KeyState::Active => {}
+        KeyState::Expired => return Err(HostError::KeyExpired),
+        _ => return Err(HostError::Unauthorized),
     }
+    if record.use_is_unrecorded(now)
+        && let Err(err) = store.record_api_key_use(&record.id, now).await
+    {
+        tracing::warn!(key = %record.id, error = %ErrorChain(&err), "could not record a key's use");
+    }
+    Ok(Caller {
+        user_id: record.user_id,
+        scope: record.scope,
+        key_id: record.id,
+    })
 }
 
 /// The bearer token of an `Authorization` header value, if it is one.
@@ -145,9 +235,14 @@ mod tests {
     #[tokio::test]
     async fn a_key_authenticates_as_its_user_until_revoked() {
         let store = MemoryStore::new();
-        let key = create_key(&store, "dana".parse().unwrap(), KeyScope::Agent)
-            .await
-            .unwrap();
+        let key = create_key(
+            &store,
+            "dana".parse().unwrap(),
+            KeyScope::Agent,
+            &KeyOptions::default(),
+        )
+        .await
+        .unwrap();
         assert!(key.secret.starts_with(KEY_PREFIX) && key.secret.len() == 68);
         assert!(
             !format!("{key:?}").contains(&key.secret),
@@ -159,9 +254,14 @@ mod tests {
             ("dana", KeyScope::Agent)
         );
 
-        let other = create_key(&store, "sam".parse().unwrap(), KeyScope::Host)
-            .await
-            .unwrap();
+        let other = create_key(
+            &store,
+            "sam".parse().unwrap(),
+            KeyScope::Host,
+            &KeyOptions::default(),
+        )
+        .await
+        .unwrap();
         assert_ne!(other.record.id, key.record.id);
         assert_eq!(
             authenticate(&store, Some(&other.secret))
@@ -200,6 +300,52 @@ mod tests {
                 .unwrap()
                 .iter()
                 .all(|k| k.hash != KeyHash([0; 32]))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_key_is_named_and_expires_as_asked_and_its_use_is_recorded() {
+        let store = MemoryStore::new();
+        let dana = || "dana".parse::<UserId>().unwrap();
+        let options = KeyOptions {
+            name: Some("  laptop agent ".to_owned()),
+            expires_in: Some(Duration::from_secs(3600)),
+        };
+        let key = create_key(&store, dana(), KeyScope::Agent, &options)
+            .await
+            .unwrap();
+        assert_eq!(key.record.name.as_deref(), Some("laptop agent"));
+        let made = key.record.created_at.unwrap();
+        assert_eq!(
+            key.record.expires_at,
+            Some(made.after(Duration::from_secs(3600)))
+        );
+        authenticate(&store, Some(&key.secret)).await.unwrap();
+        let stored = find_key(&store, &key.secret).await.unwrap().unwrap();
+        assert!(stored.last_used_at.is_some_and(|used| used >= made));
+
+        for (name, expires_in) in [
+            (Some(" "), None),
+            (Some("a\u{7}bell"), None),
+            (Some(&*"n".repeat(KEY_NAME_LIMIT + 1)), None),
+            (None, Some(Duration::from_millis(999))),
+        ] {
+            let options = KeyOptions {
+                name: name.map(str::to_owned),
+                expires_in,
+            };
+            assert!(
+                matches!(
+                    create_key(&store, dana(), KeyScope::Agent, &options).await,
+                    Err(HostError::BadRequest(_))
+                ),
+                "{name:?} {expires_in:?}"
+            );
+        }
+        assert_eq!(
+            store.list_api_keys().await.unwrap().len(),
+            1,
+            "nothing refused is stored"
         );
     }
 

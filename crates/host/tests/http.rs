@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use index_negotiation_store::{HostStore, NegotiationStore, OpportunityId};
+use index_negotiation_store::{HostStore, KeyScope, NegotiationStore, OpportunityId};
 use index_negotiation_store_sqlite::SqliteStore;
 
 use support::{OPP, Running, code};
@@ -566,6 +566,31 @@ async fn every_status_has_the_error_shape_and_only_health_is_open() {
         .await
         .unwrap();
     assert_eq!(none.headers()["www-authenticate"], "Bearer");
+    // An expired key is told apart, since only its holder can send it.
+    let expired_secret = format!("idx_{}", "e".repeat(64));
+    let mut expired = index_negotiation_store::ApiKeyRecord::new(
+        "expired",
+        index_host::keys::hash_key(&expired_secret),
+        "dana".parse().unwrap(),
+        KeyScope::Agent,
+        index_negotiation_store::UnixTime(1_700_000_000),
+    );
+    expired.expires_at = Some(index_negotiation_store::UnixTime(1_700_000_060));
+    assert!(host.store.insert_api_key(&expired).await.unwrap());
+    let refused = host
+        .http
+        .get(format!("{}/negotiations", host.base))
+        .bearer_auth(&expired_secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 401);
+    assert_eq!(
+        refused.headers()["www-authenticate"],
+        "Bearer error=\"invalid_token\", error_description=\"The API key has expired\""
+    );
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "key_expired", "{body}");
     for path in [
         "/.well-known/oauth-protected-resource",
         "/.well-known/oauth-protected-resource/mcp",

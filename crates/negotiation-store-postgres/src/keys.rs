@@ -5,7 +5,8 @@ use async_trait::async_trait;
 use tokio_postgres::{AsyncMessage, Client, Connection};
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, KeyScope, StoreError, stored_id,
+    ApiKeyRecord, ApiKeyStore, ChangeFeed, KEY_USE_RESOLUTION, KeyHash, StoreError, StoredKey,
+    UnixTime, stored_key,
 };
 
 use crate::rows::pg_error;
@@ -14,21 +15,20 @@ use crate::{Connector, PostgresStore};
 /// The channel the `negotiations_changed` trigger notifies.
 const CHANNEL: &str = "index_negotiation_changed";
 
-const SELECT: &str = "SELECT id, hash, user_id, scope, revoked FROM api_keys";
+const SELECT: &str = "SELECT id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at \
+                      FROM api_keys";
 
 fn key_from_row(row: &tokio_postgres::Row) -> Result<ApiKeyRecord, StoreError> {
-    let hash: Vec<u8> = row.get(1);
-    let scope: String = row.get(3);
-    Ok(ApiKeyRecord {
-        id: row.get(0),
-        hash: KeyHash(
-            <[u8; 32]>::try_from(hash.as_slice())
-                .map_err(|_| StoreError::Corrupt("a key hash is not 32 bytes".to_owned()))?,
-        ),
-        user_id: stored_id(row.get(2))?,
-        scope: KeyScope::from_name(&scope)
-            .ok_or_else(|| StoreError::Corrupt(format!("unknown key scope {scope:?}")))?,
-        revoked: row.get(4),
+    stored_key(StoredKey {
+        id: row.try_get(0).map_err(pg_error)?,
+        hash: row.try_get(1).map_err(pg_error)?,
+        user_id: row.try_get(2).map_err(pg_error)?,
+        scope: row.try_get(3).map_err(pg_error)?,
+        revoked: row.try_get(4).map_err(pg_error)?,
+        name: row.try_get(5).map_err(pg_error)?,
+        created_at: row.try_get(6).map_err(pg_error)?,
+        expires_at: row.try_get(7).map_err(pg_error)?,
+        last_used_at: row.try_get(8).map_err(pg_error)?,
     })
 }
 
@@ -38,14 +38,19 @@ impl ApiKeyStore for PostgresStore {
         let client = self.client().await?;
         let inserted = client
             .execute(
-                "INSERT INTO api_keys (id, hash, user_id, scope, revoked) VALUES ($1, $2, $3, $4, $5) \
-                 ON CONFLICT DO NOTHING",
+                "INSERT INTO api_keys \
+                 (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
                 &[
                     &key.id.as_str(),
                     &key.hash.0.as_slice(),
                     &key.user_id.as_str(),
                     &key.scope.as_str(),
                     &key.revoked,
+                    &key.name,
+                    &key.created_at.map(UnixTime::to_stored),
+                    &key.expires_at.map(UnixTime::to_stored),
+                    &key.last_used_at.map(UnixTime::to_stored),
                 ],
             )
             .await
@@ -83,6 +88,20 @@ impl ApiKeyStore for PostgresStore {
             .await
             .map_err(pg_error)?;
         Ok(updated == 1)
+    }
+    async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let at = at.to_stored();
+        let unrecorded_before = at.saturating_sub(KEY_USE_RESOLUTION.as_secs() as i64);
+        client
+            .execute(
+                "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 \
+                 AND (last_used_at IS NULL OR last_used_at <= $3)",
+                &[&id, &at, &unrecorded_before],
+            )
+            .await
+            .map_err(pg_error)?;
+        Ok(())
     }
 }
 

@@ -4,7 +4,8 @@ use async_trait::async_trait;
 use rusqlite::{OptionalExtension, params};
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, StoreError, stored_id,
+    ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyHash, StoreError, StoredKey, UnixTime,
+    stored_key,
 };
 
 use crate::SqliteStore;
@@ -13,32 +14,24 @@ use crate::error::sql_error;
 macro_rules! select_key {
     ($tail:literal) => {
         concat!(
-            "SELECT id, hash, user_id, scope, revoked FROM api_keys ",
+            "SELECT id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at \
+             FROM api_keys ",
             $tail
         )
     };
 }
 
 fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ApiKeyRecord, StoreError>> {
-    let hash: Vec<u8> = row.get(1)?;
-    let scope: String = row.get(3)?;
-    let Ok(hash) = <[u8; 32]>::try_from(hash.as_slice()) else {
-        return Ok(Err(StoreError::Corrupt(
-            "a key hash is not 32 bytes".to_owned(),
-        )));
-    };
-    let Some(scope) = KeyScope::from_name(&scope) else {
-        return Ok(Err(StoreError::Corrupt(format!(
-            "unknown key scope {scope:?}"
-        ))));
-    };
-    let (id, user_id, revoked) = (row.get(0)?, row.get::<_, String>(2)?, row.get(4)?);
-    Ok(stored_id(user_id).map(|user_id| ApiKeyRecord {
-        id,
-        hash: KeyHash(hash),
-        user_id,
-        scope,
-        revoked,
+    Ok(stored_key(StoredKey {
+        id: row.get(0)?,
+        hash: row.get(1)?,
+        user_id: row.get(2)?,
+        scope: row.get(3)?,
+        revoked: row.get(4)?,
+        name: row.get(5)?,
+        created_at: row.get(6)?,
+        expires_at: row.get(7)?,
+        last_used_at: row.get(8)?,
     }))
 }
 
@@ -50,8 +43,9 @@ impl ApiKeyStore for SqliteStore {
             .run_write(move |conn| {
                 let inserted = conn
                     .prepare_cached(
-                        "INSERT INTO api_keys (id, hash, user_id, scope, revoked) VALUES (?1, ?2, ?3, ?4, ?5) \
-                         ON CONFLICT DO NOTHING",
+                        "INSERT INTO api_keys \
+                         (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
                     )
                     .and_then(|mut insert| {
                         insert.execute(params![
@@ -59,7 +53,11 @@ impl ApiKeyStore for SqliteStore {
                             key.hash.0.as_slice(),
                             key.user_id.as_str(),
                             key.scope.as_str(),
-                            key.revoked
+                            key.revoked,
+                            key.name,
+                            key.created_at.map(UnixTime::to_stored),
+                            key.expires_at.map(UnixTime::to_stored),
+                            key.last_used_at.map(UnixTime::to_stored)
                         ])
                     })
                     .map_err(sql_error)?;
@@ -103,6 +101,26 @@ impl ApiKeyStore for SqliteStore {
                     .execute("UPDATE api_keys SET revoked = 1 WHERE id = ?1", params![id])
                     .map_err(sql_error)?;
                 Ok(updated == 1)
+            })
+            .await
+    }
+
+    async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.pool
+            .run_write(move |conn| {
+                conn.execute(
+                    "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1 \
+                     AND (last_used_at IS NULL OR last_used_at <= ?3)",
+                    params![
+                        id,
+                        at.to_stored(),
+                        at.to_stored()
+                            .saturating_sub(KEY_USE_RESOLUTION.as_secs() as i64)
+                    ],
+                )
+                .map_err(sql_error)?;
+                Ok(())
             })
             .await
     }

@@ -43,7 +43,7 @@ use index_question_block::{QuestionOption, StructuredQuestion};
 use crate::{
     ApiKeyRecord, ApiKeyStore, CloseReason, IntentId, KeyHash, KeyScope, ListFilter,
     NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpenRejection, OpportunityId,
-    QuestionLoopSettings, RecordStatus, Seat, StateFilter, UserId,
+    QuestionLoopSettings, RecordStatus, Seat, StateFilter, UnixTime, UserId,
 };
 
 /// Generates one `#[tokio::test]` per conformance case, each on a fresh
@@ -90,6 +90,7 @@ macro_rules! negotiation_store_conformance {
             racing_resumes_have_one_winner,
             racing_seats_never_lose_or_duplicate_a_turn,
             api_keys_are_found_by_hash_listed_and_revoked,
+            api_keys_keep_their_name_expiry_and_last_use,
             a_park_waits_on_its_person_and_the_answer_resumes_it,
             a_resumed_negotiation_parks_again_only_after_another_stall,
             racing_parks_have_one_winner_and_the_cap_holds,
@@ -1460,12 +1461,14 @@ pub async fn drive_commits_in_parallel<S: NegotiationStore + Clone + 'static>(
 pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore + ApiKeyStore>(
     store: S,
 ) {
-    let key = |n: u8, scope: KeyScope| ApiKeyRecord {
-        id: format!("key-{n}"),
-        hash: KeyHash([n; 32]),
-        user_id: user(if n.is_multiple_of(2) { ALICE } else { BOB }),
-        scope,
-        revoked: false,
+    let key = |n: u8, scope: KeyScope| {
+        ApiKeyRecord::new(
+            format!("key-{n}"),
+            KeyHash([n; 32]),
+            user(if n.is_multiple_of(2) { ALICE } else { BOB }),
+            scope,
+            UnixTime(1_700_000_000 + u64::from(n)),
+        )
     };
     assert!(
         store
@@ -1505,6 +1508,62 @@ pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore +
         .unwrap();
     assert!(revoked.revoked);
     assert_eq!(revoked.user_id, user(BOB));
+}
+
+/// A key's name, making time and expiry are kept as given; its last use is
+/// recorded at most once per [`KEY_USE_RESOLUTION`](crate::KEY_USE_RESOLUTION)
+/// and never moves back, and a use of a key that does not exist records
+/// nothing.
+pub async fn api_keys_keep_their_name_expiry_and_last_use<S: NegotiationStore + ApiKeyStore>(
+    store: S,
+) {
+    let made = UnixTime(1_700_000_000);
+    let mut key = ApiKeyRecord::new(
+        "named",
+        KeyHash([5; 32]),
+        user(ALICE),
+        KeyScope::Agent,
+        made,
+    );
+    key.name = Some("laptop agent — 🙂".to_owned());
+    key.expires_at = Some(made.after(std::time::Duration::from_secs(86_400)));
+    assert!(store.insert_api_key(&key).await.unwrap());
+    async fn found<S: ApiKeyStore>(store: &S) -> ApiKeyRecord {
+        store
+            .find_api_key(&KeyHash([5; 32]))
+            .await
+            .unwrap()
+            .unwrap()
+    }
+    assert_eq!(
+        found(&store).await,
+        key,
+        "every field reads back as written"
+    );
+
+    let first = made.after(std::time::Duration::from_secs(10));
+    store.record_api_key_use("named", first).await.unwrap();
+    assert_eq!(found(&store).await.last_used_at, Some(first));
+    store
+        .record_api_key_use("named", first.after(std::time::Duration::from_secs(59)))
+        .await
+        .unwrap();
+    assert_eq!(
+        found(&store).await.last_used_at,
+        Some(first),
+        "a use within the minute is not written again"
+    );
+    store.record_api_key_use("named", made).await.unwrap();
+    assert_eq!(
+        found(&store).await.last_used_at,
+        Some(first),
+        "a use never moves back"
+    );
+    let later = first.after(std::time::Duration::from_secs(60));
+    store.record_api_key_use("named", later).await.unwrap();
+    assert_eq!(found(&store).await.last_used_at, Some(later));
+    store.record_api_key_use("nobody", later).await.unwrap();
+    assert_eq!(store.list_api_keys().await.unwrap().len(), 1);
 }
 
 /// Runs a whole round of proposes and counters from `first`, so it ends at

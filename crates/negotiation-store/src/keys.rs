@@ -33,9 +33,78 @@ impl std::fmt::Debug for KeyHash {
     }
 }
 
+/// A moment, in whole seconds since the Unix epoch: how a key's times are
+/// kept. It reads and writes as RFC 3339 in UTC (`2026-12-04T18:00:00Z`).
+///
+/// ```
+/// use index_negotiation_store::UnixTime;
+/// let moment = UnixTime(1_796_400_000);
+/// assert_eq!(moment.to_string(), "2026-12-04T16:00:00Z");
+/// assert_eq!(serde_json::to_value(moment).unwrap(), "2026-12-04T16:00:00Z");
+/// assert_eq!(moment.after(std::time::Duration::from_secs(60)), UnixTime(1_796_400_060));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UnixTime(pub u64);
+
+impl UnixTime {
+    /// Now, by the system clock (the epoch itself for a clock set before it).
+    pub fn now() -> Self {
+        UnixTime(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs()),
+        )
+    }
+
+    /// The moment `duration` later, in whole seconds (saturating).
+    pub fn after(self, duration: std::time::Duration) -> Self {
+        UnixTime(self.0.saturating_add(duration.as_secs()))
+    }
+
+    /// A stored value, refused as corruption when it is negative.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] for a negative number of seconds.
+    pub fn from_stored(seconds: i64) -> Result<Self, StoreError> {
+        u64::try_from(seconds)
+            .map(UnixTime)
+            .map_err(|_| StoreError::Corrupt(format!("a key time of {seconds} seconds")))
+    }
+
+    /// The value a SQL column keeps (saturating at `i64::MAX`).
+    pub fn to_stored(self) -> i64 {
+        i64::try_from(self.0).unwrap_or(i64::MAX)
+    }
+}
+
+impl std::fmt::Display for UnixTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Past what SystemTime holds, the latest moment it can write.
+        let moment = std::time::UNIX_EPOCH
+            .checked_add(std::time::Duration::from_secs(self.0))
+            .unwrap_or_else(|| {
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(253_402_300_799)
+            });
+        write!(f, "{}", humantime::format_rfc3339_seconds(moment))
+    }
+}
+
+impl Serialize for UnixTime {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// How long a key's last use may go unrecorded: a request records it only
+/// when the stored one is at least this old, so a busy key costs a write a
+/// minute, not one per request.
+pub const KEY_USE_RESOLUTION: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// One stored key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ApiKeyRecord {
     /// A short public name for the key, for listing and revoking; not secret.
     pub id: String,
@@ -46,8 +115,131 @@ pub struct ApiKeyRecord {
     pub user_id: UserId,
     /// What it may do.
     pub scope: KeyScope,
+    /// A name its maker gave it (what it is for), if any.
+    pub name: Option<String>,
+    /// When it was made; `None` for a key made before stores kept it.
+    pub created_at: Option<UnixTime>,
+    /// When it stops authenticating, if it does.
+    pub expires_at: Option<UnixTime>,
+    /// When it last authenticated a request, to within
+    /// [`KEY_USE_RESOLUTION`]; `None` if never.
+    pub last_used_at: Option<UnixTime>,
     /// Whether it was revoked (a revoked key authenticates nothing).
     pub revoked: bool,
+}
+
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// Whether a key authenticates, and if not, why.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum KeyState {
+        /// It authenticates.
+        Active = "active",
+        /// It was revoked.
+        Revoked = "revoked",
+        /// Its expiry has passed.
+        Expired = "expired",
+    }
+}
+
+impl ApiKeyRecord {
+    /// A key for `user_id` with `scope`, made `created_at`, with no name,
+    /// no expiry, never used and not revoked.
+    ///
+    /// ```
+    /// use index_negotiation_store::{ApiKeyRecord, KeyHash, KeyScope, KeyState, UnixTime};
+    /// let mut key = ApiKeyRecord::new("3f9a1c2b7d10", KeyHash([1; 32]), "dana".parse().unwrap(), KeyScope::Agent, UnixTime(100));
+    /// key.expires_at = Some(UnixTime(200));
+    /// assert_eq!(key.state(UnixTime(199)), KeyState::Active);
+    /// assert_eq!(key.state(UnixTime(200)), KeyState::Expired);
+    /// ```
+    pub fn new(
+        id: impl Into<String>,
+        hash: KeyHash,
+        user_id: UserId,
+        scope: KeyScope,
+        created_at: UnixTime,
+    ) -> Self {
+        ApiKeyRecord {
+            id: id.into(),
+            hash,
+            user_id,
+            scope,
+            name: None,
+            created_at: Some(created_at),
+            expires_at: None,
+            last_used_at: None,
+            revoked: false,
+        }
+    }
+
+    /// Whether the key authenticates at `now`: revoked outranks expired.
+    pub fn state(&self, now: UnixTime) -> KeyState {
+        if self.revoked {
+            KeyState::Revoked
+        } else if self.expires_at.is_some_and(|expires| expires <= now) {
+            KeyState::Expired
+        } else {
+            KeyState::Active
+        }
+    }
+
+    /// Whether a use at `now` should be recorded: never recorded, or the
+    /// record is [`KEY_USE_RESOLUTION`] old.
+    pub fn use_is_unrecorded(&self, now: UnixTime) -> bool {
+        self.last_used_at
+            .is_none_or(|last| last.after(KEY_USE_RESOLUTION) <= now)
+    }
+}
+
+/// A key's columns as a SQL backend keeps them, before they are checked.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)] // each field is the record's of the same name
+pub struct StoredKey {
+    pub id: String,
+    pub hash: Vec<u8>,
+    pub user_id: String,
+    pub scope: String,
+    pub revoked: bool,
+    pub name: Option<String>,
+    pub created_at: Option<i64>,
+    pub expires_at: Option<i64>,
+    pub last_used_at: Option<i64>,
+}
+
+/// A key read back from storage: a hash that is not 32 bytes, an unknown
+/// scope, a blank user or a negative time is [`StoreError::Corrupt`].
+///
+/// ```
+/// use index_negotiation_store::{KeyScope, StoredKey, UnixTime, stored_key};
+/// let row = StoredKey {
+///     id: "3f9a1c2b7d10".into(), hash: vec![0; 32], user_id: "dana".into(),
+///     scope: "agent".into(), revoked: false, name: None,
+///     created_at: Some(100), expires_at: None, last_used_at: None,
+/// };
+/// let key = stored_key(row.clone())?;
+/// assert_eq!((key.scope, key.created_at), (KeyScope::Agent, Some(UnixTime(100))));
+/// assert!(stored_key(StoredKey { expires_at: Some(-1), ..row }).is_err());
+/// # Ok::<(), index_negotiation_store::StoreError>(())
+/// ```
+pub fn stored_key(row: StoredKey) -> Result<ApiKeyRecord, StoreError> {
+    let hash = <[u8; 32]>::try_from(row.hash.as_slice())
+        .map_err(|_| StoreError::Corrupt("a key hash is not 32 bytes".to_owned()))?;
+    let scope = KeyScope::from_name(&row.scope)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown key scope {:?}", row.scope)))?;
+    let time = |seconds: Option<i64>| seconds.map(UnixTime::from_stored).transpose();
+    Ok(ApiKeyRecord {
+        id: row.id,
+        hash: KeyHash(hash),
+        user_id: crate::stored_id(row.user_id)?,
+        scope,
+        name: row.name,
+        created_at: time(row.created_at)?,
+        expires_at: time(row.expires_at)?,
+        last_used_at: time(row.last_used_at)?,
+        revoked: row.revoked,
+    })
 }
 
 /// Where a host keeps its API keys. Every backend of
@@ -67,6 +259,12 @@ pub trait ApiKeyStore: Send + Sync {
 
     /// Revokes the key `id`. Returns `false` when there is no such key.
     async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// Records that the key `id` authenticated a request at `at`, unless
+    /// its recorded last use is less than [`KEY_USE_RESOLUTION`] before
+    /// `at` (or later): a busy key is written once a minute, and a
+    /// recorded use never moves back.
+    async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError>;
 }
 
 macro_rules! forward_keys {
@@ -84,6 +282,9 @@ macro_rules! forward_keys {
             }
             async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError> {
                 (**self).revoke_api_key(id).await
+            }
+            async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
+                (**self).record_api_key_use(id, at).await
             }
         }
     )*};

@@ -14,7 +14,7 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
-use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash};
+use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash, UnixTime};
 use crate::model::{
     CloseReason, Committed, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
     OpenNegotiation, RecordStatus, Seat,
@@ -536,5 +536,16 @@ impl ApiKeyStore for MemoryStore {
             .find(|k| k.id == id)
             .map(|k| k.revoked = true)
             .is_some())
+    }
+
+    async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
+        let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
+        if let Some(key) = keys
+            .iter_mut()
+            .find(|k| k.id == id && k.use_is_unrecorded(at))
+        {
+            key.last_used_at = Some(at);
+        }
+        Ok(())
     }
 }
