@@ -542,6 +542,9 @@ mod tests {
             .collect();
         crates.push("xtask".to_owned());
         let unmapped: Vec<_> = crates.iter().filter(|dir| !mapped.contains(*dir)).collect();
-        assert!(unmapped.is_empty(), "crates with no section in the code map: {unmapped:?}");
+        assert!(
+            unmapped.is_empty(),
+            "crates with no section in the code map: {unmapped:?}"
+        );
     }
 }
