@@ -246,9 +246,9 @@ pub(crate) async fn open(session: &Session, opening: Opening) -> Result<Opportun
     let decision = session.negotiations.open(&request).await?;
     match decision {
         OpenDecision::Opened { negotiation } => {
-            session
-                .out
-                .json(&serde_json::json!({ "negotiation": negotiation }));
+            session.out.json(&Changed {
+                negotiation: &negotiation,
+            });
             session.out.line(format!(
                 "Opened negotiation {} between {} and {}. {} moves first.",
                 styled(BOLD, &negotiation.id),
@@ -284,13 +284,34 @@ fn round_numbers(state: &NegotiationState) -> Vec<usize> {
         .collect()
 }
 
+/// What `open`, `close` and `eligibility` print: the negotiation after the
+/// change, its fields in the summary's own (documented) order.
+#[derive(Serialize)]
+struct Changed<'a> {
+    negotiation: &'a NegotiationSummary,
+}
+
 #[derive(Serialize)]
 struct Shown<'a> {
     negotiation: &'a NegotiationSummary,
     state: &'a NegotiationState,
-    observation: serde_json::Value,
+    observation: Seen<'a>,
     /// The question the negotiation waits on, when it is `user`'s own.
     parked: Option<&'a index_negotiation::Park>,
+}
+
+/// The observation as `show` prints it, in its own field order, the
+/// guidance only when asked for.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Seen<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guidance: Option<&'static str>,
+    available_actions: &'a [index_negotiation::NegotiationAction],
+    blocked_reason: Option<index_negotiation::NegotiationRejection>,
+    max_turns: usize,
+    remaining_turns: usize,
+    message_limit: usize,
 }
 
 /// `show`: the log and what `user` may do now.
@@ -315,14 +336,17 @@ pub(crate) async fn show(
     let observation = index_negotiation::observe_negotiation(&state, user);
     let parked = state.park.as_ref().filter(|park| park.is_open());
     if session.out.json {
-        let mut seen = serde_json::to_value(&observation).unwrap_or_default();
-        if let (false, Some(fields)) = (guidance, seen.as_object_mut()) {
-            fields.remove("guidance");
-        }
         session.out.json(&Shown {
             negotiation: &summary,
             state: &state,
-            observation: seen,
+            observation: Seen {
+                guidance: guidance.then_some(observation.guidance),
+                available_actions: &observation.available_actions,
+                blocked_reason: observation.blocked_reason,
+                max_turns: observation.max_turns,
+                remaining_turns: observation.remaining_turns,
+                message_limit: observation.message_limit,
+            },
             parked,
         });
     }
@@ -731,9 +755,9 @@ pub(crate) async fn close(
         .close_negotiation(id, reason)
         .await?
         .ok_or_else(Failure::not_found)?;
-    session
-        .out
-        .json(&serde_json::json!({ "negotiation": closed }));
+    session.out.json(&Changed {
+        negotiation: &closed,
+    });
     session.out.line(format!(
         "Closed {} ({}); nobody may act or resume.",
         styled(BOLD, id),
@@ -757,9 +781,9 @@ pub(crate) async fn eligibility(
         return Err(Failure::not_found());
     }
     let summary = session.summary(id).await?;
-    session
-        .out
-        .json(&serde_json::json!({ "negotiation": summary }));
+    session.out.json(&Changed {
+        negotiation: &summary,
+    });
     session.out.line(format!(
         "{user}'s intent is {} on {}.",
         if eligible { "active" } else { "inactive" },

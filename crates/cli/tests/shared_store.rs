@@ -205,6 +205,18 @@ impl McpStdio {
             "tools/call",
             json!({"name": "get_negotiation", "arguments": {"opportunityId": id}}),
         );
+        // The same JSON as text for clients that read only `content`,
+        // its fields in the documented order.
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert_eq!(
+            serde_json::from_str::<Value>(text).ok().as_ref(),
+            Some(&result["structuredContent"]),
+            "{result}"
+        );
+        assert!(
+            text.starts_with(r#"{"negotiation":{"id":"#),
+            "the documented order: {text}"
+        );
         result["structuredContent"]["negotiation"]["turnCount"]
             .as_u64()
             .unwrap_or_else(|| panic!("no turn count in {result}"))

@@ -71,7 +71,7 @@ impl NegotiatorServer {
         caller: &Caller,
         name: &str,
         args: &JsonObject,
-    ) -> Result<(Value, String), HostError> {
+    ) -> Result<(Written, String), HostError> {
         match name {
             "get_negotiation" => {
                 let id = opportunity(args)?;
@@ -97,7 +97,7 @@ impl NegotiatorServer {
                         format!("Negotiation {id} is paused between rounds; a seat may resume it.")
                     }
                 };
-                Ok((to_value(&view)?, summary))
+                Ok((written(&view)?, summary))
             }
             "submit_negotiation_turn" => {
                 let id = opportunity(args)?;
@@ -106,13 +106,13 @@ impl NegotiatorServer {
                 // Sentences count turns from 1; JSON's `turnIndex` from 0.
                 let number = taken.decision.permitted().map_or(0, |p| p.turn_index) + 1;
                 let summary = format!("Turn {number} taken on {id}.");
-                Ok((to_value(&taken)?, summary))
+                Ok((written(&taken)?, summary))
             }
             "resume_negotiation" => {
                 let id = opportunity(args)?;
                 let resumed = self.host.resume(caller, &id).await?;
                 Ok((
-                    to_value(&resumed)?,
+                    written(&resumed)?,
                     format!("Resumed {id}: your seat moves first in the new round."),
                 ))
             }
@@ -127,7 +127,7 @@ impl NegotiatorServer {
                     ),
                     None => format!("{} negotiation(s).", page.negotiations.len()),
                 };
-                Ok((to_value(&page)?, summary))
+                Ok((written(&page)?, summary))
             }
             "park_negotiation" => {
                 let id = opportunity(args)?;
@@ -144,7 +144,7 @@ impl NegotiatorServer {
                     ),
                     outcome => format!("Not parked ({}).", outcome.as_str()),
                 };
-                Ok((report, summary))
+                Ok((written(&report)?, summary))
             }
             "answer_questions" => {
                 let body: crate::http::AnswersBody =
@@ -153,7 +153,7 @@ impl NegotiatorServer {
                 let (block, answers) = body.into_parts()?;
                 let report = self.host.answer(caller, &block, &answers).await;
                 let summary = format!("{} negotiation(s) resumed.", report.resumed().count());
-                Ok((to_value(&report)?, summary))
+                Ok((written(&report)?, summary))
             }
             other => Err(HostError::BadRequest(format!(
                 "there is no tool named {other:?}"
@@ -170,9 +170,23 @@ fn actions(actions: &[index_negotiation::NegotiationAction]) -> String {
         .join(", ")
 }
 
-fn to_value<T: serde::Serialize>(value: &T) -> Result<Value, HostError> {
-    serde_json::to_value(value)
-        .map_err(|err| HostError::BadRequest(format!("could not write the result: {err}")))
+/// A tool's result: its structured content, and the same JSON as text for
+/// clients that hand only `content` to a model (the specification's
+/// advice), written from the result itself so its fields keep their
+/// documented order.
+struct Written {
+    value: Value,
+    text: String,
+}
+
+fn written<T: serde::Serialize>(value: &T) -> Result<Written, HostError> {
+    let failed = |err: serde_json::Error| {
+        HostError::BadRequest(format!("could not write the result: {err}"))
+    };
+    Ok(Written {
+        text: serde_json::to_string(value).map_err(failed)?,
+        value: serde_json::to_value(value).map_err(failed)?,
+    })
 }
 
 fn opportunity(args: &JsonObject) -> Result<OpportunityId, HostError> {
@@ -387,9 +401,12 @@ impl ServerHandler for NegotiatorServer {
             None => self.dispatch(&caller, &request.name, &args).await,
         };
         let result = match checked {
-            Ok((value, summary)) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(summary)]);
-                result.structured_content = Some(value);
+            Ok((written, summary)) => {
+                let mut result = CallToolResult::success(vec![
+                    ContentBlock::text(written.text),
+                    ContentBlock::text(summary),
+                ]);
+                result.structured_content = Some(written.value);
                 result
             }
             Err(err) => {
