@@ -3,7 +3,14 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use index_js::WireEnum;
+use index_negotiation::NegotiationAction;
+use index_negotiation_store::{
+    CloseReason, IntentId, ListCursor, OpportunityId, StateFilter, UserId,
+};
 
 /// The command line's definition, for completions and the man page.
 pub fn command() -> clap::Command {
@@ -146,10 +153,10 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation show <ID> --as dana --guidance")]
     Show {
         /// The negotiation (its opportunity id).
-        id: String,
+        id: OpportunityId,
         /// The seat to look as.
         #[arg(long = "as", value_name = "USER")]
-        user: String,
+        user: UserId,
         /// Also print the guidance agents follow (in JSON too).
         #[arg(long)]
         guidance: bool,
@@ -160,13 +167,13 @@ pub(crate) enum NegotiationCommand {
     )]
     Turn {
         /// The negotiation.
-        id: String,
+        id: OpportunityId,
         /// The seat taking the turn.
         #[arg(long = "as", value_name = "USER")]
-        user: String,
+        user: UserId,
         /// What to do.
-        #[arg(long, value_enum)]
-        action: Action,
+        #[arg(long, value_parser = wire::<NegotiationAction>())]
+        action: NegotiationAction,
         /// What to say (`-` reads standard input). Stored trimmed, as the
         /// protocol does; 1 to 4000 UTF-16 code units.
         #[arg(long)]
@@ -177,10 +184,10 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation resume <ID> --as sam")]
     Resume {
         /// The negotiation.
-        id: String,
+        id: OpportunityId,
         /// The seat resuming.
         #[arg(long = "as", value_name = "USER")]
-        user: String,
+        user: UserId,
     },
     /// Wait until it is a seat's move (or a round it may resume has ended),
     /// the negotiation settles, or it parks on a question; the store's
@@ -191,10 +198,10 @@ pub(crate) enum NegotiationCommand {
     )]
     Wait {
         /// The negotiation.
-        id: String,
+        id: OpportunityId,
         /// The seat waiting.
         #[arg(long = "as", value_name = "USER")]
-        user: String,
+        user: UserId,
         /// Give up after this many seconds.
         #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=86_400))]
         timeout: u64,
@@ -204,23 +211,23 @@ pub(crate) enum NegotiationCommand {
     List {
         /// The person.
         #[arg(long = "as", value_name = "USER")]
-        user: String,
+        user: UserId,
         /// Only those where this person's seat negotiates for this intent.
         #[arg(long)]
-        intent_id: Option<String>,
+        intent_id: Option<IntentId>,
         /// Only open or only settled negotiations.
-        #[arg(long, value_enum)]
-        state: Option<ListState>,
+        #[arg(long, value_parser = wire::<StateFilter>())]
+        state: Option<StateFilter>,
         /// Only those with this person in the other seat.
         #[arg(long, value_name = "USER")]
-        with: Option<String>,
+        with: Option<UserId>,
         /// At most this many, newest change first; the rest follow with
         /// `--cursor`.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         limit: Option<u32>,
         /// Start after this cursor (the one a `--limit` listing printed).
         #[arg(long, value_name = "CURSOR", requires = "limit")]
-        cursor: Option<String>,
+        cursor: Option<ListCursor>,
     },
     /// Park a stalled negotiation on one question for your person: classify
     /// the end, ask the model for the gap, check it with the safety gate,
@@ -238,7 +245,7 @@ pub(crate) enum NegotiationCommand {
     Answer {
         /// The person answering.
         #[arg(long = "as", value_name = "USER")]
-        user: String,
+        user: UserId,
         /// The question message (`-` or nothing reads standard input).
         #[arg(long, value_name = "FILE")]
         message: Option<PathBuf>,
@@ -251,20 +258,20 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation close <ID> --reason passed")]
     Close {
         /// The negotiation.
-        id: String,
+        id: OpportunityId,
         /// Why: a person passed, or it expired.
-        #[arg(long, value_enum)]
-        reason: CloseReasonArg,
+        #[arg(long, value_parser = wire::<CloseReason>())]
+        reason: CloseReason,
     },
     /// Mark one seat's intent active or inactive (an inactive one blocks
     /// turns and resumes).
     #[command(after_help = "Example:\n  index negotiation eligibility <ID> --user sam --inactive")]
     Eligibility {
         /// The negotiation.
-        id: String,
+        id: OpportunityId,
         /// The seat.
         #[arg(long, value_name = "USER")]
-        user: String,
+        user: UserId,
         /// Active again.
         #[arg(
             long,
@@ -280,7 +287,7 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation messages <ID>")]
     Messages {
         /// The negotiation.
-        id: String,
+        id: OpportunityId,
     },
 }
 
@@ -288,44 +295,19 @@ pub(crate) enum NegotiationCommand {
 pub(crate) struct OpenArgs {
     /// The person who opens and moves first.
     #[arg(long)]
-    pub(crate) initiator: String,
+    pub(crate) initiator: UserId,
     /// The initiator's intent.
     #[arg(long)]
-    pub(crate) initiator_intent: String,
+    pub(crate) initiator_intent: IntentId,
     /// The other person.
     #[arg(long)]
-    pub(crate) responder: String,
+    pub(crate) responder: UserId,
     /// The responder's intent.
     #[arg(long)]
-    pub(crate) responder_intent: String,
+    pub(crate) responder_intent: IntentId,
     /// The opportunity's id, a UUID; a new one is generated when absent.
     #[arg(long)]
-    pub(crate) opportunity_id: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum Action {
-    Propose,
-    Counter,
-    Accept,
-    Decline,
-}
-
-impl From<Action> for index_negotiation::NegotiationAction {
-    fn from(action: Action) -> Self {
-        match action {
-            Action::Propose => index_negotiation::NegotiationAction::Propose,
-            Action::Counter => index_negotiation::NegotiationAction::Counter,
-            Action::Accept => index_negotiation::NegotiationAction::Accept,
-            Action::Decline => index_negotiation::NegotiationAction::Decline,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum ListState {
-    Open,
-    Settled,
+    pub(crate) opportunity_id: Option<OpportunityId>,
 }
 
 #[derive(Debug, Args)]
@@ -400,7 +382,7 @@ pub(crate) enum KeysCommand {
     Create {
         /// The user the key acts as.
         #[arg(long)]
-        user: String,
+        user: UserId,
         /// A host key, which may also open and close negotiations.
         #[arg(long)]
         host: bool,
@@ -471,10 +453,10 @@ impl From<Durability> for index_negotiation_store_sqlite::Synchronous {
 #[derive(Debug, Args)]
 pub(crate) struct ParkArgs {
     /// The negotiation.
-    pub(crate) id: String,
+    pub(crate) id: OpportunityId,
     /// The seat whose person is asked.
     #[arg(long = "as", value_name = "USER")]
-    pub(crate) user: String,
+    pub(crate) user: UserId,
     /// The model: an OpenAI-compatible server named by INDEX_MODEL_BASE_URL,
     /// INDEX_MODEL and INDEX_MODEL_API_KEY, or the scripted stand-in the
     /// demo uses.
@@ -514,15 +496,6 @@ pub(crate) enum ModelChoice {
     Scripted,
 }
 
-/// `close --reason`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum CloseReasonArg {
-    /// A person passed on the opportunity.
-    Passed,
-    /// It expired, or an intent was archived.
-    Expired,
-}
-
 #[derive(Debug, Subcommand)]
 pub(crate) enum StoreCommand {
     /// Check an SQLite store, read-only: SQLite's own integrity check, then
@@ -536,6 +509,15 @@ pub(crate) enum StoreCommand {
         #[arg(long, value_name = "PATH")]
         db: Option<String>,
     },
+}
+
+/// A value from a closed set of wire names: clap offers exactly the
+/// type's own names (in help, errors and completions) and hands back the
+/// typed value, so each name is spelled once, by its type. Ids need no
+/// such helper: they implement `FromStr`, which clap uses as it is.
+fn wire<T: WireEnum + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(T::NAMES)
+        .try_map(|name| T::from_wire(&name).ok_or("not one of the possible values"))
 }
 
 /// One `--answer N=TEXT`, N counting questions from 1.

@@ -17,9 +17,9 @@ use crate::questions;
 const DANA: &str = "dana";
 const SAM: &str = "sam";
 
-/// A user or intent id of the demo, read as the command line reads one.
+/// A user or intent id of the demo, checked as the command line checks one.
 fn demo_id<T: TryFrom<String, Error = InvalidId>>(text: &str) -> Result<T, Failure> {
-    negotiation::name("a demo id", text.to_owned())
+    T::try_from(text.to_owned()).map_err(|invalid| Failure::Usage(invalid.to_string()))
 }
 
 fn heading(out: Out, n: usize, text: &str) {
@@ -103,17 +103,17 @@ pub(crate) async fn run(
         1,
         "Dana's agent opens talks with Sam's about a founding-engineer role",
     );
-    let id_text = uuid::Uuid::new_v4().to_string();
+    let opportunity = negotiation::new_opportunity_id();
     typed(
         out,
         &format!(
-            "index negotiation open --initiator {DANA} --initiator-intent hire-founding-engineer --responder {SAM} --responder-intent join-early-startup --opportunity-id {id_text}"
+            "index negotiation open --initiator {DANA} --initiator-intent hire-founding-engineer --responder {SAM} --responder-intent join-early-startup --opportunity-id {opportunity}"
         ),
     );
     let id = negotiation::open(
         &session,
         Opening {
-            id: negotiation::opportunity_id("--opportunity-id", &id_text)?,
+            id: opportunity,
             initiator: Seat {
                 user_id: demo_id(DANA)?,
                 intent_id: demo_id("hire-founding-engineer")?,
@@ -209,8 +209,8 @@ pub(crate) async fn run(
         &id,
         &demo_id(DANA)?,
         ParkArgs {
-            id: id.to_string(),
-            user: DANA.into(),
+            id: id.clone(),
+            user: demo_id(DANA)?,
             model: ModelChoice::Scripted,
             name: Some("Dana".into()),
             signal_title: Some("Founding engineer".into()),

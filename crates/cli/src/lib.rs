@@ -33,6 +33,7 @@ use crate::database::{Database, Use};
 use crate::failure::Failure;
 use crate::negotiation::Session;
 use crate::output::{Out, read_input};
+use index_negotiation_store::ListFilter;
 
 /// Runs the tool on the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
@@ -104,17 +105,17 @@ async fn run(
                 | NegotiationCommand::List { .. }
                 | NegotiationCommand::Messages { .. } => Use::Read,
             };
-            // Check what can be checked before touching the store.
-            let command = negotiation::Checked::new(args.command)?;
+            // Ids and names were checked as the command line was read, so
+            // a malformed one never reaches the store.
             let session = Session::open(&database, purpose, out).await?;
-            match command {
-                negotiation::Checked::Open(open) => {
-                    negotiation::open(&session, open).await.map(|_| ())
+            match args.command {
+                NegotiationCommand::Open(open) => {
+                    negotiation::open(&session, open.into()).await.map(|_| ())
                 }
-                negotiation::Checked::Show { id, user, guidance } => {
+                NegotiationCommand::Show { id, user, guidance } => {
                     negotiation::show(&session, &id, &user, guidance).await
                 }
-                negotiation::Checked::Turn {
+                NegotiationCommand::Turn {
                     id,
                     user,
                     action,
@@ -129,34 +130,53 @@ async fn run(
                         .await
                         .map(|_| ())
                 }
-                negotiation::Checked::Resume { id, user } => {
+                NegotiationCommand::Resume { id, user } => {
                     negotiation::resume(&session, &id, &user).await
                 }
-                negotiation::Checked::Wait { id, user, timeout } => {
+                NegotiationCommand::Wait { id, user, timeout } => {
+                    let timeout = std::time::Duration::from_secs(timeout);
                     negotiation::wait(&session, &id, &user, timeout).await
                 }
-                negotiation::Checked::List { user, filter } => {
+                NegotiationCommand::List {
+                    user,
+                    intent_id,
+                    state,
+                    with,
+                    limit,
+                    cursor,
+                } => {
+                    let filter = ListFilter {
+                        intent_id,
+                        state,
+                        other_user_id: with,
+                        limit: limit.and_then(|n| usize::try_from(n).ok()),
+                        cursor,
+                    };
                     negotiation::list(&session, &user, &filter).await
                 }
-                negotiation::Checked::Messages { id } => negotiation::messages(&session, &id).await,
-                negotiation::Checked::Park { id, user, args } => {
+                NegotiationCommand::Messages { id } => negotiation::messages(&session, &id).await,
+                NegotiationCommand::Park(args) => {
+                    let (id, user) = (args.id.clone(), args.user.clone());
                     questions::park(&session, &id, &user, args)
                         .await
                         .map(|_| ())
                 }
-                negotiation::Checked::Answer {
+                NegotiationCommand::Answer {
                     user,
                     message,
                     answers,
                 } => questions::answer(&session, &user, message.as_deref(), &answers)
                     .await
                     .map(|_| ()),
-                negotiation::Checked::Close { id, reason } => {
+                NegotiationCommand::Close { id, reason } => {
                     negotiation::close(&session, &id, reason).await
                 }
-                negotiation::Checked::Eligibility { id, user, eligible } => {
-                    negotiation::eligibility(&session, &id, &user, eligible).await
-                }
+                NegotiationCommand::Eligibility {
+                    id,
+                    user,
+                    active,
+                    inactive: _,
+                } => negotiation::eligibility(&session, &id, &user, active).await,
             }
         }
         Command::Demo(args) => {

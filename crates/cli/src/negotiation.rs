@@ -7,203 +7,46 @@ use index_negotiation::{
     NegotiationRejection, NegotiationState, NegotiationTurn,
 };
 use index_negotiation_store::{
-    CloseReason, InvalidId, ListCursor, ListFilter, NegotiationStore, NegotiationSummary,
-    Negotiations, OpenDecision, OpenNegotiation, OpportunityId, Seat, StateFilter, UserId,
+    CloseReason, ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision,
+    OpenNegotiation, OpportunityId, Seat, UserId,
 };
 
-use crate::cli::{ListState, NegotiationCommand, OpenArgs};
+use crate::cli::OpenArgs;
 use crate::database::{Database, Use};
 use crate::failure::Failure;
 use crate::output::{BOLD, DIM, GOOD, NOTE, Out, styled, table};
 
-/// A negotiation command whose ids and names have been checked, before
-/// any store is opened: a malformed id is a usage error on every command,
-/// never a `not_found` from the store.
-pub(crate) enum Checked {
-    Open(Opening),
-    Show {
-        id: OpportunityId,
-        user: UserId,
-        guidance: bool,
-    },
-    Turn {
-        id: OpportunityId,
-        user: UserId,
-        action: NegotiationAction,
-        message: String,
-    },
-    Resume {
-        id: OpportunityId,
-        user: UserId,
-    },
-    Wait {
-        id: OpportunityId,
-        user: UserId,
-        timeout: std::time::Duration,
-    },
-    List {
-        user: UserId,
-        filter: ListFilter,
-    },
-    Messages {
-        id: OpportunityId,
-    },
-    Park {
-        id: OpportunityId,
-        user: UserId,
-        args: crate::cli::ParkArgs,
-    },
-    Answer {
-        user: UserId,
-        message: Option<std::path::PathBuf>,
-        answers: Vec<(usize, String)>,
-    },
-    Close {
-        id: OpportunityId,
-        reason: CloseReason,
-    },
-    Eligibility {
-        id: OpportunityId,
-        user: UserId,
-        eligible: bool,
-    },
-}
-
-/// `open`'s request, checked.
+/// `open`'s request.
 pub(crate) struct Opening {
     pub(crate) id: OpportunityId,
     pub(crate) initiator: Seat,
     pub(crate) responder: Seat,
 }
 
-impl Checked {
-    pub(crate) fn new(command: NegotiationCommand) -> Result<Self, Failure> {
-        Ok(match command {
-            NegotiationCommand::Open(args) => Checked::Open(Opening::new(args)?),
-            NegotiationCommand::Show { id, user, guidance } => Checked::Show {
-                id: opportunity_id("the negotiation id", &id)?,
-                user: name("--as", user)?,
-                guidance,
-            },
-            NegotiationCommand::Turn {
-                id,
-                user,
-                action,
-                message,
-            } => Checked::Turn {
-                id: opportunity_id("the negotiation id", &id)?,
-                user: name("--as", user)?,
-                action: action.into(),
-                message,
-            },
-            NegotiationCommand::Resume { id, user } => Checked::Resume {
-                id: opportunity_id("the negotiation id", &id)?,
-                user: name("--as", user)?,
-            },
-            NegotiationCommand::Wait { id, user, timeout } => Checked::Wait {
-                id: opportunity_id("the negotiation id", &id)?,
-                user: name("--as", user)?,
-                timeout: std::time::Duration::from_secs(timeout),
-            },
-            NegotiationCommand::List {
-                user,
-                intent_id,
-                state,
-                with,
-                limit,
-                cursor,
-            } => Checked::List {
-                user: name("--as", user)?,
-                filter: ListFilter {
-                    intent_id: intent_id.map(|i| name("--intent-id", i)).transpose()?,
-                    state: state.map(|s| match s {
-                        ListState::Open => StateFilter::Open,
-                        ListState::Settled => StateFilter::Settled,
-                    }),
-                    other_user_id: with.map(|w| name("--with", w)).transpose()?,
-                    limit: limit.and_then(|n| usize::try_from(n).ok()),
-                    cursor: cursor
-                        .map(|c| {
-                            c.parse::<ListCursor>()
-                                .map_err(|invalid| Failure::Usage(format!("--cursor: {invalid}")))
-                        })
-                        .transpose()?,
-                },
-            },
-            NegotiationCommand::Messages { id } => Checked::Messages {
-                id: opportunity_id("the negotiation id", &id)?,
-            },
-            NegotiationCommand::Park(args) => Checked::Park {
-                id: opportunity_id("the negotiation id", &args.id)?,
-                user: name("--as", args.user.clone())?,
-                args,
-            },
-            NegotiationCommand::Answer {
-                user,
-                message,
-                answers,
-            } => Checked::Answer {
-                user: name("--as", user)?,
-                message,
-                answers,
-            },
-            NegotiationCommand::Close { id, reason } => Checked::Close {
-                id: opportunity_id("the negotiation id", &id)?,
-                reason: match reason {
-                    crate::cli::CloseReasonArg::Passed => CloseReason::Passed,
-                    crate::cli::CloseReasonArg::Expired => CloseReason::Expired,
-                },
-            },
-            NegotiationCommand::Eligibility {
-                id,
-                user,
-                active,
-                inactive: _,
-            } => Checked::Eligibility {
-                id: opportunity_id("the negotiation id", &id)?,
-                user: name("--user", user)?,
-                eligible: active,
-            },
-        })
-    }
-}
-
-impl Opening {
-    fn new(args: OpenArgs) -> Result<Self, Failure> {
-        let id = match args.opportunity_id {
-            Some(id) => opportunity_id("--opportunity-id", &id)?,
-            None => opportunity_id("a new opportunity id", &uuid::Uuid::new_v4().to_string())?,
-        };
-        Ok(Opening {
-            id,
+impl From<OpenArgs> for Opening {
+    fn from(args: OpenArgs) -> Self {
+        Opening {
+            id: args.opportunity_id.unwrap_or_else(new_opportunity_id),
             initiator: Seat {
-                user_id: name("--initiator", args.initiator)?,
-                intent_id: name("--initiator-intent", args.initiator_intent)?,
+                user_id: args.initiator,
+                intent_id: args.initiator_intent,
             },
             responder: Seat {
-                user_id: name("--responder", args.responder)?,
-                intent_id: name("--responder-intent", args.responder_intent)?,
+                user_id: args.responder,
+                intent_id: args.responder_intent,
             },
-        })
+        }
     }
 }
 
-/// An opportunity id: a UUID, in either case, kept in its canonical
-/// lower-case form so that one negotiation has one id.
-pub(crate) fn opportunity_id(what: &str, id: &str) -> Result<OpportunityId, Failure> {
-    OpportunityId::parse(id).map_err(|_| {
-        Failure::Usage(format!(
-            "{what} must be a UUID (8-4-4-4-12 hex digits), not {id:?}"
-        ))
-    })
-}
-
-/// A user or intent id given as `what`: any text that is not blank.
-pub(crate) fn name<T>(what: &str, value: String) -> Result<T, Failure>
-where
-    T: TryFrom<String, Error = InvalidId>,
-{
-    T::try_from(value).map_err(|_| Failure::Usage(format!("{what} cannot be blank")))
+/// A fresh opportunity id, for an `open` that names none.
+pub(crate) fn new_opportunity_id() -> OpportunityId {
+    loop {
+        // A v4 UUID is always one; the loop only spares an `expect`.
+        if let Ok(id) = OpportunityId::parse(uuid::Uuid::new_v4().to_string()) {
+            return id;
+        }
+    }
 }
 
 /// An open store and where output goes.

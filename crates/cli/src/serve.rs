@@ -178,7 +178,6 @@ pub(crate) async fn keys(
             force,
             db,
         } => {
-            let user = crate::negotiation::name("--user", user)?;
             let store = store(db, synchronous, Use::Create).await?;
             let scope = if host {
                 KeyScope::Host

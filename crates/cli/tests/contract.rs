@@ -220,7 +220,7 @@ fn every_negotiation_command_has_one_json_shape() {
         s.json(&["messages", "00000000-0000-4000-8000-000000000000"]),
     );
     record(
-        "usage: malformed id",
+        "invalid: malformed id",
         s.json(&["show", "not-a-uuid", "--as", "dana"]),
     );
     record(
@@ -245,14 +245,14 @@ fn every_negotiation_command_has_one_json_shape() {
             ("list", 0),
             ("messages", 0),
             ("messages not found", 3),
-            ("usage: malformed id", 2),
+            ("invalid: malformed id", 2),
             ("eligibility", 0),
             ("close", 0),
         ]
         .map(|(n, c)| (n.to_owned(), Some(c)))
     );
     for (name, _, json, _) in &steps {
-        if name.contains("refused") || name.contains("not found") || name.starts_with("usage") {
+        if name.contains("refused") || name.contains("not found") || name.starts_with("invalid") {
             assert!(json.get("error").is_some(), "{name}: {json}");
         } else {
             assert!(json.get("error").is_none(), "{name}: {json}");
@@ -696,51 +696,71 @@ fn an_opportunity_id_has_one_spelling() {
     assert_eq!(listed["negotiations"][0]["id"], OPP, "stored in lower case");
 }
 
+/// A malformed id or a blank name is refused as the command line is read,
+/// before any store is opened, naming the argument and why.
 #[test]
-fn malformed_ids_and_blank_names_are_usage_errors() {
+fn malformed_ids_and_blank_names_are_refused_naming_the_argument() {
     let s = Scratch::new();
     s.open();
-    for args in [
-        vec!["show", "not-a-uuid", "--as", "dana"],
-        vec![
-            "turn",
-            "not-a-uuid",
-            "--as",
-            "dana",
-            "--action",
-            "propose",
-            "--message",
-            "m",
-        ],
-        vec!["resume", "not-a-uuid", "--as", "dana"],
-        vec!["messages", "not-a-uuid"],
-        vec!["show", OPP, "--as", " "],
-        vec!["list", "--as", ""],
-        vec![
-            "open",
-            "--initiator",
-            "",
-            "--initiator-intent",
-            "i",
-            "--responder",
-            " ",
-            "--responder-intent",
-            "j",
-        ],
-        vec![
-            "open",
-            "--initiator",
-            "a",
-            "--initiator-intent",
-            "\t",
-            "--responder",
-            "b",
-            "--responder-intent",
-            "j",
-        ],
+    for (args, argument) in [
+        (vec!["show", "not-a-uuid", "--as", "dana"], "<ID>"),
+        (
+            vec![
+                "turn",
+                "not-a-uuid",
+                "--as",
+                "dana",
+                "--action",
+                "propose",
+                "--message",
+                "m",
+            ],
+            "<ID>",
+        ),
+        (vec!["resume", "not-a-uuid", "--as", "dana"], "<ID>"),
+        (vec!["messages", "not-a-uuid"], "<ID>"),
+        (vec!["show", OPP, "--as", " "], "--as <USER>"),
+        (vec!["list", "--as", ""], "--as <USER>"),
+        (
+            vec![
+                "open",
+                "--initiator",
+                "",
+                "--initiator-intent",
+                "i",
+                "--responder",
+                "b",
+                "--responder-intent",
+                "j",
+            ],
+            "--initiator <INITIATOR>",
+        ),
+        (
+            vec![
+                "open",
+                "--initiator",
+                "a",
+                "--initiator-intent",
+                "\t",
+                "--responder",
+                "b",
+                "--responder-intent",
+                "j",
+            ],
+            "--initiator-intent <INITIATOR_INTENT>",
+        ),
+        (
+            vec!["list", "--as", "dana", "--limit", "2", "--cursor", "zz"],
+            "--cursor <CURSOR>",
+        ),
     ] {
         let run = s.json(&args);
-        run.fails_with(2, "usage");
+        run.fails_with(2, "invalid_value");
+        let message = run.json()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(
+            message.contains(&format!("for '{argument}'")),
+            "{args:?}: {message}"
+        );
     }
 }
 
@@ -916,7 +936,7 @@ fn keys_are_shown_once_listed_without_secrets_and_revoked() {
     s.run(&["--json", "keys", "revoke", "nope", "--db", &db])
         .fails_with(2, "usage");
     s.run(&["--json", "keys", "create", "--user", " ", "--db", &db])
-        .fails_with(2, "usage");
+        .fails_with(2, "invalid_value");
 
     let key_file = s.dir.path().join("dana.key");
     std::fs::write(&key_file, format!("{secret}\n")).unwrap();
