@@ -62,6 +62,10 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "What is logged to standard error, and how much.",
     ),
     ("NO_COLOR", "When set, no colour in the output."),
+    (
+        "COMPLETE",
+        "Set by a shell's completion script (COMPLETE=bash index): the tool answers with completions and exits.",
+    ),
 ];
 
 /// The files the tool uses.

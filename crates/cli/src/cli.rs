@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap_complete::ArgValueCompleter;
 
 use index_js::WireEnum;
 use index_negotiation::NegotiationAction;
@@ -67,9 +68,11 @@ pub(crate) enum Command {
     /// Look after a store.
     #[command(subcommand)]
     Store(StoreCommand),
-    /// Print a shell completion script.
+    /// Print a shell completion script. For negotiation ids too (those of
+    /// the person `--as` names, read from the store), let the shell ask
+    /// `index` as it completes: `source <(COMPLETE=bash index)`.
     #[command(
-        after_help = "Example:\n  index completions bash > ~/.local/share/bash-completion/completions/index\n  index completions zsh > ~/.zfunc/_index"
+        after_help = "Example:\n  index completions bash > ~/.local/share/bash-completion/completions/index\n  index completions zsh > ~/.zfunc/_index\n  echo 'source <(COMPLETE=bash index)' >> ~/.bashrc"
     )]
     Completions {
         /// The shell to complete for.
@@ -153,6 +156,7 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation show <ID> --as dana --guidance")]
     Show {
         /// The negotiation (its opportunity id).
+        #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
         id: OpportunityId,
         /// The seat to look as.
         #[arg(long = "as", value_name = "USER")]
@@ -167,6 +171,7 @@ pub(crate) enum NegotiationCommand {
     )]
     Turn {
         /// The negotiation.
+        #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
         id: OpportunityId,
         /// The seat taking the turn.
         #[arg(long = "as", value_name = "USER")]
@@ -184,6 +189,7 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation resume <ID> --as sam")]
     Resume {
         /// The negotiation.
+        #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
         id: OpportunityId,
         /// The seat resuming.
         #[arg(long = "as", value_name = "USER")]
@@ -198,6 +204,7 @@ pub(crate) enum NegotiationCommand {
     )]
     Wait {
         /// The negotiation.
+        #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
         id: OpportunityId,
         /// The seat waiting.
         #[arg(long = "as", value_name = "USER")]
@@ -258,6 +265,7 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation close <ID> --reason passed")]
     Close {
         /// The negotiation.
+        #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
         id: OpportunityId,
         /// Why: a person passed, or it expired.
         #[arg(long, value_parser = wire::<CloseReason>())]
@@ -268,6 +276,7 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation eligibility <ID> --user sam --inactive")]
     Eligibility {
         /// The negotiation.
+        #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
         id: OpportunityId,
         /// The seat.
         #[arg(long, value_name = "USER")]
@@ -287,6 +296,7 @@ pub(crate) enum NegotiationCommand {
     #[command(after_help = "Example:\n  index negotiation messages <ID>")]
     Messages {
         /// The negotiation.
+        #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
         id: OpportunityId,
     },
 }
@@ -453,6 +463,7 @@ impl From<Durability> for index_negotiation_store_sqlite::Synchronous {
 #[derive(Debug, Args)]
 pub(crate) struct ParkArgs {
     /// The negotiation.
+    #[arg(add = ArgValueCompleter::new(crate::complete::negotiation_ids))]
     pub(crate) id: OpportunityId,
     /// The seat whose person is asked.
     #[arg(long = "as", value_name = "USER")]

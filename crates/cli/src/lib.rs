@@ -13,6 +13,7 @@
 struct ReadmeExamples;
 
 mod cli;
+mod complete;
 mod database;
 mod demo;
 mod failure;
@@ -37,6 +38,9 @@ use index_negotiation_store::ListFilter;
 
 /// Runs the tool on the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
+    // A shell asking for completions (`COMPLETE=bash index …`) is answered
+    // here, and the process ends.
+    clap_complete::CompleteEnv::with_factory(cli::command).complete();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if err.use_stderr() && std::env::args_os().any(|arg| arg == "--json") => {

@@ -847,6 +847,95 @@ fn completions_are_generated_from_the_command_line_definition() {
     assert_eq!(s.run(&["completions", "cmd.exe"]).code, Some(2));
 }
 
+/// `source <(COMPLETE=bash index)` in a real bash: completing a
+/// negotiation id offers the ids of the person `--as` names, from the store
+/// `--db` names, filtered by what was typed; without `--as` it offers no id.
+#[test]
+#[cfg(unix)]
+fn bash_completes_a_persons_negotiation_ids_from_the_store() {
+    let s = Scratch::new();
+    s.open();
+    let other = "1c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36";
+    let mut args = Scratch::open_args(other);
+    args[2] = "eve";
+    assert_eq!(s.json(&args).code, Some(0));
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_index"))
+        .parent()
+        .unwrap();
+    let db = s.db().display().to_string();
+    let complete = |words: &[&str]| -> Vec<String> {
+        let current = words.last().unwrap();
+        let script = format!(
+            "source <(COMPLETE=bash index) && COMP_WORDS=({}) && COMP_CWORD={} && \
+             _clap_complete_index index '{current}' && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            words
+                .iter()
+                .map(|w| format!("'{w}'"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            words.len() - 1,
+        );
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(s.dir.path())
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+            )
+            .env_remove("INDEX_DB")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter(|line| !line.is_empty() && !line.starts_with('-'))
+            .map(str::to_owned)
+            .collect()
+    };
+    let show = |user: &str, typed: &str| {
+        complete(&[
+            "index",
+            "negotiation",
+            "show",
+            "--db",
+            &db,
+            "--as",
+            user,
+            typed,
+        ])
+    };
+    assert_eq!(show("dana", ""), [OPP]);
+    assert_eq!(show("sam", ""), [other, OPP], "newest change first");
+    assert_eq!(show("eve", "1c"), [other]);
+    assert!(
+        show("eve", "0c").is_empty(),
+        "what was typed filters the ids"
+    );
+    assert!(show("nobody", "").is_empty());
+    assert!(
+        complete(&["index", "negotiation", "show", "--db", &db, ""]).is_empty(),
+        "without --as, no person's ids"
+    );
+    assert_eq!(
+        complete(&[
+            "index",
+            "negotiation",
+            "turn",
+            &format!("--db={db}"),
+            "--as=dana",
+            ""
+        ]),
+        [OPP],
+        "flags written with ="
+    );
+}
+
 #[test]
 #[cfg(unix)]
 fn a_key_written_to_a_file_is_its_owners_alone() {
