@@ -71,7 +71,7 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .route("/opportunities/{id}/negotiation/park", post(park))
         .route("/answers", post(answers))
         .with_state(host.clone())
-        .merge(mcp)
+        .merge(mcp.layer(middleware::from_fn(session_ended)))
         .fallback(|| async { HostError::UnknownRoute })
         // Inside authentication: an anonymous client learns nothing, not
         // even the limit.
@@ -103,6 +103,18 @@ pub fn router(host: Host, mcp: Router) -> Router {
         )
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+}
+
+/// An MCP session ended by its client (`DELETE /mcp`) answers 204: the
+/// MCP service says 202, which the official Python SDK reports as a failed
+/// termination (it takes 200 or 204, as a completed DELETE reads).
+async fn session_ended(request: Request, next: Next) -> Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    response
 }
 
 /// Whether the store answers: 200, or 503 with the error shape.

@@ -616,6 +616,79 @@ async fn every_status_has_the_error_shape_and_only_health_is_open() {
     host.stop().await;
 }
 
+/// Readiness follows the store: a store that cannot answer makes `/readyz`
+/// 503 with the error shape (and no cause), while `/healthz`, which asks
+/// nothing of the store, stays 200.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readiness_is_lost_when_the_store_cannot_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    assert_eq!(host.call("GET", "/readyz", None, None).await.status, 200);
+    // Another process breaks the file under the host.
+    let other = rusqlite::Connection::open(dir.path().join("host.db")).unwrap();
+    other
+        .execute_batch("ALTER TABLE negotiations RENAME TO gone")
+        .unwrap();
+    let ready = host.call("GET", "/readyz", None, None).await;
+    assert_eq!(ready.status, 503, "{}", ready.body);
+    assert_eq!(
+        ready.body,
+        json!({"error": {"code": "store_failed", "message": "the store failed"}})
+    );
+    assert_eq!(host.call("GET", "/healthz", None, None).await.status, 200);
+    other
+        .execute_batch("ALTER TABLE gone RENAME TO negotiations")
+        .unwrap();
+    assert_eq!(host.call("GET", "/readyz", None, None).await.status, 200);
+    host.stop().await;
+}
+
+/// A client that ends its MCP session hears 204, which every SDK reads as
+/// done, and the session is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_session_ends_with_204() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    let url = format!("{}/mcp", host.base);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let started = host
+        .http
+        .post(&url)
+        .bearer_auth(&host.dana)
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status().as_u16(), 200);
+    let session = started.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let end = || {
+        host.http
+            .delete(&url)
+            .bearer_auth(&host.dana)
+            .header("mcp-session-id", &session)
+            .send()
+    };
+    assert_eq!(end().await.unwrap().status().as_u16(), 204);
+    let after = host
+        .http
+        .post(&url)
+        .bearer_auth(&host.dana)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status().as_u16(), 404, "the ended session is gone");
+    host.stop().await;
+}
+
 /// The whole answer to a POST to `url`, with `key` if any: announcing a
 /// body of `length` bytes and sending none of it, or (`length` 0) sending
 /// a chunked body past the limit.
