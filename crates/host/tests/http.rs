@@ -1300,3 +1300,28 @@ async fn a_half_sent_request_head_is_dropped_and_never_holds_up_a_shutdown() {
     let stopped = tokio::time::timeout(Duration::from_secs(20), served).await;
     assert!(stopped.is_ok(), "the shutdown waited on a half-sent head");
 }
+
+/// A kept-alive connection that goes quiet after its answer is closed once
+/// the header timeout passes: idle connections cannot pile up against the
+/// connection cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_idle_kept_alive_connection_is_closed_after_the_header_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = index_host::ServeSettings::default();
+    settings.header_read_timeout = Duration::from_millis(200);
+    let (address, stop, served) = serve_with(&dir, settings).await;
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the idle connection was kept past the timeout");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "answered first: {answer}");
+    assert_eq!(answer.matches("HTTP/1.1").count(), 1, "{answer}");
+    stop.send(()).unwrap();
+    served.await.unwrap().unwrap();
+}
