@@ -1318,9 +1318,15 @@ async fn an_idle_kept_alive_connection_is_closed_after_the_header_timeout() {
         .unwrap();
     let mut answer = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
-    assert!(read.is_ok(), "the idle connection was kept past the timeout");
+    assert!(
+        read.is_ok(),
+        "the idle connection was kept past the timeout"
+    );
     let answer = String::from_utf8_lossy(&answer);
-    assert!(answer.starts_with("HTTP/1.1 200"), "answered first: {answer}");
+    assert!(
+        answer.starts_with("HTTP/1.1 200"),
+        "answered first: {answer}"
+    );
     assert_eq!(answer.matches("HTTP/1.1").count(), 1, "{answer}");
     stop.send(()).unwrap();
     served.await.unwrap().unwrap();
