@@ -246,6 +246,7 @@ fn build_tools() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         )
+        .with_title("See a negotiation")
         .with_annotations(read_only.clone()),
         Tool::new(
             "submit_negotiation_turn",
@@ -266,6 +267,7 @@ fn build_tools() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         )
+        .with_title("Take a turn")
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
         Tool::new(
             "resume_negotiation",
@@ -277,6 +279,7 @@ fn build_tools() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         )
+        .with_title("Resume a negotiation")
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
         Tool::new(
             "park_negotiation",
@@ -296,6 +299,7 @@ fn build_tools() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         )
+        .with_title("Park on a question for your person")
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(true)),
         Tool::new(
             "answer_questions",
@@ -322,6 +326,7 @@ fn build_tools() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         )
+        .with_title("Deliver your person's answers")
         .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(false)),
         Tool::new(
             "list_negotiations",
@@ -338,6 +343,7 @@ fn build_tools() -> Vec<Tool> {
                 "additionalProperties": false
             })),
         )
+        .with_title("List your negotiations")
         .with_annotations(read_only),
     ]
 }
@@ -452,6 +458,29 @@ fn failure(err: &HostError) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_tool_has_a_title_and_says_how_it_acts() {
+        for tool in tools() {
+            assert!(
+                tool.title.as_deref().is_some_and(|t| !t.is_empty()),
+                "{}",
+                tool.name
+            );
+            let hints = tool
+                .annotations
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}", tool.name));
+            for hint in [
+                hints.read_only_hint,
+                hints.destructive_hint,
+                hints.idempotent_hint,
+                hints.open_world_hint,
+            ] {
+                assert!(hint.is_some(), "{}: every hint is stated", tool.name);
+            }
+        }
+    }
 
     #[test]
     fn every_tool_refuses_an_argument_its_schema_does_not_define() {
