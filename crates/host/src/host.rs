@@ -144,6 +144,8 @@ struct Inner {
     elicitors: crate::elicit::Elicitors,
     /// How long a parked question put by elicitation waits for its answer.
     ask_user_window: Duration,
+    /// What `/metrics` reports.
+    metrics: crate::metrics::Metrics,
 }
 
 impl std::fmt::Debug for Host {
@@ -204,6 +206,7 @@ impl Host {
                 ask_user_window: settings.ask_user_window.unwrap_or(Duration::from_millis(
                     index_negotiation::DEFAULT_ASK_USER_WINDOW_MS,
                 )),
+                metrics: crate::metrics::Metrics::default(),
             }),
         };
         if let Some(mut feed) = feed {
@@ -220,6 +223,22 @@ impl Host {
 
     fn store(&self) -> &Arc<dyn HostStore> {
         self.inner.negotiations.store()
+    }
+
+    /// What `/metrics` reports.
+    pub(crate) fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.inner.metrics
+    }
+
+    /// The metrics in Prometheus's text format, for a host key.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Forbidden`] for an agent key: what a host serves is
+    /// the operator's to see.
+    pub async fn metrics_text(&self, caller: &Caller) -> Result<String, HostError> {
+        require_host(caller)?;
+        Ok(self.inner.metrics.render().await)
     }
 
     /// Ends every wait under way (each answers with the negotiation as it
@@ -324,6 +343,7 @@ impl Host {
         id: &OpportunityId,
         wait: Duration,
     ) -> Result<NegotiationView, HostError> {
+        let _in_flight = self.inner.metrics.wait();
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
         let mut changes = self.inner.changes.subscribe();
         let first = self.view(caller, id).await?;
@@ -379,6 +399,12 @@ impl Host {
             .negotiations
             .execute_returning(id, &caller.user_id, turn)
             .await?;
+        self.inner.metrics.commit(
+            "turn",
+            decision
+                .rejection()
+                .map_or("ok", |rejection| rejection.as_str()),
+        );
         let negotiation = self.after_commit(caller, &decision, after)?;
         Ok(TurnTaken {
             decision,
@@ -417,6 +443,12 @@ impl Host {
             .negotiations
             .resume_returning(id, &caller.user_id)
             .await?;
+        self.inner.metrics.commit(
+            "resume",
+            decision
+                .rejection()
+                .map_or("ok", |rejection| rejection.as_str()),
+        );
         let negotiation = self.after_commit(caller, &decision, after)?;
         Ok(Resumed {
             decision,
@@ -490,6 +522,7 @@ impl Host {
             other => HostError::BadRequest(other.to_string()),
         })?;
         self.changed();
+        self.inner.metrics.park(parked.outcome.kind().as_str());
         if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
             self.offer_by_elicitation(&caller.user_id, id, gap.question.clone());
         }
@@ -549,6 +582,14 @@ impl Host {
             .negotiations
             .deliver_answers(&caller.user_id, block, answers)
             .await;
+        for line in &report.negotiations {
+            // The outcome's wire name, as the report spells it.
+            if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&line.outcome)
+                && let Some(outcome) = fields.get("outcome").and_then(serde_json::Value::as_str)
+            {
+                self.inner.metrics.answer(outcome);
+            }
+        }
         if report.resumed().next().is_some() {
             self.changed();
         }
@@ -569,10 +610,14 @@ impl Host {
         require_host(caller)?;
         match self.inner.negotiations.open(request).await? {
             OpenDecision::Opened { negotiation } => {
+                self.inner.metrics.commit("open", "ok");
                 self.changed();
                 Ok(negotiation)
             }
-            OpenDecision::Refused { rejection } => Err(rejection.into()),
+            OpenDecision::Refused { rejection } => {
+                self.inner.metrics.commit("open", rejection.as_str());
+                Err(rejection.into())
+            }
         }
     }
 
@@ -593,6 +638,7 @@ impl Host {
             .close_negotiation(id, reason)
             .await?
             .ok_or(HostError::NotFound)?;
+        self.inner.metrics.commit("close", "ok");
         self.changed();
         Ok(closed)
     }

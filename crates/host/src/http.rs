@@ -70,16 +70,18 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .route("/opportunities/{id}/negotiation/messages", get(messages))
         .route("/opportunities/{id}/negotiation/park", post(park))
         .route("/answers", post(answers))
+        .route("/metrics", get(metrics))
         .with_state(host.clone())
         .merge(mcp.layer(middleware::from_fn(session_ended)))
         .fallback(|| async { HostError::UnknownRoute })
         // Inside authentication: an anonymous client learns nothing, not
         // even the limit.
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
-        .layer(middleware::from_fn_with_state(host, authenticate));
+        .layer(middleware::from_fn_with_state(host.clone(), authenticate));
     public
         .merge(api)
         .layer(middleware::map_response(one_error_shape))
+        .layer(middleware::from_fn_with_state(host, counted))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
@@ -115,6 +117,35 @@ async fn session_ended(request: Request, next: Next) -> Response {
         return StatusCode::NO_CONTENT.into_response();
     }
     response
+}
+
+/// Counts every answered request, with its route and latency, whatever
+/// answered it (a route, authentication, the fallback).
+async fn counted(State(host): State<Host>, request: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    let method = request.method().to_string();
+    let path = request.uri().path().to_owned();
+    let response = next.run(request).await;
+    host.metrics().request(
+        &method,
+        &path,
+        response.status().as_u16(),
+        started.elapsed(),
+    );
+    response
+}
+
+/// `GET /metrics`: Prometheus's text format, for a host key.
+async fn metrics(State(host): State<Host>, caller: Authed) -> Result<Response, HostError> {
+    let text = host.metrics_text(&caller).await?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response())
 }
 
 /// Whether the store answers: 200, or 503 with the error shape.

@@ -23,6 +23,7 @@ mod host;
 mod http;
 pub mod keys;
 mod mcp;
+mod metrics;
 mod serve;
 
 pub use error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};

@@ -106,9 +106,11 @@ pub async fn serve_with(
         config = config.with_allowed_hosts(settings.allowed_hosts);
     }
     let for_sessions = host.clone();
+    let sessions = Arc::new(LocalSessionManager::default());
+    host.metrics().watch_sessions(sessions.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(NegotiatorServer::per_request(for_sessions.clone())),
-        LocalSessionManager::default().into(),
+        sessions,
         config,
     );
     let app = router(host.clone(), axum::Router::new().nest_service("/mcp", mcp));

@@ -1331,3 +1331,107 @@ async fn an_idle_kept_alive_connection_is_closed_after_the_header_timeout() {
     stop.send(()).unwrap();
     served.await.unwrap().unwrap();
 }
+
+/// `/metrics` is for a host key, in Prometheus's text format: requests by
+/// route and status (never an id), commits and refusals by code, waits in
+/// flight, and the MCP sessions open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn metrics_count_requests_commits_waits_and_sessions_for_a_host_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    host.open(OPP).await;
+    assert_eq!(
+        host.turn(OPP, &host.dana, "propose", "Intro call?")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        host.turn(OPP, &host.dana, "propose", "Again?").await.status,
+        403
+    );
+    let scrape = |key: Option<String>| {
+        let host = &host;
+        async move { host.call("GET", "/metrics", key.as_deref(), None).await }
+    };
+    assert_eq!(scrape(None).await.status, 401);
+    assert_eq!(
+        scrape(Some(host.dana.clone())).await.status,
+        403,
+        "an agent key may not read them"
+    );
+
+    // A wait under way shows in flight until a turn wakes it.
+    let waiting = {
+        let http = host.http.clone();
+        let url = format!("{}/opportunities/{OPP}/negotiation?wait=30", host.base);
+        let key = host.dana.clone();
+        tokio::spawn(async move {
+            http.get(url)
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    };
+    let mut in_flight = false;
+    for _ in 0..100 {
+        let text = scrape(Some(host.host_key.clone()))
+            .await
+            .body
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if text.contains("index_waits_in_flight 1") {
+            in_flight = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(in_flight, "the wait shows in flight");
+    assert_eq!(
+        host.turn(OPP, &host.sam, "counter", "Next week.")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(waiting.await.unwrap().as_u16(), 200);
+
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let session = host
+        .http
+        .post(format!("{}/mcp", host.base))
+        .bearer_auth(&host.dana)
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(session.status().as_u16(), 200);
+
+    let scraped = scrape(Some(host.host_key.clone())).await;
+    assert_eq!(scraped.status, 200);
+    let text = scraped.body.as_str().unwrap().to_owned();
+    for line in [
+        r#"index_http_requests_total{method="POST",route="/opportunities/{id}/negotiation/turns",status="200"} 2"#,
+        r#"index_http_requests_total{method="POST",route="/opportunities/{id}/negotiation/turns",status="403"} 1"#,
+        r#"index_http_requests_total{method="GET",route="/metrics",status="401"} 1"#,
+        r#"index_commits_total{operation="turn",outcome="ok"} 2"#,
+        r#"index_commits_total{operation="turn",outcome="not_your_turn"} 1"#,
+        r#"index_commits_total{operation="open",outcome="ok"} 1"#,
+        "index_waits_in_flight 0",
+        "index_mcp_sessions 1",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no {line} in\n{text}");
+    }
+    assert!(
+        text.contains(r#"index_http_request_duration_seconds_bucket{le="+Inf",route="/opportunities/{id}/negotiation/turns"} 3"#)
+            || text.contains(r#"index_http_request_duration_seconds_count{route="/opportunities/{id}/negotiation/turns"} 3"#),
+        "latency is recorded per route:\n{text}"
+    );
+    assert!(!text.contains(OPP), "no id in a label");
+    host.stop().await;
+}

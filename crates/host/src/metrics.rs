@@ -1,0 +1,246 @@
+//! What `GET /metrics` tells an operator, in Prometheus's text format:
+//! requests by route and status with their latency, commits and refusals
+//! by code, waits in flight, parks and answers by outcome, and MCP
+//! sessions. Counted in memory, per process; prometheus-client keeps the
+//! families and writes the exposition.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+/// One answered request.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: &'static str,
+    status: u16,
+}
+
+/// A route, for latency.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    route: &'static str,
+}
+
+/// A commit: which operation, and `ok` or the rules' refusal code.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CommitLabels {
+    operation: &'static str,
+    outcome: &'static str,
+}
+
+/// A park's or an answer's outcome, by its wire name.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: String,
+}
+
+/// The host's metrics.
+pub(crate) struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    commits: Family<CommitLabels, Counter>,
+    waits: Gauge,
+    parks: Family<OutcomeLabels, Counter>,
+    answers: Family<OutcomeLabels, Counter>,
+    sessions: Gauge,
+    /// The MCP service's sessions, counted when the metrics are read.
+    session_manager: OnceLock<Arc<LocalSessionManager>>,
+}
+
+/// Latency buckets from half a millisecond to about 16 seconds.
+fn latency_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("index");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by method, route and status",
+            requests.clone(),
+        );
+        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "How long requests took to answer, by route",
+            latency.clone(),
+        );
+        let commits = Family::<CommitLabels, Counter>::default();
+        registry.register(
+            "commits",
+            "Turns, resumes, opens and closes, by outcome: ok or the refusal's code",
+            commits.clone(),
+        );
+        let waits = Gauge::default();
+        registry.register(
+            "waits_in_flight",
+            "Waits for a change under way",
+            waits.clone(),
+        );
+        let parks = Family::<OutcomeLabels, Counter>::default();
+        registry.register("parks", "Parks asked for, by outcome", parks.clone());
+        let answers = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "answers",
+            "Answers delivered to negotiations, by outcome",
+            answers.clone(),
+        );
+        let sessions = Gauge::default();
+        registry.register("mcp_sessions", "MCP sessions open", sessions.clone());
+        Metrics {
+            registry,
+            requests,
+            latency,
+            commits,
+            waits,
+            parks,
+            answers,
+            sessions,
+            session_manager: OnceLock::new(),
+        }
+    }
+}
+
+impl Metrics {
+    /// Counts an answered request and its latency.
+    pub(crate) fn request(&self, method: &str, path: &str, status: u16, took: Duration) {
+        let route = route_of(path);
+        self.requests
+            .get_or_create(&RequestLabels {
+                method: method.to_owned(),
+                route,
+                status,
+            })
+            .inc();
+        self.latency
+            .get_or_create(&RouteLabels { route })
+            .observe(took.as_secs_f64());
+    }
+
+    /// Counts a commit of `operation` that ended in `outcome` (`ok`, or
+    /// the refusal's code).
+    pub(crate) fn commit(&self, operation: &'static str, outcome: &'static str) {
+        self.commits
+            .get_or_create(&CommitLabels { operation, outcome })
+            .inc();
+    }
+
+    /// A wait under way until the guard is dropped.
+    pub(crate) fn wait(&self) -> WaitGuard<'_> {
+        self.waits.inc();
+        WaitGuard(&self.waits)
+    }
+
+    /// Counts a park that ended in `outcome`.
+    pub(crate) fn park(&self, outcome: &str) {
+        let outcome = outcome.to_owned();
+        self.parks.get_or_create(&OutcomeLabels { outcome }).inc();
+    }
+
+    /// Counts one negotiation's answer that ended in `outcome`.
+    pub(crate) fn answer(&self, outcome: &str) {
+        let outcome = outcome.to_owned();
+        self.answers.get_or_create(&OutcomeLabels { outcome }).inc();
+    }
+
+    /// The MCP service's session manager, whose sessions are counted.
+    pub(crate) fn watch_sessions(&self, manager: Arc<LocalSessionManager>) {
+        // A host served twice keeps the first; both count the same way.
+        let _ = self.session_manager.set(manager);
+    }
+
+    /// The metrics in Prometheus's text exposition format.
+    pub(crate) async fn render(&self) -> String {
+        if let Some(manager) = self.session_manager.get() {
+            let open = manager.sessions.read().await.len();
+            self.sessions.set(i64::try_from(open).unwrap_or(i64::MAX));
+        }
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+}
+
+/// Holds a wait in the in-flight gauge.
+pub(crate) struct WaitGuard<'a>(&'a Gauge);
+
+impl Drop for WaitGuard<'_> {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+/// The route a path belongs to, with ids left out so a label never holds
+/// one; any other path is `other`.
+fn route_of(path: &str) -> &'static str {
+    const FIXED: [&str; 6] = [
+        "/negotiations",
+        "/answers",
+        "/mcp",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+    ];
+    if let Some(route) = FIXED.iter().find(|route| **route == path) {
+        return route;
+    }
+    let mut parts = path.trim_start_matches('/').split('/');
+    match (
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+    ) {
+        (Some("opportunities"), Some(_), Some("negotiation"), rest, None) => match rest {
+            None => "/opportunities/{id}/negotiation",
+            Some("turns") => "/opportunities/{id}/negotiation/turns",
+            Some("resume") => "/opportunities/{id}/negotiation/resume",
+            Some("close") => "/opportunities/{id}/negotiation/close",
+            Some("messages") => "/opportunities/{id}/negotiation/messages",
+            Some("park") => "/opportunities/{id}/negotiation/park",
+            Some(_) => "other",
+        },
+        _ => "other",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_never_carry_an_id() {
+        for (path, route) in [
+            ("/negotiations", "/negotiations"),
+            (
+                "/opportunities/0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36/negotiation",
+                "/opportunities/{id}/negotiation",
+            ),
+            (
+                "/opportunities/anything/negotiation/turns",
+                "/opportunities/{id}/negotiation/turns",
+            ),
+            ("/opportunities/x/negotiation/turns/extra", "other"),
+            ("/opportunities/x/negotiation/nope", "other"),
+            ("/nope/0c6e9a52", "other"),
+            ("/mcp", "/mcp"),
+        ] {
+            assert_eq!(route_of(path), route, "{path}");
+        }
+    }
+}
