@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -223,14 +224,57 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
 
 type Authed = Extension<Arc<Caller>>;
 
-/// An opportunity id from the path: a UUID, in its canonical form.
-fn opportunity(id: &str) -> Result<OpportunityId, HostError> {
-    OpportunityId::parse(id).map_err(|_| HostError::NotFound)
+/// The negotiation a path names: its opportunity id, a UUID in canonical
+/// form. Anything else is the same `not_found` as a missing negotiation.
+struct Negotiation(OpportunityId);
+
+impl<S: Send + Sync> FromRequestParts<S> for Negotiation {
+    type Rejection = HostError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HostError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| HostError::NotFound)?;
+        OpportunityId::parse(id)
+            .map(Negotiation)
+            .map_err(|_| HostError::NotFound)
+    }
 }
 
-/// A JSON body, or the one error for malformed JSON.
-fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, HostError> {
-    body.map(|Json(value)| value).map_err(malformed)
+/// A JSON body, or the one error shape: `malformed_json`, or
+/// `payload_too_large` for a chunked body found over the limit.
+struct ApiJson<T>(T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = HostError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, HostError> {
+        Json::<T>::from_request(request, state)
+            .await
+            .map(|Json(value)| ApiJson(value))
+            .map_err(malformed)
+    }
+}
+
+/// A query string, or the one error shape (`invalid_request`).
+struct ApiQuery<T>(T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = HostError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HostError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(value)| ApiQuery(value))
+            .map_err(|rejection| HostError::BadRequest(rejection.body_text()))
+    }
+}
+
+/// What `open` and `close` answer: the negotiation after the change, in
+/// its own field order.
+#[derive(serde::Serialize)]
+struct Changed {
+    negotiation: index_negotiation_store::NegotiationSummary,
 }
 
 fn malformed(rejection: JsonRejection) -> HostError {
@@ -260,11 +304,9 @@ struct ShowQuery {
 async fn show(
     State(host): State<Host>,
     Extension(caller): Authed,
-    Path(id): Path<String>,
-    query: Result<Query<ShowQuery>, axum::extract::rejection::QueryRejection>,
+    Negotiation(id): Negotiation,
+    ApiQuery(query): ApiQuery<ShowQuery>,
 ) -> Result<Response, HostError> {
-    let id = opportunity(&id)?;
-    let Query(query) = query.map_err(|err| HostError::BadRequest(err.body_text()))?;
     let view = match query.wait {
         None => host.view(&caller, &id).await?,
         Some(seconds) => host.wait(&caller, &id, wait_duration(seconds)?).await?,
@@ -275,11 +317,9 @@ async fn show(
 async fn turn(
     State(host): State<Host>,
     Extension(caller): Authed,
-    Path(id): Path<String>,
-    turn: Result<Json<serde_json::Value>, JsonRejection>,
+    Negotiation(id): Negotiation,
+    ApiJson(turn): ApiJson<serde_json::Value>,
 ) -> Result<Response, HostError> {
-    let id = opportunity(&id)?;
-    let turn = body(turn)?;
     // A turn is `{action, message}`; a key beyond them is refused, as every
     // route and tool refuses what its schema does not define.
     if let Some(key) = turn.as_object().and_then(|object| {
@@ -299,27 +339,24 @@ async fn turn(
 async fn resume(
     State(host): State<Host>,
     Extension(caller): Authed,
-    Path(id): Path<String>,
+    Negotiation(id): Negotiation,
 ) -> Result<Response, HostError> {
-    let id = opportunity(&id)?;
     Ok(Json(host.resume(&caller, &id).await.map_err(refused)?).into_response())
 }
 
 async fn messages(
     State(host): State<Host>,
     Extension(caller): Authed,
-    Path(id): Path<String>,
+    Negotiation(id): Negotiation,
 ) -> Result<Response, HostError> {
-    let id = opportunity(&id)?;
     Ok(Json(host.messages(&caller, &id).await?).into_response())
 }
 
 async fn list(
     State(host): State<Host>,
     Extension(caller): Authed,
-    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(query): ApiQuery<ListQuery>,
 ) -> Result<Response, HostError> {
-    let Query(query) = query.map_err(|err| HostError::BadRequest(err.body_text()))?;
     let page = host.list(&caller, &query.filter()?).await?;
     Ok(Json(page).into_response())
 }
@@ -360,9 +397,8 @@ impl SeatBody {
 async fn open(
     State(host): State<Host>,
     Extension(caller): Authed,
-    request: Result<Json<OpenBody>, JsonRejection>,
+    ApiJson(request): ApiJson<OpenBody>,
 ) -> Result<Response, HostError> {
-    let request = body(request)?;
     let negotiation = OpenNegotiation {
         opportunity_id: id_field("opportunityId", request.opportunity_id)?,
         initiator: request.initiator.checked("initiator")?,
@@ -372,7 +408,9 @@ async fn open(
     let opened = host.open(&caller, &negotiation).await.map_err(refused)?;
     Ok((
         StatusCode::CREATED,
-        Json(serde_json::json!({ "negotiation": opened })),
+        Json(Changed {
+            negotiation: opened,
+        }),
     )
         .into_response())
 }
@@ -386,13 +424,14 @@ struct CloseBody {
 async fn close(
     State(host): State<Host>,
     Extension(caller): Authed,
-    Path(id): Path<String>,
-    request: Result<Json<CloseBody>, JsonRejection>,
+    Negotiation(id): Negotiation,
+    ApiJson(request): ApiJson<CloseBody>,
 ) -> Result<Response, HostError> {
-    let id = opportunity(&id)?;
-    let request = body(request)?;
     let closed = host.close(&caller, &id, request.reason).await?;
-    Ok(Json(serde_json::json!({ "negotiation": closed })).into_response())
+    Ok(Json(Changed {
+        negotiation: closed,
+    })
+    .into_response())
 }
 
 /// `POST /answers`: the caller's answers to a question message (or its
@@ -445,9 +484,9 @@ struct AnswerBody {
 async fn answers(
     State(host): State<Host>,
     Extension(caller): Authed,
-    request: Result<Json<AnswersBody>, JsonRejection>,
+    ApiJson(request): ApiJson<AnswersBody>,
 ) -> Result<Response, HostError> {
-    let (block, answers) = body(request)?.into_parts()?;
+    let (block, answers) = request.into_parts()?;
     Ok(Json(host.answer(&caller, &block, &answers).await).into_response())
 }
 
@@ -473,10 +512,9 @@ fn question_block(
 async fn park(
     State(host): State<Host>,
     Extension(caller): Authed,
-    Path(id): Path<String>,
+    Negotiation(id): Negotiation,
     request: Result<Json<index_stall_gap::ParkRequest>, JsonRejection>,
 ) -> Result<Response, HostError> {
-    let id = opportunity(&id)?;
     let request = match request {
         Ok(Json(request)) => request,
         // No body at all is an empty request.

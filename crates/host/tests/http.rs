@@ -1435,3 +1435,47 @@ async fn metrics_count_requests_commits_waits_and_sessions_for_a_host_key() {
     assert!(!text.contains(OPP), "no id in a label");
     host.stop().await;
 }
+
+/// REST answers print a negotiation's fields in its documented order, as
+/// the `index` tool does: `open` and `close` included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_answers_keep_the_documented_field_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = Running::start(sqlite(&dir).await).await;
+    let body = json!({
+        "opportunityId": OPP,
+        "initiator": {"userId": "dana", "intentId": "hire"},
+        "responder": {"userId": "sam", "intentId": "join"},
+    });
+    let opened = host
+        .http
+        .post(format!("{}/negotiations", host.base))
+        .bearer_auth(&host.host_key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let prefix = format!(
+        r#"{{"negotiation":{{"id":"{OPP}","initiator":{{"userId":"dana","intentId":"hire"}}"#
+    );
+    assert!(opened.starts_with(&prefix), "{opened}");
+    let closed = host
+        .http
+        .post(format!(
+            "{}/opportunities/{OPP}/negotiation/close",
+            host.base
+        ))
+        .bearer_auth(&host.host_key)
+        .json(&json!({"reason": "passed"}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(closed.starts_with(&prefix), "{closed}");
+    host.stop().await;
+}
