@@ -1257,30 +1257,38 @@ async fn serve_with(
     (address, stop, served)
 }
 
-/// A connection that sends half of a request head and then nothing.
-async fn half_open(address: &str) -> tokio::net::TcpStream {
+/// A connection to `address` that has sent `bytes` and nothing more.
+async fn sent(address: &str, bytes: &[u8]) -> tokio::net::TcpStream {
     use tokio::io::AsyncWriteExt;
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(bytes).await.unwrap();
     stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
-        .await
-        .unwrap();
-    stream
+}
+
+/// A connection to `address` that has sent half a request head.
+async fn half_open(address: &str) -> tokio::net::TcpStream {
+    sent(address, b"GET /healthz HTTP/1.1\r\nHost: x\r\n").await
+}
+
+/// All the host sends on `stream` until it closes it, which it must within
+/// 20 seconds: `held` says what it would otherwise be holding.
+async fn until_closed(stream: &mut tokio::net::TcpStream, held: &str) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "{held} was held past its timeout");
+    String::from_utf8_lossy(&answer).into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_half_sent_request_head_is_dropped_and_never_holds_up_a_shutdown() {
-    use tokio::io::AsyncReadExt;
     let dir = tempfile::tempdir().unwrap();
     let mut settings = index_host::ServeSettings::default();
     settings.header_read_timeout = Duration::from_millis(200);
     let (address, stop, served) = serve_with(&dir, settings).await;
     let mut stream = half_open(&address).await;
     // The host gives up on the head: it answers 408 or just closes.
-    let mut answer = Vec::new();
-    let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
-    assert!(read.is_ok(), "the half-sent head was held past its timeout");
-    let answer = String::from_utf8_lossy(&answer);
+    let answer = until_closed(&mut stream, "the half-sent head").await;
     assert!(
         answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
         "{answer}"
@@ -1306,23 +1314,12 @@ async fn a_half_sent_request_head_is_dropped_and_never_holds_up_a_shutdown() {
 /// connection cap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_idle_kept_alive_connection_is_closed_after_the_header_timeout() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
     let mut settings = index_host::ServeSettings::default();
     settings.header_read_timeout = Duration::from_millis(200);
     let (address, stop, served) = serve_with(&dir, settings).await;
-    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
-    stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        .await
-        .unwrap();
-    let mut answer = Vec::new();
-    let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
-    assert!(
-        read.is_ok(),
-        "the idle connection was kept past the timeout"
-    );
-    let answer = String::from_utf8_lossy(&answer);
+    let mut stream = sent(&address, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    let answer = until_closed(&mut stream, "the idle connection").await;
     assert!(
         answer.starts_with("HTTP/1.1 200"),
         "answered first: {answer}"
