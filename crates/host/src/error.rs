@@ -2,6 +2,7 @@
 //! `{"error": {"code", "message"}}` over HTTP, and the same object as a
 //! tool error's structured content over MCP.
 
+use axum::http::StatusCode;
 use serde::Serialize;
 
 use index_negotiation::{NegotiationRejection, NegotiationResumeRejection};
@@ -120,18 +121,17 @@ impl HostError {
     }
 
     /// The HTTP status, with the reference host's map for rejections.
-    pub fn status(&self) -> u16 {
+    pub fn status(&self) -> StatusCode {
         match self {
-            HostError::Unauthorized | HostError::KeyExpired => 401,
-            HostError::Forbidden => 403,
-            HostError::NotFound => 404,
+            HostError::Unauthorized | HostError::KeyExpired => StatusCode::UNAUTHORIZED,
+            HostError::Forbidden => StatusCode::FORBIDDEN,
+            HostError::NotFound | HostError::UnknownRoute => StatusCode::NOT_FOUND,
             HostError::Refused(refusal) => refusal.status(),
-            HostError::Invalid { .. } | HostError::BadRequest(_) => 400,
-            HostError::Store(_) => 500,
-            HostError::Io(_) => 503,
-            HostError::UnknownRoute => 404,
-            HostError::MethodNotAllowed => 405,
-            HostError::PayloadTooLarge => 413,
+            HostError::Invalid { .. } | HostError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            HostError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            HostError::Io(_) => StatusCode::SERVICE_UNAVAILABLE,
+            HostError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            HostError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         }
     }
 
@@ -184,7 +184,7 @@ impl Refusal {
     /// use index_negotiation::NegotiationRejection;
     /// let refusal = Refusal::Turn(NegotiationRejection::ProposeOverOffer);
     /// assert_eq!(refusal.code(), "propose_over_offer");
-    /// assert_eq!(refusal.status(), 400);
+    /// assert_eq!(refusal.status(), axum::http::StatusCode::BAD_REQUEST);
     /// ```
     pub fn code(self) -> &'static str {
         match self {
@@ -206,13 +206,15 @@ impl Refusal {
     /// The reference host's HTTP status for the rejection: 404 for a
     /// negotiation that is not there, 403 for a seat that may not move, 409
     /// for a state that forbids it, 400 for a turn or pair that is wrong.
-    pub fn status(self) -> u16 {
+    pub fn status(self) -> StatusCode {
         use NegotiationRejection as Turn;
         use NegotiationResumeRejection as Resume;
         match self {
-            Refusal::Turn(Turn::NotFound) | Refusal::Resume(Resume::NotFound) => 404,
+            Refusal::Turn(Turn::NotFound) | Refusal::Resume(Resume::NotFound) => {
+                StatusCode::NOT_FOUND
+            }
             Refusal::Turn(Turn::NotASeat | Turn::NotYourTurn)
-            | Refusal::Resume(Resume::NotASeat) => 403,
+            | Refusal::Resume(Resume::NotASeat) => StatusCode::FORBIDDEN,
             Refusal::Turn(Turn::AlreadySettled | Turn::IntentInactive | Turn::Raced)
             | Refusal::Resume(
                 Resume::AlreadySettled
@@ -220,8 +222,8 @@ impl Refusal {
                 | Resume::NotPaused
                 | Resume::AwaitingAnswer,
             )
-            | Refusal::Open(OpenRejection::AlreadyExists) => 409,
-            Refusal::Turn(_) | Refusal::Resume(_) | Refusal::Open(_) => 400,
+            | Refusal::Open(OpenRejection::AlreadyExists) => StatusCode::CONFLICT,
+            Refusal::Turn(_) | Refusal::Resume(_) | Refusal::Open(_) => StatusCode::BAD_REQUEST,
         }
     }
 }
@@ -291,7 +293,7 @@ mod tests {
                 .iter()
                 .find(|(code, _)| *code == refusal.code())
                 .map(|(_, status)| *status);
-            assert_eq!(Some(refusal.status()), status, "{refusal:?}");
+            assert_eq!(Some(refusal.status().as_u16()), status, "{refusal:?}");
         }
     }
 

@@ -39,9 +39,7 @@ impl IntoResponse for HostError {
         if let HostError::Store(err) = &self {
             tracing::error!(error = %index_negotiation_store::ErrorChain(err), "store failed");
         }
-        let status =
-            StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(self.body())).into_response()
+        (self.status(), Json(self.body())).into_response()
     }
 }
 
@@ -209,7 +207,7 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
                 (_, Some(_)) => "Bearer error=\"invalid_token\"",
                 (_, None) => "Bearer",
             };
-            let unauthorized = err.status() == 401;
+            let unauthorized = err.status() == StatusCode::UNAUTHORIZED;
             let mut response = err.into_response();
             if unauthorized {
                 response.headers_mut().insert(
