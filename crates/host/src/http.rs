@@ -122,15 +122,10 @@ async fn session_ended(request: Request, next: Next) -> Response {
 /// answered it (a route, authentication, the fallback).
 async fn counted(State(host): State<Host>, request: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
-    let method = request.method().to_string();
-    let path = request.uri().path().to_owned();
+    let labels = crate::metrics::request_labels(&request);
     let response = next.run(request).await;
-    host.metrics().request(
-        &method,
-        &path,
-        response.status().as_u16(),
-        started.elapsed(),
-    );
+    host.metrics()
+        .request(labels, response.status().as_u16(), started.elapsed());
     response
 }
 

@@ -18,7 +18,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 /// One answered request.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
+    method: &'static str,
     route: &'static str,
     status: u16,
 }
@@ -115,12 +115,17 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Counts an answered request and its latency.
-    pub(crate) fn request(&self, method: &str, path: &str, status: u16, took: Duration) {
-        let route = route_of(path);
+    /// Counts an answered request and its latency, labelled as
+    /// [`request_labels`] read it before the request was handed on.
+    pub(crate) fn request(
+        &self,
+        (method, route): (&'static str, &'static str),
+        status: u16,
+        took: Duration,
+    ) {
         self.requests
             .get_or_create(&RequestLabels {
-                method: method.to_owned(),
+                method,
                 route,
                 status,
             })
@@ -184,6 +189,24 @@ impl Drop for WaitGuard<'_> {
     }
 }
 
+/// A request's method and route as labels, both from a fixed set, so what
+/// a client sends can never add a label: a method HTTP does not define
+/// (or this host never serves) is `other`, like an unknown path.
+pub(crate) fn request_labels(request: &axum::extract::Request) -> (&'static str, &'static str) {
+    use axum::http::Method;
+    let method = match *request.method() {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        _ => "other",
+    };
+    (method, route_of(request.uri().path()))
+}
+
 /// The route a path belongs to, with ids left out so a label never holds
 /// one; any other path is `other`.
 fn route_of(path: &str) -> &'static str {
@@ -222,6 +245,19 @@ fn route_of(path: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_method_a_client_makes_up_is_other() {
+        let request = |method: &str| {
+            axum::extract::Request::builder()
+                .method(method)
+                .uri("/negotiations")
+                .body(axum::body::Body::empty())
+                .unwrap()
+        };
+        assert_eq!(request_labels(&request("POST")), ("POST", "/negotiations"));
+        assert_eq!(request_labels(&request("BREW")), ("other", "/negotiations"));
+    }
 
     #[test]
     fn routes_never_carry_an_id() {
