@@ -232,17 +232,17 @@ mod tests {
     use super::*;
     use index_negotiation_store::MemoryStore;
 
+    /// A key for `user` with no name and no expiry.
+    async fn plain_key(store: &MemoryStore, user: &str, scope: KeyScope) -> NewKey {
+        create_key(store, user.parse().unwrap(), scope, &KeyOptions::default())
+            .await
+            .unwrap()
+    }
+
     #[tokio::test]
     async fn a_key_authenticates_as_its_user_until_revoked() {
         let store = MemoryStore::new();
-        let key = create_key(
-            &store,
-            "dana".parse().unwrap(),
-            KeyScope::Agent,
-            &KeyOptions::default(),
-        )
-        .await
-        .unwrap();
+        let key = plain_key(&store, "dana", KeyScope::Agent).await;
         assert!(key.secret.starts_with(KEY_PREFIX) && key.secret.len() == 68);
         assert!(
             !format!("{key:?}").contains(&key.secret),
@@ -254,14 +254,7 @@ mod tests {
             ("dana", KeyScope::Agent)
         );
 
-        let other = create_key(
-            &store,
-            "sam".parse().unwrap(),
-            KeyScope::Host,
-            &KeyOptions::default(),
-        )
-        .await
-        .unwrap();
+        let other = plain_key(&store, "sam", KeyScope::Host).await;
         assert_ne!(other.record.id, key.record.id);
         assert_eq!(
             authenticate(&store, Some(&other.secret))

@@ -650,18 +650,7 @@ async fn an_mcp_session_ends_with_204() {
     let dir = tempfile::tempdir().unwrap();
     let mut host = Running::start(sqlite(&dir).await).await;
     let url = format!("{}/mcp", host.base);
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}});
-    let started = host
-        .http
-        .post(&url)
-        .bearer_auth(&host.dana)
-        .header("accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await
-        .unwrap();
+    let started = host.mcp_initialize(&host.dana).await;
     assert_eq!(started.status().as_u16(), 200);
     let session = started.headers()["mcp-session-id"]
         .to_str()
@@ -1395,18 +1384,7 @@ async fn metrics_count_requests_commits_waits_and_sessions_for_a_host_key() {
     );
     assert_eq!(waiting.await.unwrap().as_u16(), 200);
 
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}});
-    let session = host
-        .http
-        .post(format!("{}/mcp", host.base))
-        .bearer_auth(&host.dana)
-        .header("accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await
-        .unwrap();
+    let session = host.mcp_initialize(&host.dana).await;
     assert_eq!(session.status().as_u16(), 200);
 
     let scraped = scrape(Some(host.host_key.clone())).await;

@@ -112,6 +112,22 @@ impl Running {
         }
     }
 
+    /// Starts an MCP session over streamable HTTP as `key`, as a client's
+    /// `initialize` does; the answer carries the session's id.
+    pub async fn mcp_initialize(&self, key: &str) -> reqwest::Response {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}});
+        self.http
+            .post(format!("{}/mcp", self.base))
+            .bearer_auth(key)
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// Opens dana ↔ sam on `id` with the host key.
     pub async fn open(&self, id: &str) -> Reply {
         let body = json!({
