@@ -5,8 +5,7 @@ use async_trait::async_trait;
 use tokio_postgres::{AsyncMessage, Client, Connection};
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ChangeFeed, KEY_USE_RESOLUTION, KeyHash, StoreError, StoredKey,
-    UnixTime, stored_key,
+    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, StoreError, StoredKey, UnixTime, stored_key,
 };
 
 use crate::rows::pg_error;
@@ -91,13 +90,12 @@ impl ApiKeyStore for PostgresStore {
     }
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
         let client = self.client().await?;
-        let at = at.to_stored();
-        let unrecorded_before = at.saturating_sub(KEY_USE_RESOLUTION.as_secs() as i64);
+        let replaced = UnixTime::latest_use_replaced_at(at).map(UnixTime::to_stored);
         client
             .execute(
                 "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 \
                  AND (last_used_at IS NULL OR last_used_at <= $3)",
-                &[&id, &at, &unrecorded_before],
+                &[&id, &at.to_stored(), &replaced],
             )
             .await
             .map_err(pg_error)?;

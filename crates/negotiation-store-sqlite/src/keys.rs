@@ -4,8 +4,7 @@ use async_trait::async_trait;
 use rusqlite::{OptionalExtension, params};
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyHash, StoreError, StoredKey, UnixTime,
-    stored_key,
+    ApiKeyRecord, ApiKeyStore, KeyHash, StoreError, StoredKey, UnixTime, stored_key,
 };
 
 use crate::SqliteStore;
@@ -115,8 +114,7 @@ impl ApiKeyStore for SqliteStore {
                     params![
                         id,
                         at.to_stored(),
-                        at.to_stored()
-                            .saturating_sub(KEY_USE_RESOLUTION.as_secs() as i64)
+                        UnixTime::latest_use_replaced_at(at).map(UnixTime::to_stored)
                     ],
                 )
                 .map_err(sql_error)?;

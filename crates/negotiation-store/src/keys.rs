@@ -61,6 +61,20 @@ impl UnixTime {
         UnixTime(self.0.saturating_add(duration.as_secs()))
     }
 
+    /// The latest recorded use of a key that a use at `at` replaces:
+    /// [`KEY_USE_RESOLUTION`] before it, or `None` so early that none is.
+    /// The rule [`ApiKeyRecord::use_is_unrecorded`] applies, for a SQL
+    /// backend's `WHERE` (where `None` is `NULL`, and matches nothing).
+    ///
+    /// ```
+    /// use index_negotiation_store::UnixTime;
+    /// assert_eq!(UnixTime::latest_use_replaced_at(UnixTime(100)), Some(UnixTime(40)));
+    /// assert_eq!(UnixTime::latest_use_replaced_at(UnixTime(30)), None);
+    /// ```
+    pub fn latest_use_replaced_at(at: UnixTime) -> Option<UnixTime> {
+        at.0.checked_sub(KEY_USE_RESOLUTION.as_secs()).map(UnixTime)
+    }
+
     /// A stored value, refused as corruption when it is negative.
     ///
     /// # Errors
@@ -188,8 +202,9 @@ impl ApiKeyRecord {
     /// Whether a use at `now` should be recorded: never recorded, or the
     /// record is [`KEY_USE_RESOLUTION`] old.
     pub fn use_is_unrecorded(&self, now: UnixTime) -> bool {
-        self.last_used_at
-            .is_none_or(|last| last.after(KEY_USE_RESOLUTION) <= now)
+        self.last_used_at.is_none_or(|last| {
+            UnixTime::latest_use_replaced_at(now).is_some_and(|latest| last <= latest)
+        })
     }
 }
 
