@@ -582,14 +582,7 @@ impl Host {
             .negotiations
             .deliver_answers(&caller.user_id, block, answers)
             .await;
-        for line in &report.negotiations {
-            // The outcome's wire name, as the report spells it.
-            if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&line.outcome)
-                && let Some(outcome) = fields.get("outcome").and_then(serde_json::Value::as_str)
-            {
-                self.inner.metrics.answer(outcome);
-            }
-        }
+        self.inner.metrics.answers(&report);
         if report.resumed().next().is_some() {
             self.changed();
         }

@@ -155,10 +155,16 @@ impl Metrics {
         self.parks.get_or_create(&OutcomeLabels { outcome }).inc();
     }
 
-    /// Counts one negotiation's answer that ended in `outcome`.
-    pub(crate) fn answer(&self, outcome: &str) {
-        let outcome = outcome.to_owned();
-        self.answers.get_or_create(&OutcomeLabels { outcome }).inc();
+    /// Counts each negotiation's answer in `report` by its outcome, named
+    /// as the report itself names it on the wire.
+    pub(crate) fn answers(&self, report: &index_negotiation_store::DeliveryReport) {
+        for line in &report.negotiations {
+            let named = serde_json::to_value(&line.outcome).ok();
+            if let Some(outcome) = named.as_ref().and_then(|o| o["outcome"].as_str()) {
+                let outcome = outcome.to_owned();
+                self.answers.get_or_create(&OutcomeLabels { outcome }).inc();
+            }
+        }
     }
 
     /// The MCP service's session manager, whose sessions are counted.
