@@ -1,13 +1,16 @@
 //! `cargo xtask check`: everything a change must pass before it lands.
 //! `--no-tests` leaves out the tests, for CI, which runs them on its own.
 
-use crate::{api, fixtures, man, metadata};
+use crate::{api, fixtures, man, metadata, openapi};
 
 pub(crate) fn run(tests: bool) -> Result<(), String> {
     step("fixtures are fresh", || {
         fixtures::run(fixtures::Mode::Check)
     })?;
     step("the man page is fresh", || man::run(fixtures::Mode::Check))?;
+    step("the OpenAPI document is fresh", || {
+        openapi::run(fixtures::Mode::Check)
+    })?;
     step("dependency rules", metadata::check_dependency_rules)?;
     step("rustfmt", || cargo(&["fmt", "--all", "--check"]))?;
     step("clippy", || {

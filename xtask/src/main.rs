@@ -12,6 +12,7 @@ mod fixtures;
 mod fuzz;
 mod man;
 mod metadata;
+mod openapi;
 mod package;
 mod release;
 mod tidy;
@@ -25,6 +26,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   fixtures [--check]   rewrite fixtures/ from the crates' literals (or fail if stale)
   man [--check]        rewrite docs/man/index.1 from the CLI's definition (or fail if stale)
+  openapi [--check]    rewrite docs/openapi.json from the host's routes (or fail if stale)
   check [--no-tests]   fixtures, the man page, the dependency rules, fmt, clippy, docs,
                        the public API snapshots, the browser size budget, the tests
   deps                 only the dependency rules (browser safety, arrows)
@@ -46,6 +48,8 @@ fn main() -> ExitCode {
         ["fixtures", "--check"] => fixtures::run(fixtures::Mode::Check),
         ["man"] => man::run(fixtures::Mode::Write),
         ["man", "--check"] => man::run(fixtures::Mode::Check),
+        ["openapi"] => openapi::run(fixtures::Mode::Write),
+        ["openapi", "--check"] => openapi::run(fixtures::Mode::Check),
         ["check"] => check::run(true),
         ["check", "--no-tests"] => check::run(false),
         ["deps"] => metadata::check_dependency_rules(),

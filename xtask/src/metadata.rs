@@ -18,7 +18,9 @@ pub(crate) const BROWSER_SAFE: &[&str] = &[
 /// browser-safe crates of this workspace: data formats, and pure computation
 /// (`wide` for portable SIMD, `memchr` for substring search, `sha2` for the
 /// interaction contract's digests, `ryu-js` for JavaScript's number
-/// formatting) that needs no operating system.
+/// formatting) that needs no operating system, and `schemars` for the wire
+/// types' JSON Schemas, behind each crate's off-by-default `schemars`
+/// feature.
 const BROWSER_SAFE_DIRECT: &[&str] = &[
     "serde",
     "serde_json",
@@ -29,6 +31,7 @@ const BROWSER_SAFE_DIRECT: &[&str] = &[
     "memchr",
     "sha2",
     "ryu-js",
+    "schemars",
 ];
 
 /// Crates that must never appear in a browser-safe crate's tree: they need

@@ -17,10 +17,13 @@
     clippy::panic
 )]
 
+#[path = "support/serve.rs"]
+mod serve;
 mod support;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use serve::Host;
+
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
@@ -51,95 +54,22 @@ fn index_json(dir: &Path, db: &str, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// A running `index serve` on a free local port.
-struct Host {
-    child: Child,
-    address: String,
+/// [`Host::start`], counted.
+fn start_host(dir: &Path, db: &str) -> Host {
+    started();
+    Host::start(dir, db)
 }
 
-impl Host {
-    fn start(dir: &Path, db: &str) -> Host {
-        started();
-        let mut child = support::command(dir)
-            .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let address = line
-            .strip_prefix("listening on http://")
-            .and_then(|rest| rest.split_whitespace().next())
-            .unwrap_or_else(|| panic!("the host did not start: {line}"))
-            .to_owned();
-        // Keep draining its log so it never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        Host { child, address }
-    }
-
-    /// One request with a bearer key; the status and the JSON body (`null`
-    /// when there is none).
-    fn request(&self, method: &str, path: &str, key: &str, body: Option<&Value>) -> (u16, Value) {
-        let body = body.map(Value::to_string).unwrap_or_default();
-        let mut stream = TcpStream::connect(&self.address).unwrap();
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {key}\r\n\
-             content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            self.address,
-            body.len()
-        )
-        .unwrap();
-        let mut reply = Vec::new();
-        stream.read_to_end(&mut reply).unwrap();
-        let reply = String::from_utf8(reply).unwrap();
-        let (head, payload) = reply.split_once("\r\n\r\n").unwrap();
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        assert!(
-            !head
-                .to_ascii_lowercase()
-                .contains("transfer-encoding: chunked"),
-            "the host answers with a length: {head}"
-        );
-        (status, serde_json::from_str(payload).unwrap_or(Value::Null))
-    }
-
-    /// Whether any of the host's open files is a deleted `-wal` or `-shm`
-    /// (Linux shows them in `/proc/PID/fd` with ` (deleted)` after them).
-    fn holds_deleted_sidecars(&self) -> Vec<String> {
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", self.child.id())) else {
-            return Vec::new();
-        };
-        fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-            .map(|target| target.display().to_string())
-            .filter(|target| target.ends_with(" (deleted)"))
-            .collect()
-    }
-
-    /// SIGTERM, then the exit status must be a clean one.
-    fn stop(mut self) {
-        let killed = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
-        let status = self.child.wait().unwrap();
-        assert!(
-            status.success(),
-            "the host stops cleanly on SIGTERM: {status}"
-        );
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Whether any of the host's open files is a deleted `-wal` or `-shm`
+/// (Linux shows them in `/proc/PID/fd` with ` (deleted)` after them).
+fn holds_deleted_sidecars(host: &Host) -> Vec<String> {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fd", host.child.id())) else {
+        return Vec::new();
+    };
+    fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .map(|target| target.display().to_string())
+        .filter(|target| target.ends_with(" (deleted)"))
+        .collect()
 }
 
 /// An `index serve --mcp-stdio` session, spoken to line by line.
@@ -314,7 +244,7 @@ fn acknowledged_turns_are_seen_by_every_process(
     ];
     let id = uuid::Uuid::new_v4().to_string();
 
-    let host = Host::start(dir, db);
+    let host = start_host(dir, db);
     let (status, opened) = host.request(
         "POST",
         "/negotiations",
@@ -414,13 +344,13 @@ fn acknowledged_turns_are_seen_by_every_process(
                 // A second host on the same store, started and stopped in turn.
                 match second.take() {
                     Some(other) => other.stop(),
-                    None => second = Some(Host::start(dir, db)),
+                    None => second = Some(start_host(dir, db)),
                 }
             }
         }
         if sqlite {
             for other in std::iter::once(&host).chain(&second) {
-                let deleted = other.holds_deleted_sidecars();
+                let deleted = holds_deleted_sidecars(other);
                 assert!(
                     deleted.is_empty(),
                     "round {round}: {deleted:?} deleted under a host"
@@ -439,7 +369,7 @@ fn acknowledged_turns_are_seen_by_every_process(
         shown["negotiation"]["turnCount"], acknowledged,
         "after the restart"
     );
-    let host = Host::start(dir, db);
+    let host = start_host(dir, db);
     let (status, view) = host.request(
         "GET",
         &format!("/opportunities/{id}/negotiation"),
@@ -536,7 +466,7 @@ fn a_killed_hosts_log_is_read_where_it_lies_and_recovered_by_a_writer() {
         make_key(dir, &db, "sam", false),
     );
     let ops = make_key(dir, &db, "ops", true);
-    let mut host = Host::start(dir, &db);
+    let mut host = start_host(dir, &db);
     let id = uuid::Uuid::new_v4().to_string();
     let (status, _) = host.request(
         "POST",
@@ -642,7 +572,7 @@ fn a_key_expires_on_the_running_host_and_its_use_is_seen(dir: &Path, db: &str) {
     assert_eq!(made["name"], "laptop agent", "{made}");
     assert_eq!(made["state"], "active", "{made}");
     let key = std::fs::read_to_string(&file).unwrap().trim().to_owned();
-    let host = Host::start(dir, db);
+    let host = start_host(dir, db);
 
     let (status, body) = host.request("GET", "/negotiations", &key, None);
     assert_eq!(status, 200, "{body}");

@@ -237,6 +237,16 @@ impl From<NegotiationRejection> for HostError {
     }
 }
 
+/// A turn the turn schema refuses: `invalid_turn`, with its problem.
+impl From<index_negotiation::TurnProblem> for HostError {
+    fn from(problem: index_negotiation::TurnProblem) -> Self {
+        HostError::Invalid {
+            code: NegotiationRejection::InvalidTurn.as_str(),
+            message: problem.to_string(),
+        }
+    }
+}
+
 impl From<NegotiationResumeRejection> for HostError {
     fn from(rejection: NegotiationResumeRejection) -> Self {
         match rejection {

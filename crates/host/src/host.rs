@@ -11,8 +11,7 @@ use index_js::WireEnum;
 use index_negotiation::is_visible_to;
 use index_negotiation::{
     Decision, NegotiationDecision, NegotiationMessage, NegotiationObservation,
-    NegotiationRejection, NegotiationResumeDecision, NegotiationState, observe_negotiation,
-    parse_negotiation_turn,
+    NegotiationResumeDecision, NegotiationState, NegotiationTurn, observe_negotiation,
 };
 use index_negotiation_store::{
     CloseReason, Committed, DeliveryReport, HostStore, InvalidId, KeyScope, ListCursor, ListFilter,
@@ -31,7 +30,7 @@ pub const MAX_WAIT: Duration = Duration::from_secs(60);
 
 /// A negotiation as one seat sees it: the record, the rules' state with
 /// its log, and what this seat may do now.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationView {
     /// The record: seats, status, whose turn.
@@ -70,7 +69,7 @@ impl NegotiationView {
 }
 
 /// The question a negotiation waits on, and whose it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ParkedQuestion {
     /// The person asked (their agent parked the negotiation).
@@ -105,7 +104,7 @@ impl std::fmt::Debug for HostSettings {
 }
 
 /// A permitted turn and the negotiation after it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TurnTaken {
     /// The rules' decision, in the reference's shape (`ok: true`, …).
     pub decision: NegotiationDecision,
@@ -116,7 +115,7 @@ pub struct TurnTaken {
 }
 
 /// A permitted resume and the negotiation after it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Resumed {
     /// The rules' decision (`ok: true`, `awaitingUserId`).
     pub decision: NegotiationResumeDecision,
@@ -372,26 +371,23 @@ impl Host {
         }
     }
 
-    /// Takes a turn for the caller's seat. `body` is the turn as JSON; it
-    /// is read through the reference's turn schema (the message trimmed).
+    /// Takes a turn for the caller's seat: the turn schema's rule first
+    /// (the message trimmed, 1 to 4000 UTF-16 units), then the rules.
     ///
     /// # Errors
     ///
     /// [`HostError::NotFound`] unless the caller holds a seat;
-    /// [`HostError::Invalid`] (`invalid_turn`) with the schema's first
-    /// problem; [`HostError::Refused`] with the rules' code.
+    /// [`HostError::Invalid`] (`invalid_turn`) with the schema's problem;
+    /// [`HostError::Refused`] with the rules' code.
     pub async fn turn(
         &self,
         caller: &Caller,
         id: &OpportunityId,
-        body: &serde_json::Value,
+        turn: NegotiationTurn,
     ) -> Result<TurnTaken, HostError> {
         // No separate seat check: the rules decide against the locked state,
         // and their `not_a_seat` answers as `NotFound`, like a missing one.
-        let turn = parse_negotiation_turn(body).map_err(|problem| HostError::Invalid {
-            code: NegotiationRejection::InvalidTurn.as_str(),
-            message: problem.to_string(),
-        })?;
+        let turn = turn.checked()?;
         // The reply is built from what the commit hands back: nothing is
         // read after it.
         let (decision, after) = self
@@ -659,18 +655,23 @@ pub const MAX_PAGE: usize = 200;
 /// id), `limit` (1 to [`MAX_PAGE`], [`DEFAULT_PAGE`] when absent) and
 /// `cursor` (the `nextCursor` of the page before). Any other key is
 /// refused.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListQuery {
     /// `open` or `settled`.
+    #[schemars(with = "Option<StateFilter>")]
     pub state: Option<String>,
     /// Only those where the caller's seat negotiates for this intent.
+    #[schemars(with = "Option<index_negotiation::IntentId>")]
     pub intent_id: Option<String>,
     /// Only those with this user in the other seat.
+    #[schemars(with = "Option<UserId>")]
     pub with: Option<String>,
-    /// At most this many.
+    /// At most this many (default 50).
+    #[schemars(range(min = 1, max = MAX_PAGE))]
     pub limit: Option<u64>,
-    /// Where the page starts.
+    /// The `nextCursor` of the page before.
+    #[schemars(with = "Option<ListCursor>")]
     pub cursor: Option<String>,
 }
 

@@ -1,29 +1,33 @@
 //! The REST API and the MCP endpoint on one axum router.
 //!
-//! Every route but `/healthz`, `/readyz` and the OAuth discovery paths
-//! authenticates first: a request without a valid key gets 401 and nothing
+//! Every route but `/healthz`, `/readyz`, `/openapi.json` and the OAuth
+//! discovery paths authenticates first: a request without a valid key gets 401 and nothing
 //! else. Every error has one JSON shape, whatever its status; every
 //! response carries an `x-request-id`; bodies over [`BODY_LIMIT`] get 413.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{MethodRouter, any, get, post};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
-use index_negotiation_store::{CloseReason, OpenNegotiation, OpportunityId, Seat};
+use index_negotiation_store::{
+    CloseReason, DeliveryReport, NegotiationPage, OpenNegotiation, OpportunityId, Seat,
+};
+use index_stall_gap::{ParkReport, ParkRequest};
 
 use crate::error::HostError;
-use crate::host::{Host, ListQuery, id_field, wait_duration};
+use crate::host::{Host, ListQuery, NegotiationView, Resumed, TurnTaken, id_field, wait_duration};
 use crate::keys::{Caller, bearer_token};
+use crate::openapi::{Fails, Operation, Success, of};
 
 /// The largest request body accepted, in bytes.
 pub const BODY_LIMIT: usize = 64 * 1024;
@@ -43,33 +47,135 @@ impl IntoResponse for HostError {
     }
 }
 
+/// The REST API: each route's handler beside what the OpenAPI document
+/// says of it, so a route can be neither served undocumented nor
+/// documented unserved.
+fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
+    use Fails::{Answer, Body, HostKey, NotReady, Open, Park, Request, Resume, Seat, Turn};
+    let ok = |schema| Success::Json(StatusCode::OK, schema);
+    vec![
+        (
+            Operation::new(Method::GET, "/healthz", "health", "Whether the host is alive.", ok(of::<Health>))
+                .public(),
+            get(|| async { Json(Health { status: "ok" }) }),
+        ),
+        (
+            Operation::new(Method::GET, "/readyz", "readiness", "Whether the store answers.", ok(of::<Health>))
+                .public()
+                .fails(&[NotReady]),
+            get(readyz),
+        ),
+        (
+            Operation::new(Method::GET, "/openapi.json", "openapi", "This document.", ok(of::<serde_json::Map<String, serde_json::Value>>))
+                .public(),
+            get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI.as_str()) }),
+        ),
+        (
+            Operation::new(Method::GET, "/negotiations", "listNegotiations", "A page of the caller's negotiations, newest change first.", ok(of::<NegotiationPage>))
+                .query(of::<ListQuery>)
+                .fails(&[Request]),
+            get(list),
+        ),
+        (
+            Operation::new(Method::POST, "/negotiations", "openNegotiation", "Open a negotiation (host keys).", Success::Json(StatusCode::CREATED, of::<Changed>))
+                .body(of::<OpenBody>)
+                .fails(&[Body, Request, HostKey, Open]),
+            post(open),
+        ),
+        (
+            Operation::new(Method::GET, "/opportunities/{id}/negotiation", "getNegotiation", "The negotiation as the caller's seat sees it; with `wait`, once it changes or it is the caller's turn.", ok(of::<NegotiationView>))
+                .query(of::<ShowQuery>)
+                .fails(&[Seat, Request]),
+            get(show),
+        ),
+        (
+            Operation::new(Method::POST, "/opportunities/{id}/negotiation/turns", "takeTurn", "Take the caller's turn.", ok(of::<TurnTaken>))
+                .body(of::<TurnBody>)
+                .fails(&[Seat, Body, Request, Turn]),
+            post(turn),
+        ),
+        (
+            Operation::new(Method::POST, "/opportunities/{id}/negotiation/resume", "resumeNegotiation", "Resume a negotiation paused between rounds, the caller's seat first.", ok(of::<Resumed>))
+                .fails(&[Seat, Resume]),
+            post(resume),
+        ),
+        (
+            Operation::new(Method::POST, "/opportunities/{id}/negotiation/close", "closeNegotiation", "Close a negotiation (host keys).", ok(of::<Changed>))
+                .body(of::<CloseBody>)
+                .fails(&[Seat, Body, HostKey]),
+            post(close),
+        ),
+        (
+            Operation::new(Method::GET, "/opportunities/{id}/negotiation/messages", "listMessages", "The negotiation's message record, as the caller's seat may read it.", ok(of::<Vec<index_negotiation::NegotiationMessage>>))
+                .fails(&[Seat]),
+            get(messages),
+        ),
+        (
+            Operation::new(Method::POST, "/opportunities/{id}/negotiation/park", "parkNegotiation", "Park a stalled negotiation on a question for the caller's person, with this host's model.", ok(of::<ParkReport>))
+                .optional_body(of::<ParkRequest>)
+                .fails(&[Seat, Body, Request, Park]),
+            post(park),
+        ),
+        (
+            Operation::new(Method::POST, "/answers", "deliverAnswers", "Deliver the caller's answers to a question message; each negotiation they unblock resumes once.", ok(of::<DeliveryReport>))
+                .body(of::<AnswersBody>)
+                .fails(&[Body, Request, Answer]),
+            post(answers),
+        ),
+        (
+            Operation::new(Method::GET, "/metrics", "metrics", "Prometheus metrics (host keys).", Success::Metrics)
+                .fails(&[HostKey]),
+            get(metrics),
+        ),
+    ]
+}
+
+/// The OpenAPI 3.1 document of the REST API, as `/openapi.json` serves it.
+///
+/// ```
+/// let document = index_host::openapi();
+/// assert_eq!(document["openapi"], "3.1.0");
+/// assert!(document["paths"]["/opportunities/{id}/negotiation/turns"]["post"].is_object());
+/// ```
+pub fn openapi() -> serde_json::Value {
+    let operations: Vec<Operation> = routes()
+        .into_iter()
+        .map(|(operation, _)| operation)
+        .collect();
+    crate::openapi::document(&operations)
+}
+
+/// The document as served, written once.
+static OPENAPI: LazyLock<String> = LazyLock::new(|| openapi().to_string());
+
+/// What `/healthz` and `/readyz` answer when all is well.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Health {
+    /// `ok` (the host is alive) or `ready` (its store answers).
+    status: &'static str,
+}
+
 /// The router: the REST routes and, at `/mcp`, the MCP service, all behind
-/// authentication; `/healthz`, `/readyz` and the OAuth discovery paths
-/// before it, which hold no data.
+/// authentication; `/healthz`, `/readyz`, `/openapi.json` and the OAuth
+/// discovery paths before it, which hold no data.
 pub fn router(host: Host, mcp: Router) -> Router {
-    let public = Router::new()
-        .route(
-            "/healthz",
-            get(|| async { Json(serde_json::json!({"status": "ok"})) }),
-        )
-        .route("/readyz", get(readyz))
-        // A client that meets a 401 looks for OAuth here; the answer says
-        // there is none, without a key, so it asks for one instead.
+    let (mut public, mut api) = (Router::new(), Router::new());
+    for (operation, handler) in routes() {
+        if operation.public {
+            public = public.route(operation.path, handler);
+        } else {
+            api = api.route(operation.path, handler);
+        }
+    }
+    // A client that meets a 401 looks for OAuth here; the answer says
+    // there is none, without a key, so it asks for one instead.
+    let public = public
         .route(
             "/.well-known/{*rest}",
             any(|| async { HostError::UnknownRoute }),
         )
         .with_state(host.clone());
-    let api = Router::new()
-        .route("/negotiations", get(list).post(open))
-        .route("/opportunities/{id}/negotiation", get(show))
-        .route("/opportunities/{id}/negotiation/turns", post(turn))
-        .route("/opportunities/{id}/negotiation/resume", post(resume))
-        .route("/opportunities/{id}/negotiation/close", post(close))
-        .route("/opportunities/{id}/negotiation/messages", get(messages))
-        .route("/opportunities/{id}/negotiation/park", post(park))
-        .route("/answers", post(answers))
-        .route("/metrics", get(metrics))
+    let api = api
         .with_state(host.clone())
         .merge(mcp.layer(middleware::from_fn(session_ended)))
         .fallback(|| async { HostError::UnknownRoute })
@@ -145,7 +251,7 @@ async fn metrics(State(host): State<Host>, caller: Authed) -> Result<Response, H
 /// Whether the store answers: 200, or 503 with the error shape.
 async fn readyz(State(host): State<Host>) -> Response {
     match host.ready().await {
-        Ok(()) => Json(serde_json::json!({"status": "ready"})).into_response(),
+        Ok(()) => Json(Health { status: "ready" }).into_response(),
         Err(err) => {
             let mut response = err.into_response();
             *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
@@ -265,9 +371,10 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequestParts<S> for Api
 
 /// What `open` and `close` answer: the negotiation after the change, in
 /// its own field order.
-#[derive(serde::Serialize)]
-struct Changed {
-    negotiation: index_negotiation_store::NegotiationSummary,
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct Changed {
+    /// The negotiation after the change.
+    pub(crate) negotiation: index_negotiation_store::NegotiationSummary,
 }
 
 fn malformed(rejection: JsonRejection) -> HostError {
@@ -288,10 +395,26 @@ fn refused(err: HostError) -> HostError {
     err
 }
 
-#[derive(Deserialize)]
-struct ShowQuery {
-    /// Seconds to wait for a change or the caller's turn.
+/// `GET …/negotiation`'s query.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ShowQuery {
+    /// Seconds to wait for a change or for your turn before answering.
+    #[schemars(range(min = 0, max = 60))]
     wait: Option<f64>,
+}
+
+/// A turn as a request states it (`POST …/turns`, MCP's
+/// `submit_negotiation_turn`).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TurnBody {
+    /// What you do.
+    pub(crate) action: index_negotiation::NegotiationAction,
+    /// What you say to the other seat: 1 to 4000 UTF-16 code units once
+    /// trimmed; stored trimmed.
+    #[schemars(length(min = 1, max = 4000))]
+    pub(crate) message: String,
 }
 
 async fn show(
@@ -324,7 +447,8 @@ async fn turn(
             "a turn takes no key {key:?}"
         )));
     }
-    let taken = host.turn(&caller, &id, &turn).await.map_err(refused)?;
+    let turn = index_negotiation::parse_negotiation_turn(&turn)?;
+    let taken = host.turn(&caller, &id, turn).await.map_err(refused)?;
     tracing::info!(user = %caller.user_id, turn_index = ?taken.decision.permitted().map(|p| p.turn_index), "turn");
     Ok(Json(taken).into_response())
 }
@@ -354,15 +478,33 @@ async fn list(
     Ok(Json(page).into_response())
 }
 
-/// `POST /negotiations`: the opening request.
-#[derive(Deserialize)]
+/// `POST /negotiations` (and MCP's `open_negotiation`): the opening
+/// request.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct OpenBody {
+pub(crate) struct OpenBody {
+    /// The opportunity, which becomes the negotiation's id.
+    #[schemars(with = "OpportunityId")]
     opportunity_id: String,
+    /// The seat that opens it and moves first.
     initiator: SeatBody,
+    /// The other seat.
     responder: SeatBody,
+    /// Whether both seats' intents are active and shared (default true).
     #[serde(default = "eligible")]
     eligible: bool,
+}
+
+impl OpenBody {
+    /// The opening, its ids checked by name.
+    pub(crate) fn checked(self) -> Result<OpenNegotiation, HostError> {
+        Ok(OpenNegotiation {
+            opportunity_id: id_field("opportunityId", self.opportunity_id)?,
+            initiator: self.initiator.checked("initiator")?,
+            responder: self.responder.checked("responder")?,
+            eligible: self.eligible,
+        })
+    }
 }
 
 fn eligible() -> bool {
@@ -371,10 +513,14 @@ fn eligible() -> bool {
 
 /// A seat as the request spells it: its ids are checked after the JSON is
 /// read, so a bad one is refused by name rather than as malformed JSON.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct SeatBody {
+    /// The person.
+    #[schemars(with = "index_negotiation::UserId")]
     user_id: String,
+    /// The intent their seat negotiates for.
+    #[schemars(with = "index_negotiation::IntentId")]
     intent_id: String,
 }
 
@@ -392,13 +538,10 @@ async fn open(
     Extension(caller): Authed,
     ApiJson(request): ApiJson<OpenBody>,
 ) -> Result<Response, HostError> {
-    let negotiation = OpenNegotiation {
-        opportunity_id: id_field("opportunityId", request.opportunity_id)?,
-        initiator: request.initiator.checked("initiator")?,
-        responder: request.responder.checked("responder")?,
-        eligible: request.eligible,
-    };
-    let opened = host.open(&caller, &negotiation).await.map_err(refused)?;
+    let opened = host
+        .open(&caller, &request.checked()?)
+        .await
+        .map_err(refused)?;
     Ok((
         StatusCode::CREATED,
         Json(Changed {
@@ -408,10 +551,12 @@ async fn open(
         .into_response())
 }
 
-#[derive(Deserialize)]
+/// `POST …/close` (and MCP's `close_negotiation`): why.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct CloseBody {
-    reason: CloseReason,
+pub(crate) struct CloseBody {
+    /// Why the negotiation closes.
+    pub(crate) reason: CloseReason,
 }
 
 async fn close(
@@ -429,13 +574,15 @@ async fn close(
 
 /// `POST /answers`: the caller's answers to a question message (or its
 /// block), question positions from 0.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct AnswersBody {
     /// The question message as the person received it.
     message: Option<String>,
-    /// Or its block.
+    /// Or its question block.
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     block: Option<serde_json::Value>,
+    /// The person's answers.
     answers: Vec<AnswerBody>,
 }
 
@@ -467,10 +614,14 @@ impl AnswersBody {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct AnswerBody {
+    /// The question's position in the block, from 0.
     question: usize,
+    /// The person's answer: 1 to 4000 UTF-16 code units once trimmed; a
+    /// blank one is refused.
+    #[schemars(length(min = 1, max = 4000))]
     answer: String,
 }
 

@@ -24,6 +24,8 @@ mod http;
 pub mod keys;
 mod mcp;
 mod metrics;
+mod openapi;
+mod schema;
 mod serve;
 
 pub use error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
@@ -31,7 +33,7 @@ pub use host::{
     DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
     ParkedQuestion, Resumed, TurnTaken,
 };
-pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, router};
+pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, openapi, router};
 pub use keys::{Caller, NewKey};
 pub use mcp::{NegotiatorServer, tools};
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};

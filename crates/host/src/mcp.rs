@@ -1,5 +1,9 @@
-//! The MCP server negotiator agents connect to: six tools over the same
+//! The MCP server negotiator agents connect to: eight tools over the same
 //! [`Host`] the REST API uses, each acting as the caller the API key names.
+//! Each tool is one `#[tool]` function: its name, description, hints and
+//! schemas beside its handler, its arguments a type that states its input
+//! schema (rmcp makes it) and its result a type that states its output
+//! schema (made in `crate::schema`).
 //!
 //! Over streamable HTTP the caller comes from the request the tool call
 //! arrived in (the router authenticated it); over stdio it is fixed when
@@ -7,37 +11,41 @@
 //! error object as structured content, never protocol errors, so an agent
 //! reads the rejection code and can act on it.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::{Value, json};
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use index_js::WireEnum;
-use index_negotiation::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
-use index_negotiation_store::{OpportunityId, StateFilter};
+use index_negotiation::{NEGOTIATION_MAX_TURNS, NegotiationAction, NegotiationTurn};
+use index_negotiation_store::{DeliveryReport, NegotiationPage, OpportunityId};
+use index_stall_gap::{ParkOutcomeKind, ParkReport, ParkRequest};
 
 use crate::error::HostError;
-use crate::host::{Host, ListQuery, MAX_PAGE, MAX_WAIT, wait_duration};
+use crate::host::{Host, ListQuery, NegotiationView, Resumed, TurnTaken, wait_duration};
+use crate::http::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
 use crate::keys::Caller;
+use crate::schema::{Contract, for_people_everywhere, tool_schema};
 
 /// The MCP server for one connection (stdio) or one request (HTTP).
 #[derive(Clone)]
 pub struct NegotiatorServer {
-    host: Host,
-    /// The caller of a stdio server, fixed by its key file.
-    caller: Option<Arc<Caller>>,
+    tools: Tools,
 }
 
 impl std::fmt::Debug for NegotiatorServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NegotiatorServer")
-            .field("caller", &self.caller)
+            .field("caller", &self.tools.caller)
             .finish_non_exhaustive()
     }
 }
@@ -46,17 +54,359 @@ impl NegotiatorServer {
     /// A server whose callers are authenticated per request, by the HTTP
     /// router in front of it.
     pub fn per_request(host: Host) -> Self {
-        NegotiatorServer { host, caller: None }
+        NegotiatorServer {
+            tools: Tools { host, caller: None },
+        }
     }
 
     /// A server that acts as `caller` for every call (stdio, one key).
     pub fn as_caller(host: Host, caller: Caller) -> Self {
         NegotiatorServer {
-            host,
-            caller: Some(Arc::new(caller)),
+            tools: Tools {
+                host,
+                caller: Some(Arc::new(caller)),
+            },
         }
     }
+}
 
+/// The eight tools over one host, as one caller. A private type, so the
+/// functions `#[tool_router]` writes stay out of the crate's API.
+#[derive(Clone)]
+struct Tools {
+    host: Host,
+    /// The caller of a stdio server, fixed by its key file.
+    caller: Option<Arc<Caller>>,
+}
+
+/// The tools, built once from their definitions below.
+static ROUTER: LazyLock<ToolRouter<Tools>> = LazyLock::new(Tools::tool_router);
+
+/// The tools as `tools/list` shows them, in name order. rmcp made their
+/// input schemas from the arguments' types; their descriptions are made
+/// prose here, as the output schemas' are when they are made.
+static LISTED: LazyLock<Vec<Tool>> = LazyLock::new(|| {
+    let mut tools = ROUTER.list_all();
+    for tool in &mut tools {
+        let mut schema = serde_json::Value::Object(tool.input_schema.as_ref().clone());
+        for_people_everywhere(&mut schema);
+        if let serde_json::Value::Object(schema) = schema {
+            tool.input_schema = Arc::new(schema);
+        }
+    }
+    tools
+});
+
+/// The tools as `tools/list` shows them, in name order.
+pub fn tools() -> Vec<Tool> {
+    LISTED.clone()
+}
+
+/// A tool's answer: its JSON (the structured content, and the same JSON as
+/// text for clients that hand only `content` to a model, as the
+/// specification advises) and a sentence for people.
+struct Reply {
+    value: serde_json::Value,
+    text: String,
+    summary: String,
+}
+
+impl Reply {
+    /// `value` written once as text, so its fields keep their documented
+    /// order, and once as the structured content.
+    fn new<T: serde::Serialize>(value: &T, summary: String) -> Result<Self, HostError> {
+        let failed = |err: serde_json::Error| {
+            HostError::BadRequest(format!("could not write the result: {err}"))
+        };
+        Ok(Reply {
+            text: serde_json::to_string(value).map_err(failed)?,
+            value: serde_json::to_value(value).map_err(failed)?,
+            summary,
+        })
+    }
+}
+
+/// The arguments of a tool that acts on one negotiation: its id beside the
+/// tool's own arguments, which refuse any key they do not define.
+#[derive(Debug)]
+struct OnNegotiation<T> {
+    id: OpportunityId,
+    args: T,
+}
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for OnNegotiation<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let mut object = JsonObject::deserialize(deserializer)?;
+        let id = object
+            .remove("opportunityId")
+            .ok_or_else(|| D::Error::missing_field("opportunityId"))?;
+        Ok(OnNegotiation {
+            id: OpportunityId::deserialize(id).map_err(D::Error::custom)?,
+            args: T::deserialize(serde_json::Value::Object(object)).map_err(D::Error::custom)?,
+        })
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for OnNegotiation<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("OnNegotiation_{}", T::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = T::json_schema(generator);
+        let id = generator.subschema_for::<OpportunityId>();
+        if let Some(properties) = schema
+            .ensure_object()
+            .entry("properties")
+            .or_insert_with(|| serde_json::Value::Object(JsonObject::new()))
+            .as_object_mut()
+        {
+            properties.insert("opportunityId".to_owned(), id.to_value());
+        }
+        let required = schema
+            .ensure_object()
+            .entry("required")
+            .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+        if let Some(required) = required.as_array_mut() {
+            required.insert(0, "opportunityId".into());
+        }
+        schema
+    }
+}
+
+/// `get_negotiation`'s own argument.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct See {
+    /// Seconds to wait for a change or for your turn before answering.
+    #[schemars(range(min = 0, max = 60))]
+    wait: Option<f64>,
+}
+
+/// A tool that takes nothing but the negotiation's id.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Nothing {}
+
+/// A tool's output schema: what its result's `Serialize` writes.
+fn output<T: JsonSchema>() -> Arc<JsonObject> {
+    tool_schema::<T>(Contract::Writes)
+}
+
+#[tool_router]
+impl Tools {
+    #[tool(
+        name = "get_negotiation",
+        title = "See a negotiation",
+        description = "See a negotiation as your seat does: whose turn it is, the actions you may take, the turns left in this round, the message limit, the guidance negotiators follow, and the log. With wait, returns as soon as it changes or becomes your turn.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<NegotiationView>()
+    )]
+    async fn get_negotiation(
+        &self,
+        Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<See>>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "get_negotiation", async |host, caller| {
+            let view = match args.wait {
+                None => host.view(&caller, &id).await?,
+                Some(seconds) => host.wait(&caller, &id, wait_duration(seconds)?).await?,
+            };
+            let summary = match (&view.negotiation.awaiting_user_id, view.negotiation.settled) {
+                (_, true) => format!(
+                    "Negotiation {id} is settled ({}).",
+                    view.negotiation.status.as_str()
+                ),
+                (Some(who), _) if *who == caller.user_id => format!(
+                    "Your turn on {id}: you may {}; {} turns left in this round.",
+                    actions(&view.observation.available_actions),
+                    view.observation.remaining_turns
+                ),
+                (Some(who), _) => format!("Negotiation {id}: {who} to move."),
+                (None, _) => {
+                    format!("Negotiation {id} is paused between rounds; a seat may resume it.")
+                }
+            };
+            Reply::new(&view, summary)
+        })
+        .await
+    }
+
+    #[tool(
+        name = "submit_negotiation_turn",
+        title = "Take a turn",
+        description = format!("Take your turn: propose an offer, counter the standing one, accept it, or decline (which ends the round). A round has at most {NEGOTIATION_MAX_TURNS} turns. A refusal names its code (not_your_turn, counter_is_first, …) and changes nothing."),
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
+        output_schema = output::<TurnTaken>()
+    )]
+    async fn submit_negotiation_turn(
+        &self,
+        Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<TurnBody>>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "submit_negotiation_turn", async |host, caller| {
+            let turn = NegotiationTurn::new(args.action, args.message);
+            let taken = host.turn(&caller, &id, turn).await?;
+            // Sentences count turns from 1; JSON's `turnIndex` from 0.
+            let number = taken.decision.permitted().map_or(0, |p| p.turn_index) + 1;
+            Reply::new(&taken, format!("Turn {number} taken on {id}."))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "resume_negotiation",
+        title = "Resume a negotiation",
+        description = "Resume a negotiation paused between rounds: your seat moves first in the next round.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
+        output_schema = output::<Resumed>()
+    )]
+    async fn resume_negotiation(
+        &self,
+        Parameters(OnNegotiation {
+            id,
+            args: Nothing {},
+        }): Parameters<OnNegotiation<Nothing>>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "resume_negotiation", async |host, caller| {
+            let resumed = host.resume(&caller, &id).await?;
+            Reply::new(
+                &resumed,
+                format!("Resumed {id}: your seat moves first in the new round."),
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        name = "park_negotiation",
+        title = "Park on a question for your person",
+        description = "When your negotiation stalled (the round ran out without agreement), ask this host's model for the one question only your person can answer; if it passes the safety gate, the negotiation waits on it and you get the question message to send them.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
+        output_schema = output::<ParkReport>()
+    )]
+    async fn park_negotiation(
+        &self,
+        Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<ParkRequest>>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "park_negotiation", async |host, caller| {
+            let parked = host.park(&caller, &id, &args).await?;
+            let summary = match parked.outcome.kind() {
+                ParkOutcomeKind::Parked => format!(
+                    "Parked {id}: send your person the question message (if their client shows forms, they are asked there too)."
+                ),
+                outcome => format!("Not parked ({}).", outcome.as_str()),
+            };
+            Reply::new(&parked.report(), summary)
+        })
+        .await
+    }
+
+    #[tool(
+        name = "answer_questions",
+        title = "Deliver your person's answers",
+        description = "Deliver your person's answers to a question message: each question's negotiations get the answer on record and resume with your seat to move, each exactly once; the report says what happened to each.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<DeliveryReport>()
+    )]
+    async fn answer_questions(
+        &self,
+        Parameters(body): Parameters<AnswersBody>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "answer_questions", async |host, caller| {
+            let (block, answers) = body.into_parts()?;
+            let report = host.answer(&caller, &block, &answers).await;
+            let summary = format!("{} negotiation(s) resumed.", report.resumed().count());
+            Reply::new(&report, summary)
+        })
+        .await
+    }
+
+    #[tool(
+        name = "list_negotiations",
+        title = "List your negotiations",
+        description = "List the negotiations where you hold a seat, newest change first, a page at a time: pass the result's nextCursor as cursor for the next page.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<NegotiationPage>()
+    )]
+    async fn list_negotiations(
+        &self,
+        Parameters(query): Parameters<ListQuery>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "list_negotiations", async |host, caller| {
+            let page = host.list(&caller, &query.filter()?).await?;
+            let summary = match &page.next {
+                Some(cursor) => format!(
+                    "{} negotiation(s); more after cursor {cursor}.",
+                    page.negotiations.len()
+                ),
+                None => format!("{} negotiation(s).", page.negotiations.len()),
+            };
+            Reply::new(&page, summary)
+        })
+        .await
+    }
+
+    #[tool(
+        name = "open_negotiation",
+        title = "Open a negotiation",
+        description = "Open a negotiation on an opportunity between two seats, the initiator to move first (host keys only). Opening one that exists with the same seats changes nothing.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<Changed>()
+    )]
+    async fn open_negotiation(
+        &self,
+        Parameters(body): Parameters<OpenBody>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "open_negotiation", async |host, caller| {
+            let opened = host.open(&caller, &body.checked()?).await?;
+            let summary = format!(
+                "Opened {}: {} to move.",
+                opened.id, opened.initiator.user_id
+            );
+            Reply::new(
+                &Changed {
+                    negotiation: opened,
+                },
+                summary,
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        name = "close_negotiation",
+        title = "Close a negotiation",
+        description = "Close a negotiation that has not settled, for a reason (host keys only): no seat may move after.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<Changed>()
+    )]
+    async fn close_negotiation(
+        &self,
+        Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<CloseBody>>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.run(&context, "close_negotiation", async |host, caller| {
+            let closed = host.close(&caller, &id, args.reason).await?;
+            let summary = format!("Closed {id} ({}).", args.reason.as_str());
+            Reply::new(
+                &Changed {
+                    negotiation: closed,
+                },
+                summary,
+            )
+        })
+        .await
+    }
+}
+
+impl Tools {
     fn caller(&self, context: &RequestContext<RoleServer>) -> Option<Arc<Caller>> {
         self.caller.clone().or_else(|| {
             context
@@ -66,286 +416,44 @@ impl NegotiatorServer {
         })
     }
 
-    async fn dispatch(
+    /// Runs one tool as the caller: its reply as a result, or its refusal as
+    /// a tool error the agent can read and act on.
+    async fn run<F>(
         &self,
-        caller: &Caller,
-        name: &str,
-        args: &JsonObject,
-    ) -> Result<(Written, String), HostError> {
-        match name {
-            "get_negotiation" => {
-                let id = opportunity(args)?;
-                let view = match args.get("wait") {
-                    None | Some(Value::Null) => self.host.view(caller, &id).await?,
-                    Some(wait) => {
-                        let seconds = wait.as_f64().unwrap_or(f64::NAN);
-                        self.host.wait(caller, &id, wait_duration(seconds)?).await?
-                    }
-                };
-                let summary = match (&view.negotiation.awaiting_user_id, view.negotiation.settled) {
-                    (_, true) => format!(
-                        "Negotiation {id} is settled ({}).",
-                        view.negotiation.status.as_str()
-                    ),
-                    (Some(who), _) if *who == caller.user_id => format!(
-                        "Your turn on {id}: you may {}; {} turns left in this round.",
-                        actions(&view.observation.available_actions),
-                        view.observation.remaining_turns
-                    ),
-                    (Some(who), _) => format!("Negotiation {id}: {who} to move."),
-                    (None, _) => {
-                        format!("Negotiation {id} is paused between rounds; a seat may resume it.")
-                    }
-                };
-                Ok((written(&view)?, summary))
+        context: &RequestContext<RoleServer>,
+        tool: &str,
+        act: F,
+    ) -> CallToolResult
+    where
+        F: AsyncFnOnce(&Host, Arc<Caller>) -> Result<Reply, HostError>,
+    {
+        let Some(caller) = self.caller(context) else {
+            return failure(&HostError::Unauthorized);
+        };
+        let user = caller.user_id.clone();
+        match act(&self.host, caller).await {
+            Ok(reply) => {
+                let mut result = CallToolResult::success(vec![
+                    ContentBlock::text(reply.text),
+                    ContentBlock::text(reply.summary),
+                ]);
+                result.structured_content = Some(reply.value);
+                result
             }
-            "submit_negotiation_turn" => {
-                let id = opportunity(args)?;
-                let turn = json!({ "action": args.get("action"), "message": args.get("message") });
-                let taken = self.host.turn(caller, &id, &turn).await?;
-                // Sentences count turns from 1; JSON's `turnIndex` from 0.
-                let number = taken.decision.permitted().map_or(0, |p| p.turn_index) + 1;
-                let summary = format!("Turn {number} taken on {id}.");
-                Ok((written(&taken)?, summary))
+            Err(err) => {
+                tracing::info!(%user, tool, code = err.code(), "refused");
+                failure(&err)
             }
-            "resume_negotiation" => {
-                let id = opportunity(args)?;
-                let resumed = self.host.resume(caller, &id).await?;
-                Ok((
-                    written(&resumed)?,
-                    format!("Resumed {id}: your seat moves first in the new round."),
-                ))
-            }
-            "list_negotiations" => {
-                let query: ListQuery = serde_json::from_value(Value::Object(args.clone()))
-                    .map_err(|err| HostError::BadRequest(err.to_string()))?;
-                let page = self.host.list(caller, &query.filter()?).await?;
-                let summary = match &page.next {
-                    Some(cursor) => format!(
-                        "{} negotiation(s); more after cursor {cursor}.",
-                        page.negotiations.len()
-                    ),
-                    None => format!("{} negotiation(s).", page.negotiations.len()),
-                };
-                Ok((written(&page)?, summary))
-            }
-            "park_negotiation" => {
-                let id = opportunity(args)?;
-                let mut rest = args.clone();
-                rest.remove("opportunityId");
-                let request: index_stall_gap::ParkRequest =
-                    serde_json::from_value(Value::Object(rest))
-                        .map_err(|err| HostError::BadRequest(err.to_string()))?;
-                let parked = self.host.park(caller, &id, &request).await?;
-                let report = parked.report();
-                let summary = match parked.outcome.kind() {
-                    index_stall_gap::ParkOutcomeKind::Parked => format!(
-                        "Parked {id}: send your person the question message (if their client shows forms, they are asked there too)."
-                    ),
-                    outcome => format!("Not parked ({}).", outcome.as_str()),
-                };
-                Ok((written(&report)?, summary))
-            }
-            "answer_questions" => {
-                let body: crate::http::AnswersBody =
-                    serde_json::from_value(Value::Object(args.clone()))
-                        .map_err(|err| HostError::BadRequest(err.to_string()))?;
-                let (block, answers) = body.into_parts()?;
-                let report = self.host.answer(caller, &block, &answers).await;
-                let summary = format!("{} negotiation(s) resumed.", report.resumed().count());
-                Ok((written(&report)?, summary))
-            }
-            other => Err(HostError::BadRequest(format!(
-                "there is no tool named {other:?}"
-            ))),
         }
     }
 }
 
-fn actions(actions: &[index_negotiation::NegotiationAction]) -> String {
+fn actions(actions: &[NegotiationAction]) -> String {
     actions
         .iter()
         .map(|a| a.as_str())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A tool's result: its structured content, and the same JSON as text for
-/// clients that hand only `content` to a model (the specification's
-/// advice), written from the result itself so its fields keep their
-/// documented order.
-struct Written {
-    value: Value,
-    text: String,
-}
-
-fn written<T: serde::Serialize>(value: &T) -> Result<Written, HostError> {
-    let failed = |err: serde_json::Error| {
-        HostError::BadRequest(format!("could not write the result: {err}"))
-    };
-    Ok(Written {
-        text: serde_json::to_string(value).map_err(failed)?,
-        value: serde_json::to_value(value).map_err(failed)?,
-    })
-}
-
-fn opportunity(args: &JsonObject) -> Result<OpportunityId, HostError> {
-    match args.get("opportunityId").and_then(Value::as_str) {
-        Some(id) => OpportunityId::parse(id).map_err(|_| HostError::NotFound),
-        None => Err(HostError::BadRequest(
-            "opportunityId is required".to_owned(),
-        )),
-    }
-}
-
-fn schema(value: Value) -> Arc<JsonObject> {
-    Arc::new(match value {
-        Value::Object(object) => object,
-        _ => JsonObject::new(),
-    })
-}
-
-/// The opportunity id property every tool but the list takes.
-fn id_property() -> Value {
-    json!({
-        "type": "string",
-        "description": "The negotiation's opportunity id (a UUID).",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-    })
-}
-
-/// The six tools, their input schemas stating the limits the rules
-/// enforce.
-pub fn tools() -> Vec<Tool> {
-    TOOLS.clone()
-}
-
-/// The tools, built once: every call looks its tool's schema up here.
-static TOOLS: std::sync::LazyLock<Vec<Tool>> = std::sync::LazyLock::new(build_tools);
-
-fn build_tools() -> Vec<Tool> {
-    let read_only = ToolAnnotations::new()
-        .read_only(true)
-        .destructive(false)
-        .idempotent(true)
-        .open_world(false);
-    vec![
-        Tool::new(
-            "get_negotiation",
-            "See a negotiation as your seat does: whose turn it is, the actions you may take, the turns left in this round, the message limit, the guidance negotiators follow, and the log. With wait, returns as soon as it changes or becomes your turn.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "opportunityId": id_property(),
-                    "wait": {
-                        "type": "number", "minimum": 0, "maximum": MAX_WAIT.as_secs(),
-                        "description": "Seconds to wait for a change or for your turn before answering."
-                    }
-                },
-                "required": ["opportunityId"],
-                "additionalProperties": false
-            })),
-        )
-        .with_title("See a negotiation")
-        .with_annotations(read_only.clone()),
-        Tool::new(
-            "submit_negotiation_turn",
-            format!(
-                "Take your turn: propose an offer, counter the standing one, accept it, or decline (which ends the round). A round has at most {NEGOTIATION_MAX_TURNS} turns. A refusal names its code (not_your_turn, counter_is_first, …) and changes nothing."
-            ),
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "opportunityId": id_property(),
-                    "action": { "type": "string", "enum": ["propose", "counter", "accept", "decline"] },
-                    "message": {
-                        "type": "string", "minLength": 1, "maxLength": NEGOTIATION_MESSAGE_LIMIT,
-                        "description": format!("What you say to the other seat: 1 to {NEGOTIATION_MESSAGE_LIMIT} UTF-16 code units once trimmed; stored trimmed.")
-                    }
-                },
-                "required": ["opportunityId", "action", "message"],
-                "additionalProperties": false
-            })),
-        )
-        .with_title("Take a turn")
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
-        Tool::new(
-            "resume_negotiation",
-            "Resume a negotiation paused between rounds: your seat moves first in the next round.",
-            schema(json!({
-                "type": "object",
-                "properties": { "opportunityId": id_property() },
-                "required": ["opportunityId"],
-                "additionalProperties": false
-            })),
-        )
-        .with_title("Resume a negotiation")
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(false)),
-        Tool::new(
-            "park_negotiation",
-            "When your negotiation stalled (the round ran out without agreement), ask this host's model for the one question only your person can answer; if it passes the safety gate, the negotiation waits on it and you get the question message to send them.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "opportunityId": id_property(),
-                    "name": { "type": "string", "description": "Your person's name." },
-                    "signalTitle": { "type": "string", "description": "What they look for, in a few words." },
-                    "signal": { "type": "string", "description": "What they look for." },
-                    "seedReasoning": { "type": "string", "description": "Why the pair was matched (never echoed)." },
-                    "counterpartyName": { "type": "string", "description": "The other seat's name (never in the question)." },
-                    "network": { "type": "string" }
-                },
-                "required": ["opportunityId"],
-                "additionalProperties": false
-            })),
-        )
-        .with_title("Park on a question for your person")
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(false).open_world(true)),
-        Tool::new(
-            "answer_questions",
-            "Deliver your person's answers to a question message: each question's negotiations get the answer on record and resume with your seat to move, each exactly once; the report says what happened to each.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "message": { "type": "string", "description": "The question message as the person received it." },
-                    "block": { "type": "object", "description": "Or its question block." },
-                    "answers": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "question": { "type": "integer", "minimum": 0, "description": "The question's position in the block, from 0." },
-                                "answer": { "type": "string", "minLength": 1, "maxLength": 4000, "description": "The person's answer: 1 to 4000 UTF-16 code units once trimmed; a blank one is refused." }
-                            },
-                            "required": ["question", "answer"],
-                            "additionalProperties": false
-                        }
-                    }
-                },
-                "required": ["answers"],
-                "additionalProperties": false
-            })),
-        )
-        .with_title("Deliver your person's answers")
-        .with_annotations(ToolAnnotations::new().read_only(false).destructive(false).idempotent(true).open_world(false)),
-        Tool::new(
-            "list_negotiations",
-            "List the negotiations where you hold a seat, newest change first, a page at a time: pass the result's nextCursor as cursor for the next page.",
-            schema(json!({
-                "type": "object",
-                "properties": {
-                    "state": { "type": "string", "enum": StateFilter::NAMES },
-                    "intentId": { "type": "string", "minLength": 1, "description": "Only those where your seat negotiates for this intent." },
-                    "with": { "type": "string", "minLength": 1, "description": "Only those with this user in the other seat." },
-                    "limit": { "type": "integer", "minimum": 1, "maximum": MAX_PAGE, "description": "At most this many (default 50)." },
-                    "cursor": { "type": "string", "description": "The nextCursor of the page before." }
-                },
-                "additionalProperties": false
-            })),
-        )
-        .with_title("List your negotiations")
-        .with_annotations(read_only),
-    ]
 }
 
 impl ServerHandler for NegotiatorServer {
@@ -359,9 +467,10 @@ impl ServerHandler for NegotiatorServer {
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         if request.capabilities.elicitation.is_some()
-            && let Some(caller) = self.caller(&context)
+            && let Some(caller) = self.tools.caller(&context)
         {
-            self.host
+            self.tools
+                .host
                 .register_elicitor(&caller.user_id, context.peer.clone());
         }
         self.negotiate_initialize(&request)
@@ -374,7 +483,8 @@ impl ServerHandler for NegotiatorServer {
                 "Negotiate for your user: find negotiations with list_negotiations, read one with get_negotiation \
                  (use wait instead of polling), act with submit_negotiation_turn or resume_negotiation. When a \
                  negotiation stalls, park_negotiation asks your person one question; answer_questions delivers \
-                 their answers. You act only as your own seat.",
+                 their answers. You act only as your own seat. A host key also opens and closes negotiations \
+                 (open_negotiation, close_negotiation).",
             )
     }
 
@@ -387,7 +497,7 @@ impl ServerHandler for NegotiatorServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        TOOLS.iter().find(|tool| tool.name == name).cloned()
+        LISTED.iter().find(|tool| tool.name == name).cloned()
     }
 
     async fn call_tool(
@@ -395,50 +505,37 @@ impl ServerHandler for NegotiatorServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(caller) = self.caller(&context) else {
-            return Ok(failure(&HostError::Unauthorized).into());
-        };
-        let args = request.arguments.unwrap_or_default();
-        let checked = match unknown_argument(&request.name, &args) {
-            Some(key) => Err(HostError::BadRequest(format!(
-                "{} takes no argument {key:?}",
-                request.name
-            ))),
-            None => self.dispatch(&caller, &request.name, &args).await,
-        };
-        let result = match checked {
-            Ok((written, summary)) => {
-                let mut result = CallToolResult::success(vec![
-                    ContentBlock::text(written.text),
-                    ContentBlock::text(summary),
-                ]);
-                result.structured_content = Some(written.value);
-                result
+        let name = request.name.clone();
+        let response = match ROUTER
+            .call(ToolCallContext::new(&self.tools, request, context))
+            .await
+        {
+            Err(err) if err.code == ErrorCode::INVALID_PARAMS => {
+                return Ok(failure(&HostError::BadRequest(format!(
+                    "there is no tool named {name:?}"
+                )))
+                .into());
             }
-            Err(err) => {
-                tracing::info!(user = %caller.user_id, tool = %request.name, code = err.code(), "refused");
-                failure(&err)
-            }
+            other => other?,
         };
-        Ok(result.into())
+        Ok(match response {
+            // Arguments a tool's schema refuses never reach the tool: rmcp
+            // answers them with a text-only tool error, given the error
+            // shape here (every refusal of ours carries it already).
+            CallToolResponse::Complete(result)
+                if result.is_error == Some(true) && result.structured_content.is_none() =>
+            {
+                let message = result
+                    .content
+                    .first()
+                    .and_then(|block| block.as_text())
+                    .map(|text| text.text.clone())
+                    .unwrap_or_default();
+                failure(&HostError::BadRequest(format!("{name}: {message}"))).into()
+            }
+            other => other,
+        })
     }
-}
-
-/// The first argument `tool`'s input schema does not define, when the
-/// schema allows no others (every tool's does): what the schema refuses is
-/// refused, never ignored.
-fn unknown_argument<'a>(tool: &str, args: &'a JsonObject) -> Option<&'a str> {
-    let schema = &TOOLS
-        .iter()
-        .find(|candidate| candidate.name == tool)?
-        .input_schema;
-    if schema.get("additionalProperties") != Some(&Value::Bool(false)) {
-        return None;
-    }
-    let known = schema.get("properties").and_then(Value::as_object);
-    args.keys()
-        .find(|key| !known.is_some_and(|known| known.contains_key(key.as_str())))
-        .map(String::as_str)
 }
 
 /// A tool error carrying the error object.
@@ -457,6 +554,8 @@ fn failure(err: &HostError) -> CallToolResult {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -483,38 +582,28 @@ mod tests {
     }
 
     #[test]
-    fn every_tool_refuses_an_argument_its_schema_does_not_define() {
-        for tool in tools() {
-            assert_eq!(
-                tool.input_schema.get("additionalProperties"),
-                Some(&Value::Bool(false)),
-                "{}",
-                tool.name
-            );
+    fn arguments_on_a_negotiation_refuse_a_key_their_tool_does_not_define() {
+        const ID: &str = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36";
+        let read = |value| serde_json::from_value::<OnNegotiation<See>>(value);
+        let seen = read(json!({"opportunityId": ID, "wait": 5})).map(|a| (a.id, a.args.wait));
+        assert_eq!(
+            seen.ok(),
+            Some((ID.parse().ok().unwrap_or_else(|| panic!()), Some(5.0)))
+        );
+        let extra = read(json!({"opportunityId": ID, "extra": 1})).map(|_| ());
+        assert!(extra.is_err_and(|err| err.to_string().contains("extra")));
+        let no_id = read(json!({"wait": 1})).map(|_| ());
+        assert!(no_id.is_err_and(|err| err.to_string().contains("opportunityId")));
+        let schema = tool_schema::<OnNegotiation<See>>(Contract::Reads);
+        assert_eq!(schema.get("required"), Some(&json!(["opportunityId"])));
+        assert_eq!(schema.get("additionalProperties"), Some(&json!(false)));
+    }
+
+    #[test]
+    fn descriptions_carry_no_rustdoc() {
+        let listed = serde_json::to_string(&tools()).unwrap_or_default();
+        for rustdoc in ["```", "[`", "Self::", "crate::"] {
+            assert!(!listed.contains(rustdoc), "{rustdoc} in {listed}");
         }
-        let args = |value: Value| value.as_object().cloned().unwrap_or_default();
-        assert_eq!(
-            unknown_argument(
-                "get_negotiation",
-                &args(json!({"opportunityId": "x", "extra": 1}))
-            ),
-            Some("extra")
-        );
-        assert_eq!(
-            unknown_argument(
-                "get_negotiation",
-                &args(json!({"opportunityId": "x", "wait": 5}))
-            ),
-            None
-        );
-        assert_eq!(
-            unknown_argument(
-                "submit_negotiation_turn",
-                &args(
-                    json!({"opportunityId": "x", "action": "propose", "message": "m", "urgent": true})
-                )
-            ),
-            Some("urgent")
-        );
     }
 }

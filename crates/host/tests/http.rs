@@ -843,7 +843,10 @@ async fn wait_across_hosts(first_store: Arc<dyn HostStore>, second_store: Arc<dy
             .turn(
                 &dana,
                 &OpportunityId::parse(OPP).unwrap(),
-                &json!({"action": "propose", "message": "Hello from elsewhere."}),
+                index_negotiation::NegotiationTurn::new(
+                    index_negotiation::NegotiationAction::Propose,
+                    "Hello from elsewhere.",
+                ),
             )
             .await
             .unwrap();

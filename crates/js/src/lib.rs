@@ -53,3 +53,7 @@ pub use zod::{ZodIssueKind, ZodMajor};
 
 #[doc(hidden)]
 pub use serde as __serde;
+
+#[cfg(feature = "schemars")]
+#[doc(hidden)]
+pub use schemars as __schemars;

@@ -138,7 +138,51 @@ macro_rules! wire_enum {
                 Self::from_name(name)
             }
         }
+
+        $crate::__wire_enum_schema!($name);
     };
+}
+
+/// The JSON Schema of a [`wire_enum!`](crate::wire_enum): a string, one of
+/// its names. Written when this crate's `schemars` feature is on (cargo
+/// turns it on for every crate in a build that asks for schemas), and
+/// nothing otherwise, so a build without schemas carries no trace of them.
+#[cfg(feature = "schemars")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wire_enum_schema {
+    ($name:ident) => {
+        impl $crate::__schemars::JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(stringify!($name))
+            }
+
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(concat!(module_path!(), "::", stringify!($name)))
+            }
+
+            fn json_schema(
+                _: &mut $crate::__schemars::SchemaGenerator,
+            ) -> $crate::__schemars::Schema {
+                $crate::__schemars::json_schema!({
+                    "type": "string",
+                    "enum": <$name as $crate::WireEnum>::NAMES,
+                })
+            }
+        }
+    };
+}
+
+/// Without the `schemars` feature, a wire enum has no schema.
+#[cfg(not(feature = "schemars"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wire_enum_schema {
+    ($name:ident) => {};
 }
 
 /// Reads a [`WireEnum`] from its name, refusing any other value with the

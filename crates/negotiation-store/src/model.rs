@@ -9,6 +9,7 @@ use index_negotiation::{IntentId, OpportunityId, UserId};
 
 /// A seat: a person and the intent they negotiate for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Seat {
     /// The person.
@@ -124,6 +125,7 @@ pub enum OpenDecision {
 
 /// A negotiation as a listing shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationSummary {
     /// The opportunity id.
@@ -359,6 +361,26 @@ impl Serialize for ListCursor {
     }
 }
 
+/// On the wire a cursor is its text: `c` and digits, passed back as given.
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for ListCursor {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("ListCursor")
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^c[0-9]+$",
+            "description": "Where the next page starts: pass it back as `cursor`."
+        })
+    }
+}
+
 impl std::fmt::Display for ListCursor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "c{}", self.0)
@@ -386,6 +408,7 @@ impl std::str::FromStr for ListCursor {
 /// cursor the next page starts after (`None` when this page is the last).
 /// On the wire: `{"negotiations": [...], "nextCursor": "c42" | null}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationPage {
     /// The negotiations on this page.

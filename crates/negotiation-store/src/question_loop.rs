@@ -24,6 +24,7 @@ use crate::store::NegotiationStore;
 
 /// What became of one negotiation an answer named.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case", tag = "outcome")]
 #[non_exhaustive]
 pub enum RefOutcome {
@@ -71,6 +72,7 @@ impl RefOutcome {
 
 /// One negotiation's line in a [`DeliveryReport`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RefReport {
     /// The question's position in the block, from 0.
@@ -84,6 +86,7 @@ pub struct RefReport {
 
 /// What a delivery did, negotiation by negotiation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryReport {
     /// Each negotiation the answers named, in the order handled.

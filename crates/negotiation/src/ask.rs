@@ -167,8 +167,24 @@ impl<'de> Deserialize<'de> for MessagePart {
     }
 }
 
+/// Any JSON, as the reference's `unknown` part is: the two shapes this
+/// workspace writes are described, and nothing is refused.
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for MessagePart {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("MessagePart")
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A part of a message: `{\"kind\": \"text\", \"text\"}` or `{\"kind\": \"data\", \"data\": {…}}`; a record may hold any other JSON here, kept as it was read."
+        })
+    }
+}
+
 /// A message in a negotiation's own record: who sent it and its parts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationMessage {
     /// The sender; a seat's agent is `agent:{userId}`.

@@ -72,6 +72,48 @@ impl<T: Serialize, R: Serialize> Serialize for Decision<T, R> {
     }
 }
 
+/// The reference's union as a schema: `ok: true` beside what is permitted,
+/// or `ok: false` with the rejection.
+#[cfg(feature = "schemars")]
+impl<T: schemars::JsonSchema, R: schemars::JsonSchema> schemars::JsonSchema for Decision<T, R> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Decision_{}_{}", T::schema_name(), R::schema_name()).into()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        format!(
+            "index_negotiation::Decision<{}, {}>",
+            T::schema_id(),
+            R::schema_id()
+        )
+        .into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let permitted = generator.subschema_for::<T>();
+        let rejection = generator.subschema_for::<R>();
+        schemars::json_schema!({
+            "oneOf": [
+                {
+                    "allOf": [
+                        permitted,
+                        {
+                            "type": "object",
+                            "properties": { "ok": { "const": true } },
+                            "required": ["ok"]
+                        }
+                    ]
+                },
+                {
+                    "type": "object",
+                    "properties": { "ok": { "const": false }, "rejection": rejection },
+                    "required": ["ok", "rejection"]
+                }
+            ]
+        })
+    }
+}
+
 impl<'de, T: DeserializeOwned, R: DeserializeOwned> Deserialize<'de> for Decision<T, R> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(deserializer)?;
@@ -215,6 +257,7 @@ impl std::fmt::Display for NegotiationResumeRejection {
 
 /// A permitted turn: everything the host must write, in one transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TurnPermitted {
     /// Where the turn goes in the log (the log's current length).
@@ -231,6 +274,7 @@ pub struct TurnPermitted {
 
 /// A permitted resume: the resuming seat takes the first turn of a new round.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ResumePermitted {
     /// The seat that now holds the turn.

@@ -43,7 +43,7 @@ impl fmt::Display for IdKind {
 }
 
 macro_rules! id_newtype {
-    ($(#[$meta:meta])* $name:ident, $check:path) => {
+    ($(#[$meta:meta])* $name:ident, $check:path, schema $schema:tt) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(try_from = "String", into = "String")]
@@ -117,6 +117,21 @@ macro_rules! id_newtype {
                 self.0 == *other
             }
         }
+
+        #[cfg(feature = "schemars")]
+        impl schemars::JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed(stringify!($name))
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!($schema)
+            }
+        }
     };
 }
 
@@ -139,7 +154,13 @@ id_newtype!(
     /// # Ok::<(), InvalidId>(())
     /// ```
     OpportunityId,
-    canonical_opportunity_id
+    canonical_opportunity_id,
+    // What `is_hyphenated_uuid` accepts, for clients that check first.
+    schema {
+        "type": "string",
+        "description": "An opportunity id: a UUID, 8-4-4-4-12 hex digits.",
+        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    }
 );
 id_newtype!(
     /// A person, and so the seat their agent holds. Any text that is not
@@ -153,7 +174,8 @@ id_newtype!(
     /// # Ok::<(), InvalidId>(())
     /// ```
     UserId,
-    user_id
+    user_id,
+    schema { "type": "string", "minLength": 1, "description": "A user id: any text that is not blank." }
 );
 id_newtype!(
     /// One of a person's intents. Any text that is not blank, kept exactly
@@ -165,7 +187,8 @@ id_newtype!(
     /// assert!(IntentId::parse("").is_err());
     /// ```
     IntentId,
-    intent_id
+    intent_id,
+    schema { "type": "string", "minLength": 1, "description": "An intent id: any text that is not blank." }
 );
 
 pub use index_js::is_hyphenated_uuid;

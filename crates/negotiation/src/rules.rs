@@ -288,20 +288,22 @@ pub fn decide_negotiation_resume_value(
 /// What a seat sees when it looks at a negotiation: the guidance, what it
 /// may do now, and the limits.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationObservation {
-    /// [`NEGOTIATION_GUIDANCE`].
+    /// The guidance negotiators follow ([`NEGOTIATION_GUIDANCE`]).
     pub guidance: &'static str,
     /// The actions the seat may take now, in the reference's order; empty
     /// when blocked.
     pub available_actions: Vec<NegotiationAction>,
     /// Why the seat may not act now, if it may not.
     pub blocked_reason: Option<NegotiationRejection>,
-    /// [`NEGOTIATION_MAX_TURNS`].
+    /// The most turns a round may have ([`NEGOTIATION_MAX_TURNS`]).
     pub max_turns: usize,
     /// Turns left in the current round.
     pub remaining_turns: usize,
-    /// [`NEGOTIATION_MESSAGE_LIMIT`].
+    /// The longest message, in UTF-16 code units once trimmed
+    /// ([`NEGOTIATION_MESSAGE_LIMIT`]).
     pub message_limit: usize,
 }
 

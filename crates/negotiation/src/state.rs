@@ -22,6 +22,7 @@ index_js::wire_enum! {
 
 /// A turn in the log: who took it, what they did and said.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SeatTurn {
     /// The seat (user id) that took the turn.
@@ -41,6 +42,7 @@ impl HasAction for SeatTurn {
 /// The park a negotiation holds: the last question one of its seats' agents
 /// parked it on, whose it is, and the answer once there is one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Park {
     /// The person asked: their seat's agent parked the negotiation.
@@ -60,6 +62,7 @@ impl Park {
 
 /// The authoritative state of one negotiation, as the host locked it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NegotiationState {
     /// The seat that opened the negotiation.
@@ -77,7 +80,7 @@ pub struct NegotiationState {
     pub eligible: bool,
     /// The turns, oldest first, across rounds: every turn so far, or,
     /// when [`earlier_turns`](Self::earlier_turns) is not zero, the log
-    /// from the first turn of a round on (see [`Self::turn_count`]).
+    /// from the first turn of a round on (see [`turn_count`](Self::turn_count)).
     pub turns: Vec<SeatTurn>,
     /// How many turns of the log come before the first of
     /// [`turns`](Self::turns). A decision reads only the round in progress

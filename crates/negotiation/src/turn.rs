@@ -83,6 +83,30 @@ impl NegotiationTurn {
     }
 }
 
+impl NegotiationTurn {
+    /// The turn as the turn schema hands it on, for a turn that arrived
+    /// typed: its message trimmed, or the length problem the schema
+    /// reports. [`parse_negotiation_turn`] ends here too, so a typed and
+    /// an untyped turn meet one rule.
+    ///
+    /// ```
+    /// use index_negotiation::{NegotiationAction, NegotiationTurn, TurnProblem};
+    /// let turn = NegotiationTurn::new(NegotiationAction::Accept, " Deal. ").checked();
+    /// assert_eq!(turn.map(|t| t.message), Ok("Deal.".to_owned()));
+    /// let blank = NegotiationTurn::new(NegotiationAction::Accept, "\u{3000}").checked();
+    /// assert_eq!(blank, Err(TurnProblem::MessageLength { length: 0 }));
+    /// ```
+    pub fn checked(self) -> Result<Self, TurnProblem> {
+        let turn = self.normalized();
+        let length = js::utf16_len(&turn.message);
+        if (1..=NEGOTIATION_MESSAGE_LIMIT).contains(&length) {
+            Ok(turn)
+        } else {
+            Err(TurnProblem::MessageLength { length })
+        }
+    }
+}
+
 impl HasAction for NegotiationTurn {
     fn action(&self) -> NegotiationAction {
         self.action
@@ -154,11 +178,5 @@ pub fn parse_negotiation_turn(value: &serde_json::Value) -> Result<NegotiationTu
         .get("message")
         .and_then(serde_json::Value::as_str)
         .ok_or(TurnProblem::MessageType)?;
-    let trimmed = js::trim(message);
-    let length = js::utf16_len(trimmed);
-    if (1..=NEGOTIATION_MESSAGE_LIMIT).contains(&length) {
-        Ok(NegotiationTurn::new(action, trimmed))
-    } else {
-        Err(TurnProblem::MessageLength { length })
-    }
+    NegotiationTurn::new(action, message).checked()
 }

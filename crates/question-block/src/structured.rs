@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// One answer a person can pick.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Validate)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct QuestionOption {
     /// What the option says: 1 to 120 UTF-16 code units. Renderers list the
     /// safest option first.
@@ -40,6 +41,7 @@ pub struct QuestionOption {
 /// # Ok::<(), index_question_block::InvalidStructuredQuestion>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Validate)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StructuredQuestion {
     /// A short noun for what is being decided: 1 to 12 UTF-16 code units.

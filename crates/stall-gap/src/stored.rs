@@ -7,7 +7,6 @@
 //! cannot park) and once more inside the commit, which alone decides.
 
 use async_trait::async_trait;
-use serde_json::json;
 
 use index_negotiation::{
     AskUserTurn, Decision, NegotiationAction, NegotiationOutcome, ParkDecision, ParkRejection,
@@ -27,6 +26,7 @@ use crate::park::{
 /// What a park knows of the person beyond the store: everything optional,
 /// with the store's ids standing in.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ParkRequest {
@@ -56,39 +56,82 @@ pub struct Parked {
 }
 
 impl Parked {
-    /// The park as the REST API, MCP and the CLI report it:
-    /// `{outcome, message?, question?, askRounds?, cap?, rule?, field?,
-    /// rejection?, error?}`. The model's failure is named, never its
-    /// request: nothing secret is in it.
-    pub fn report(&self) -> serde_json::Value {
-        let outcome = self.outcome.kind().as_str();
+    /// The park as the REST API, MCP and the CLI report it. The model's
+    /// failure is named, never its request: nothing secret is in it.
+    pub fn report(&self) -> ParkReport {
+        let mut report = ParkReport {
+            outcome: self.outcome.kind(),
+            message: None,
+            question: None,
+            ask_rounds: None,
+            cap: None,
+            rule: None,
+            field: None,
+            rejection: None,
+            error: None,
+        };
         match &self.outcome {
             ParkOutcome::Parked {
                 gap, ask_rounds, ..
-            } => json!({
-                "outcome": outcome, "message": self.message, "question": gap.question, "askRounds": ask_rounds,
-            }),
+            } => {
+                report.message = self.message.clone();
+                report.question = Some(gap.question.clone());
+                report.ask_rounds = Some(*ask_rounds);
+            }
             ParkOutcome::AskCapReached { ask_rounds, cap } => {
-                json!({ "outcome": outcome, "askRounds": ask_rounds, "cap": cap })
+                report.ask_rounds = Some(*ask_rounds);
+                report.cap = Some(*cap);
             }
-            ParkOutcome::AuthorFailed { failure, .. } => {
-                json!({ "outcome": outcome, "error": failure.to_string() })
+            ParkOutcome::AuthorFailed { failure, .. } => report.error = Some(failure.to_string()),
+            ParkOutcome::UnsafeGap { refusal, .. } => {
+                report.rule = Some(refusal.rule);
+                report.field = Some(refusal.field.map(|field| field.to_string()));
             }
-            ParkOutcome::UnsafeGap { refusal, .. } => json!({
-                "outcome": outcome,
-                "rule": refusal.rule.as_str(),
-                "field": refusal.field.map(|field| field.to_string()),
-            }),
-            ParkOutcome::Refused { rejection, .. } => {
-                json!({ "outcome": outcome, "rejection": rejection.as_str() })
-            }
+            ParkOutcome::Refused { rejection, .. } => report.rejection = Some(*rejection),
             ParkOutcome::NotApplicable
             | ParkOutcome::NoGap { .. }
-            | ParkOutcome::SinkFailed { .. } => {
-                json!({ "outcome": outcome })
-            }
+            | ParkOutcome::SinkFailed { .. } => {}
         }
+        report
     }
+}
+
+/// A park as the REST API, MCP and the CLI report it: the outcome, and
+/// what that outcome names (the message and question when it parked, the
+/// rounds and cap when the budget is spent, the gate's rule and field, the
+/// commit's rejection, the model's failure). Fields an outcome does not
+/// name are left out.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ParkReport {
+    /// What the park did.
+    pub outcome: crate::park::ParkOutcomeKind,
+    /// The question message to send the person, when it parked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The question it parked on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<StructuredQuestion>,
+    /// Ask rounds spent, this one included when it parked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ask_rounds: Option<usize>,
+    /// The ask-round cap, when it is reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap: Option<usize>,
+    /// The safety gate's rule that refused the question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<crate::safety::GateRule>,
+    /// The field that rule fired on (`null` for the option count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<Option<String>>,
+    /// Why the commit refused the park.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejection: Option<ParkRejection>,
+    /// What went wrong with the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Why a stored negotiation could not be considered for a park at all.

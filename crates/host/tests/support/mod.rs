@@ -128,6 +128,28 @@ impl Running {
             .unwrap()
     }
 
+    /// An MCP session over streamable HTTP as `key`: initialized, ready
+    /// for requests.
+    pub async fn mcp_session(&self, key: &str) -> McpSession<'_> {
+        let started = self.mcp_initialize(key).await;
+        assert_eq!(started.status(), 200);
+        let session = started.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let mcp = McpSession {
+            running: self,
+            key: key.to_owned(),
+            session,
+            next_id: 2,
+        };
+        let initialized = mcp
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        assert_eq!(initialized.status(), 202);
+        mcp
+    }
+
     /// Opens dana ↔ sam on `id` with the host key.
     pub async fn open(&self, id: &str) -> Reply {
         let body = json!({
@@ -170,6 +192,57 @@ impl Running {
         if let Some(served) = self.served.take() {
             served.await.unwrap().unwrap();
         }
+    }
+}
+
+/// An MCP session on a [`Running`] host, as one key.
+pub struct McpSession<'a> {
+    running: &'a Running,
+    key: String,
+    session: String,
+    next_id: u64,
+}
+
+impl McpSession<'_> {
+    async fn post(&self, message: Value) -> reqwest::Response {
+        self.running
+            .http
+            .post(format!("{}/mcp", self.running.base))
+            .bearer_auth(&self.key)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &self.session)
+            .json(&message)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Sends request `method` and gives its JSON-RPC answer (`result` or
+    /// `error`), read from the event stream the host answers with.
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let response = self
+            .post(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        assert_eq!(response.status(), 200, "{method}");
+        let text = response.text().await.unwrap();
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no answer to {method} in {text:?}"))
+    }
+
+    /// Calls tool `name` with `arguments`; gives the tool's result.
+    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
+        let answer = self
+            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await;
+        answer
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} answered a protocol error: {answer}"))
     }
 }
 

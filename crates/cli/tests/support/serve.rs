@@ -1,0 +1,97 @@
+//! A running `index serve` on a free local port, spoken to over plain
+//! HTTP/1.1, and stopped as a service manager stops it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support;
+
+/// A running `index serve` on a free local port.
+pub struct Host {
+    pub child: Child,
+    pub address: String,
+}
+
+impl Host {
+    /// Starts `index serve` in `dir` on `db`, on a port the system picks,
+    /// and reads the address from its first line.
+    pub fn start(dir: &Path, db: &str) -> Host {
+        let mut child = support::command(dir)
+            .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let address = line
+            .strip_prefix("listening on http://")
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("the host did not start: {line}"))
+            .to_owned();
+        // Keep draining its log so it never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Host { child, address }
+    }
+
+    /// One request with a bearer key; the status and the JSON body (`null`
+    /// when there is none).
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {key}\r\n\
+             content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            self.address,
+            body.len()
+        )
+        .unwrap();
+        let mut reply = Vec::new();
+        stream.read_to_end(&mut reply).unwrap();
+        let reply = String::from_utf8(reply).unwrap();
+        let (head, payload) = reply.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        assert!(
+            !head
+                .to_ascii_lowercase()
+                .contains("transfer-encoding: chunked"),
+            "the host answers with a length: {head}"
+        );
+        (status, serde_json::from_str(payload).unwrap_or(Value::Null))
+    }
+
+    /// SIGTERM, then the exit status must be a clean one.
+    pub fn stop(mut self) {
+        let killed = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = self.child.wait().unwrap();
+        assert!(
+            status.success(),
+            "the host stops cleanly on SIGTERM: {status}"
+        );
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,166 @@
+//! JSON Schemas (draft 2020-12) of what the host reads and writes, made
+//! from the wire types' own `JsonSchema`: the MCP tools' input and output
+//! schemas and the OpenAPI document's components come from here, so each
+//! shape is written once, beside its type.
+//!
+//! The types' doc comments become the schemas' descriptions. They are
+//! written for Rust readers, so what only makes sense in rustdoc (examples,
+//! intra-doc links, hard-wrapped lines) is turned into plain prose here.
+
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
+use schemars::{JsonSchema, Schema};
+use serde_json::Value;
+
+/// Which side of a type a schema describes: what it accepts, or what it
+/// writes (an `Option` skipped when `None` is optional only when written).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Contract {
+    /// What the type's `Deserialize` accepts: requests, tool arguments.
+    Reads,
+    /// What the type's `Serialize` writes: answers, tool results.
+    Writes,
+}
+
+/// The settings every schema is made with: draft 2020-12 (MCP's and
+/// OpenAPI 3.1's dialect), descriptions for people.
+pub(crate) fn settings(contract: Contract) -> SchemaSettings {
+    let settings = SchemaSettings::draft2020_12().with_transform(RecursiveTransform(for_people_in));
+    match contract {
+        Contract::Reads => settings,
+        Contract::Writes => settings.for_serialize(),
+    }
+}
+
+/// `T`'s schema as a tool states it: a whole document (its definitions
+/// inside), without the root's title and description, which name the Rust
+/// type.
+pub(crate) fn tool_schema<T: JsonSchema>(contract: Contract) -> Arc<JsonObject> {
+    let schema = settings(contract)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut object = match schema.to_value() {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    };
+    object.remove("title");
+    object.remove("description");
+    Arc::new(object)
+}
+
+/// Every description in a schema made elsewhere (by rmcp, for tools'
+/// arguments) as prose.
+pub(crate) fn for_people_everywhere(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => *text = for_people(text),
+                    _ => for_people_everywhere(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(for_people_everywhere),
+        _ => {}
+    }
+}
+
+fn for_people_in(schema: &mut Schema) {
+    if let Some(Value::String(description)) = schema.get_mut("description") {
+        *description = for_people(description);
+    }
+}
+
+/// A doc comment as prose: code examples left out, intra-doc links as
+/// their text, hard-wrapped lines joined; paragraphs stay paragraphs.
+///
+/// ```text
+/// "See [`turns`](Self::turns) and\nthe [`Park`].\n\n```\ncode\n```" → "See `turns` and the `Park`."
+/// ```
+pub(crate) fn for_people(doc: &str) -> String {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    let mut in_code = false;
+    for line in doc.lines() {
+        let line = line.trim();
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(current.join(" "));
+                current.clear();
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current.join(" "));
+    }
+    unlink(&paragraphs.join("\n\n"))
+}
+
+/// `` [`x`](target) `` and `` [`x`] `` as `` `x` ``; other brackets stay.
+fn unlink(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("[`") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        let Some(end) = after.find("`]") else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let code = &after[..end + 1];
+        out.push_str(code);
+        rest = &after[end + 2..];
+        if rest.starts_with('(')
+            && let Some(close) = rest.find(')')
+        {
+            rest = &rest[close + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_comments_read_as_prose() {
+        assert_eq!(
+            for_people(
+                "See [`turns`](Self::turns) and\nthe [`Park`].\n\n```\nlet x = 1;\n```\n\nA [default: `local`] stays."
+            ),
+            "See `turns` and the `Park`.\n\nA [default: `local`] stays."
+        );
+        assert_eq!(
+            for_people("[`NEGOTIATION_MAX_TURNS`]."),
+            "`NEGOTIATION_MAX_TURNS`."
+        );
+        assert_eq!(for_people("an [`unclosed"), "an [`unclosed");
+        assert_eq!(for_people("é [`ü`](x) ö"), "é `ü` ö");
+    }
+
+    #[test]
+    fn a_schema_for_tools_drops_the_rust_name_and_keeps_the_rest() {
+        let schema = tool_schema::<crate::host::ListQuery>(Contract::Reads);
+        assert_eq!(schema.get("type"), Some(&Value::from("object")));
+        assert!(!schema.contains_key("title"));
+        assert!(!schema.contains_key("description"));
+        assert_eq!(
+            schema.get("additionalProperties"),
+            Some(&Value::Bool(false))
+        );
+    }
+}

@@ -1,0 +1,329 @@
+//! The MCP tools over a live host, as a client sees them: every tool lists
+//! an input schema that refuses what it does not define and an output
+//! schema, every result it answers conforms to that output schema, and
+//! whatever a schema refuses comes back as a tool error with the error
+//! shape, never as a protocol error.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use index_negotiation_store::MemoryStore;
+use index_stall_gap::{ModelStallGapAuthor, Scripted, ScriptedModel, StallGapAuthor};
+use support::{McpSession, OPP, Running};
+
+const PAUSED: &str = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843";
+
+/// The tools as `tools/list` gives them, by name.
+async fn listed(mcp: &mut McpSession<'_>) -> BTreeMap<String, Value> {
+    let answer = mcp.request("tools/list", json!({})).await;
+    answer["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| (tool["name"].as_str().unwrap().to_owned(), tool.clone()))
+        .collect()
+}
+
+/// Calls `tool` and checks its result: not an error, its structured
+/// content valid against the tool's output schema, and the same JSON as
+/// the first text block.
+async fn conforming(
+    mcp: &mut McpSession<'_>,
+    tools: &BTreeMap<String, Value>,
+    tool: &str,
+    arguments: Value,
+) -> Value {
+    let result = mcp.call_tool(tool, arguments).await;
+    assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+    let structured = result["structuredContent"].clone();
+    let schema = &tools[tool]["outputSchema"];
+    let validator = jsonschema::validator_for(schema)
+        .unwrap_or_else(|err| panic!("{tool}'s output schema does not compile: {err}"));
+    let problems: Vec<String> = validator
+        .iter_errors(&structured)
+        .map(|problem| format!("{} at {}", problem, problem.instance_path()))
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{tool}'s result breaks its output schema: {problems:?}\n{structured}"
+    );
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, structured, "{tool}: the text block is the JSON");
+    structured
+}
+
+/// The refusal a tool answered: its code and message.
+async fn refused(mcp: &mut McpSession<'_>, tool: &str, arguments: Value) -> (String, String) {
+    let result = mcp.call_tool(tool, arguments).await;
+    assert_eq!(result["isError"], json!(true), "{tool}: {result}");
+    let error = &result["structuredContent"]["error"];
+    (
+        error["code"].as_str().unwrap().to_owned(),
+        error["message"].as_str().unwrap().to_owned(),
+    )
+}
+
+fn scripted_author() -> Arc<dyn StallGapAuthor> {
+    let gap = json!({"hasGap": true, "reason": "repeated_non_convergence", "question": {
+        "title": "Equity", "prompt": "How much equity could you offer?", "multiSelect": false,
+        "options": [{"label": "1%", "description": "Retry with 1%."}, {"label": "3%", "description": "Retry with 3%."}]}});
+    Arc::new(ModelStallGapAuthor::new(ScriptedModel::new([
+        Scripted::Value(gap),
+    ])))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_schema() {
+    let mut host =
+        Running::start_with_author(Arc::new(MemoryStore::new()), Some(scripted_author())).await;
+    let mut admin = host.mcp_session(&host.host_key).await;
+    let mut dana = host.mcp_session(&host.dana).await;
+    let mut sam = host.mcp_session(&host.sam).await;
+    let tools = listed(&mut dana).await;
+    assert_eq!(
+        tools.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "answer_questions",
+            "close_negotiation",
+            "get_negotiation",
+            "list_negotiations",
+            "open_negotiation",
+            "park_negotiation",
+            "resume_negotiation",
+            "submit_negotiation_turn",
+        ]
+    );
+    for (name, tool) in &tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
+        assert_eq!(
+            tool["inputSchema"]["additionalProperties"],
+            json!(false),
+            "{name} refuses what it does not define"
+        );
+        assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
+        jsonschema::validator_for(&tool["inputSchema"])
+            .unwrap_or_else(|err| panic!("{name}'s input schema does not compile: {err}"));
+    }
+    std::fs::write(
+        "/tmp/tools.json",
+        serde_json::to_string_pretty(&tools).unwrap(),
+    )
+    .unwrap();
+    let id_schema = &tools["get_negotiation"]["inputSchema"]["properties"]["opportunityId"];
+    assert!(id_schema["pattern"].is_string(), "{id_schema}");
+    assert_eq!(
+        tools["get_negotiation"]["inputSchema"]["required"],
+        json!(["opportunityId"])
+    );
+
+    // Open two negotiations; one runs a round to its end and parks on a
+    // question, the other pauses on a decline and resumes.
+    for id in [OPP, PAUSED] {
+        let opened = conforming(
+            &mut admin,
+            &tools,
+            "open_negotiation",
+            json!({"opportunityId": id,
+                   "initiator": {"userId": "dana", "intentId": "hire"},
+                   "responder": {"userId": "sam", "intentId": "join"}}),
+        )
+        .await;
+        assert_eq!(opened["negotiation"]["id"], id);
+    }
+    for n in 0..12 {
+        let (mcp, action) = if n % 2 == 0 {
+            (&mut dana, "propose")
+        } else {
+            (&mut sam, "counter")
+        };
+        let taken = conforming(
+            mcp,
+            &tools,
+            "submit_negotiation_turn",
+            json!({"opportunityId": OPP, "action": action, "message": format!(" Offer {n} ")}),
+        )
+        .await;
+        assert_eq!(taken["decision"]["turnIndex"], n);
+    }
+    let seen = conforming(
+        &mut dana,
+        &tools,
+        "get_negotiation",
+        json!({"opportunityId": OPP, "wait": 0}),
+    )
+    .await;
+    assert_eq!(seen["state"]["turns"][0]["message"], "Offer 0");
+    let parked = conforming(
+        &mut dana,
+        &tools,
+        "park_negotiation",
+        json!({"opportunityId": OPP, "name": "Dana", "counterpartyName": "Sam"}),
+    )
+    .await;
+    assert_eq!(parked["outcome"], "parked", "{parked}");
+    let seen = conforming(
+        &mut dana,
+        &tools,
+        "get_negotiation",
+        json!({"opportunityId": OPP}),
+    )
+    .await;
+    assert_eq!(seen["parked"]["question"]["title"], "Equity");
+    let not_again = conforming(
+        &mut sam,
+        &tools,
+        "park_negotiation",
+        json!({"opportunityId": OPP}),
+    )
+    .await;
+    assert_eq!(not_again["outcome"], "refused");
+    let delivered = conforming(
+        &mut dana,
+        &tools,
+        "answer_questions",
+        json!({"message": parked["message"], "answers": [{"question": 0, "answer": "3%"}]}),
+    )
+    .await;
+    assert_eq!(delivered["negotiations"][0]["outcome"], "resumed");
+
+    conforming(
+        &mut dana,
+        &tools,
+        "submit_negotiation_turn",
+        json!({"opportunityId": PAUSED, "action": "propose", "message": "Lunch?"}),
+    )
+    .await;
+    conforming(
+        &mut sam,
+        &tools,
+        "submit_negotiation_turn",
+        json!({"opportunityId": PAUSED, "action": "decline", "message": "Not now."}),
+    )
+    .await;
+    let resumed = conforming(
+        &mut sam,
+        &tools,
+        "resume_negotiation",
+        json!({"opportunityId": PAUSED}),
+    )
+    .await;
+    assert_eq!(resumed["decision"]["awaitingUserId"], "sam");
+    let page = conforming(&mut dana, &tools, "list_negotiations", json!({"limit": 1})).await;
+    assert_eq!(page["negotiations"].as_array().unwrap().len(), 1);
+    assert!(page["nextCursor"].is_string(), "{page}");
+    let closed = conforming(
+        &mut admin,
+        &tools,
+        "close_negotiation",
+        json!({"opportunityId": PAUSED, "reason": "expired"}),
+    )
+    .await;
+    assert_eq!(closed["negotiation"]["settled"], true);
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn what_a_schema_refuses_is_a_tool_error_with_the_error_shape() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let mut admin = host.mcp_session(&host.host_key).await;
+    let mut dana = host.mcp_session(&host.dana).await;
+    let opened = admin
+        .call_tool(
+            "open_negotiation",
+            json!({"opportunityId": OPP,
+                   "initiator": {"userId": "dana", "intentId": "hire"},
+                   "responder": {"userId": "sam", "intentId": "join"}}),
+        )
+        .await;
+    assert_ne!(opened["isError"], json!(true), "{opened}");
+
+    let cases = [
+        (
+            "get_negotiation",
+            json!({"opportunityId": OPP, "extra": 1}),
+            "extra",
+        ),
+        ("get_negotiation", json!({"wait": 5}), "opportunityId"),
+        (
+            "get_negotiation",
+            json!({"opportunityId": OPP, "wait": 9999}),
+            "wait",
+        ),
+        ("get_negotiation", json!({"opportunityId": "opp-1"}), "UUID"),
+        (
+            "submit_negotiation_turn",
+            json!({"opportunityId": OPP, "action": "propose", "message": "m", "urgent": true}),
+            "urgent",
+        ),
+        (
+            "submit_negotiation_turn",
+            json!({"opportunityId": OPP, "action": "shout", "message": "m"}),
+            "shout",
+        ),
+        (
+            "resume_negotiation",
+            json!({"opportunityId": OPP, "force": true}),
+            "force",
+        ),
+        (
+            "list_negotiations",
+            json!({"limit": 10, "sort": "asc"}),
+            "sort",
+        ),
+        (
+            "answer_questions",
+            json!({"answers": [], "urgent": true}),
+            "urgent",
+        ),
+        (
+            "park_negotiation",
+            json!({"opportunityId": OPP, "nonsense": 1}),
+            "nonsense",
+        ),
+        ("no_such_tool", json!({}), "no_such_tool"),
+    ];
+    for (tool, arguments, named) in cases {
+        let (code, message) = refused(&mut dana, tool, arguments.clone()).await;
+        assert_eq!(code, "invalid_request", "{tool} {arguments}: {message}");
+        assert!(
+            message.contains(named),
+            "{tool} {arguments}: the refusal names {named}: {message}"
+        );
+    }
+    // The rules' own refusals keep their codes.
+    let blank = refused(
+        &mut dana,
+        "submit_negotiation_turn",
+        json!({"opportunityId": OPP, "action": "propose", "message": " \u{3000} "}),
+    )
+    .await;
+    assert_eq!(blank.0, "invalid_turn", "{}", blank.1);
+    let first = refused(
+        &mut dana,
+        "submit_negotiation_turn",
+        json!({"opportunityId": OPP, "action": "counter", "message": "No."}),
+    )
+    .await;
+    assert_eq!(first.0, "counter_is_first");
+    // Opening and closing are the host's.
+    let (code, _) = refused(
+        &mut dana,
+        "close_negotiation",
+        json!({"opportunityId": OPP, "reason": "expired"}),
+    )
+    .await;
+    assert_eq!(code, "forbidden");
+    host.stop().await;
+}
