@@ -3,7 +3,10 @@
 //! streamable HTTP and over stdio, a stranger and a bad key refused) and by
 //! `mcp_elicitation.py` (parked questions put to the person's client as
 //! forms: declined, accepted for two negotiations at once, never sent to a
-//! client that cannot show them, given up after the ask-user window).
+//! client that cannot show them, given up after the ask-user window); and
+//! the TypeScript MCP SDK's, driven by `mcp_ts.mjs` (output schemas checked
+//! by the SDK, agreement over HTTP and stdio, waits inside the SDK's default
+//! timeout and past a short one on progress).
 
 // Tests report failure by panicking.
 #![allow(
@@ -46,6 +49,49 @@ fn run_python(name: &str, dir: &Path, args: &[&str], expected: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
     for line in expected {
+        assert!(stdout.contains(line), "{line} missing from:\n{stdout}");
+    }
+}
+
+#[test]
+#[ignore = "needs Node and the TypeScript MCP SDK: INDEX_TEST_MCP_TS_SDK=path/to/@modelcontextprotocol/sdk (see .ci/run) cargo test -- --ignored"]
+fn typescript_mcp_clients_negotiate_through_index_serve() {
+    let sdk = std::env::var("INDEX_TEST_MCP_TS_SDK").expect(
+        "INDEX_TEST_MCP_TS_SDK names the TypeScript MCP SDK's package directory (.ci/run installs it)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("mcp_ts.mjs");
+    let out = Command::new("node")
+        .arg(&script)
+        .args([
+            "--index",
+            env!("CARGO_BIN_EXE_index"),
+            "--sdk",
+            &sdk,
+            "--dir",
+        ])
+        .arg(dir.path())
+        .env_remove("INDEX_DB")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "ok: eight tools, each with an output schema",
+        "ok: over HTTP: the seats agree",
+        "ok: a 50-second wait answers inside the SDK's default timeout",
+        "ok: a 25-second wait outlives a 15-second timeout",
+        "ok: a stranger's submit_negotiation_turn is not_found",
+        "ok: a bad key is refused with 401",
+        "ok: over stdio: the seats agree",
+        "typescript done",
+    ] {
         assert!(stdout.contains(line), "{line} missing from:\n{stdout}");
     }
 }

@@ -117,7 +117,7 @@ fn schemathesis_finds_every_answer_as_the_openapi_document_says() {
     let (status, served) = host.request("GET", "/openapi.json", "", None);
     assert_eq!((status, served), (200, index_host::openapi()));
 
-    // Waits are fixed at none: a 60-second wait is the rules working,
+    // Waits are fixed at none: a 50-second wait is the rules working,
     // not something to fuzz for a minute at a time.
     let seat = fuzz(
         dir.path(),

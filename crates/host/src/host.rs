@@ -25,8 +25,11 @@ use index_question_block::StructuredQuestion;
 use crate::error::HostError;
 use crate::keys::{Caller, KeyOptions, NewKey, authenticate, create_key};
 
-/// The longest a caller may wait for a change in one request.
-pub const MAX_WAIT: Duration = Duration::from_secs(60);
+/// The longest a caller may wait for a change in one request: under the
+/// 60 seconds that common clients (the TypeScript MCP SDK's default
+/// request timeout among them) give a request, so a wait at the maximum
+/// answers before its client gives up.
+pub const MAX_WAIT: Duration = Duration::from_secs(50);
 
 /// A negotiation as one seat sees it: the record, the rules' state with
 /// its log, and what this seat may do now.

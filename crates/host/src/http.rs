@@ -400,7 +400,7 @@ fn refused(err: HostError) -> HostError {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ShowQuery {
     /// Seconds to wait for a change or for your turn before answering.
-    #[schemars(range(min = 0, max = 60))]
+    #[schemars(range(min = 0, max = crate::host::MAX_WAIT.as_secs()))]
     wait: Option<f64>,
 }
 

@@ -11,7 +11,9 @@
 //! error object as structured content, never protocol errors, so an agent
 //! reads the rejection code and can act on it.
 
+use std::future::Future;
 use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -19,7 +21,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, Tool,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -34,7 +36,7 @@ use crate::error::HostError;
 use crate::host::{Host, ListQuery, NegotiationView, Resumed, TurnTaken, wait_duration};
 use crate::http::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
 use crate::keys::Caller;
-use crate::schema::{Contract, for_people_everywhere, tool_schema};
+use crate::schema::{Contract, plain_everywhere, tool_schema};
 
 /// The MCP server for one connection (stdio) or one request (HTTP).
 #[derive(Clone)]
@@ -83,13 +85,13 @@ struct Tools {
 static ROUTER: LazyLock<ToolRouter<Tools>> = LazyLock::new(Tools::tool_router);
 
 /// The tools as `tools/list` shows them, in name order. rmcp made their
-/// input schemas from the arguments' types; their descriptions are made
-/// prose here, as the output schemas' are when they are made.
+/// input schemas from the arguments' types; they are made plain here, as
+/// the output schemas are when they are made.
 static LISTED: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     let mut tools = ROUTER.list_all();
     for tool in &mut tools {
         let mut schema = serde_json::Value::Object(tool.input_schema.as_ref().clone());
-        for_people_everywhere(&mut schema);
+        plain_everywhere(&mut schema);
         if let serde_json::Value::Object(schema) = schema {
             tool.input_schema = Arc::new(schema);
         }
@@ -180,7 +182,7 @@ impl<T: JsonSchema> JsonSchema for OnNegotiation<T> {
 #[serde(deny_unknown_fields)]
 struct See {
     /// Seconds to wait for a change or for your turn before answering.
-    #[schemars(range(min = 0, max = 60))]
+    #[schemars(range(min = 0, max = crate::host::MAX_WAIT.as_secs()))]
     wait: Option<f64>,
 }
 
@@ -211,7 +213,10 @@ impl Tools {
         self.run(&context, "get_negotiation", async |host, caller| {
             let view = match args.wait {
                 None => host.view(&caller, &id).await?,
-                Some(seconds) => host.wait(&caller, &id, wait_duration(seconds)?).await?,
+                Some(seconds) => {
+                    let wait = wait_duration(seconds)?;
+                    with_progress(&context, wait, host.wait(&caller, &id, wait)).await?
+                }
             };
             let summary = match (&view.negotiation.awaiting_user_id, view.negotiation.settled) {
                 (_, true) => format!(
@@ -448,6 +453,43 @@ impl Tools {
     }
 }
 
+/// How often a wait tells a client that asked for progress that it is
+/// still waiting: well inside the shortest common request timeout.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// Runs `work` (a wait of up to `wait`), and while it runs, when the
+/// request carried a `progressToken`, sends a progress notification every
+/// [`PROGRESS_EVERY`]: a client that resets its timeout on progress then
+/// waits as long as the host does, whatever its own timeout.
+async fn with_progress<T>(
+    context: &RequestContext<RoleServer>,
+    wait: Duration,
+    work: impl Future<Output = T>,
+) -> T {
+    let Some(token) = context.meta.get_progress_token() else {
+        return work.await;
+    };
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            _ = ticks.tick() => {
+                let progress = ProgressNotificationParam::new(
+                    token.clone(),
+                    started.elapsed().as_secs_f64().floor(),
+                )
+                .with_total(wait.as_secs_f64())
+                .with_message("Still waiting for a change or your turn.");
+                // A client gone away is the wait's own business: the wait
+                // ends on its own deadline.
+                let _ = context.peer.notify_progress(progress).await;
+            }
+        }
+    }
+}
+
 fn actions(actions: &[NegotiationAction]) -> String {
     actions
         .iter()
@@ -600,10 +642,10 @@ mod tests {
     }
 
     #[test]
-    fn descriptions_carry_no_rustdoc() {
+    fn schemas_carry_no_rustdoc_and_no_rust_formats() {
         let listed = serde_json::to_string(&tools()).unwrap_or_default();
-        for rustdoc in ["```", "[`", "Self::", "crate::"] {
-            assert!(!listed.contains(rustdoc), "{rustdoc} in {listed}");
+        for rust in ["```", "[`", "Self::", "crate::", "\"uint", "\"double\""] {
+            assert!(!listed.contains(rust), "{rust} in {listed}");
         }
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! The types' doc comments become the schemas' descriptions. They are
 //! written for Rust readers, so what only makes sense in rustdoc (examples,
-//! intra-doc links, hard-wrapped lines) is turned into plain prose here.
+//! intra-doc links, hard-wrapped lines) is turned into plain prose here,
+//! and the `format`s schemars gives Rust's number types are left out.
 
 use std::sync::Arc;
 
@@ -28,7 +29,7 @@ pub(crate) enum Contract {
 /// The settings every schema is made with: draft 2020-12 (MCP's and
 /// OpenAPI 3.1's dialect), descriptions for people.
 pub(crate) fn settings(contract: Contract) -> SchemaSettings {
-    let settings = SchemaSettings::draft2020_12().with_transform(RecursiveTransform(for_people_in));
+    let settings = SchemaSettings::draft2020_12().with_transform(RecursiveTransform(plain));
     match contract {
         Contract::Reads => settings,
         Contract::Writes => settings.for_serialize(),
@@ -51,28 +52,47 @@ pub(crate) fn tool_schema<T: JsonSchema>(contract: Contract) -> Arc<JsonObject> 
     Arc::new(object)
 }
 
-/// Every description in a schema made elsewhere (by rmcp, for tools'
-/// arguments) as prose.
-pub(crate) fn for_people_everywhere(schema: &mut Value) {
+/// A schema made elsewhere (by rmcp, for tools' arguments) made plain
+/// throughout, as [`plain`] makes each of ours.
+pub(crate) fn plain_everywhere(schema: &mut Value) {
     match schema {
         Value::Object(object) => {
-            for (key, value) in object.iter_mut() {
-                match value {
-                    Value::String(text) if key == "description" => *text = for_people(text),
-                    _ => for_people_everywhere(value),
-                }
-            }
+            plain_object(object);
+            object.values_mut().for_each(plain_everywhere);
         }
-        Value::Array(items) => items.iter_mut().for_each(for_people_everywhere),
+        Value::Array(items) => items.iter_mut().for_each(plain_everywhere),
         _ => {}
     }
 }
 
-fn for_people_in(schema: &mut Schema) {
-    if let Some(Value::String(description)) = schema.get_mut("description") {
-        *description = for_people(description);
+/// One schema made plain: its description as prose, and without a
+/// `format` JSON Schema does not define (schemars names Rust's integer
+/// and float types, `uint`, `double`, …, which validators such as ajv
+/// warn about and no client can use).
+fn plain(schema: &mut Schema) {
+    if let Some(object) = schema.as_object_mut() {
+        plain_object(object);
     }
 }
+
+fn plain_object(object: &mut serde_json::Map<String, Value>) {
+    if let Some(Value::String(description)) = object.get_mut("description") {
+        *description = for_people(description);
+    }
+    if object
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| RUST_FORMATS.contains(&format))
+    {
+        object.remove("format");
+    }
+}
+
+/// The `format`s schemars writes for Rust's number types.
+const RUST_FORMATS: &[&str] = &[
+    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
+    "uint64", "uint128", "float", "double",
+];
 
 /// A doc comment as prose: code examples left out, intra-doc links as
 /// their text, hard-wrapped lines joined; paragraphs stay paragraphs.

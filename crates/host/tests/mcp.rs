@@ -327,3 +327,40 @@ async fn what_a_schema_refuses_is_a_tool_error_with_the_error_shape() {
     assert_eq!(code, "forbidden");
     host.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_long_wait_sends_progress_to_a_client_that_asks_for_it() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    let mut sam = host.mcp_session(&host.sam).await;
+    // Dana is to move, so sam's wait runs to its end: past one tick.
+    let messages = sam
+        .stream(
+            "tools/call",
+            json!({"name": "get_negotiation",
+                   "arguments": {"opportunityId": OPP, "wait": 11},
+                   "_meta": {"progressToken": "sam-1"}}),
+        )
+        .await;
+    let progress: Vec<&Value> = messages
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .collect();
+    assert!(!progress.is_empty(), "{messages:?}");
+    assert_eq!(progress[0]["params"]["progressToken"], "sam-1");
+    assert_eq!(progress[0]["params"]["total"], 11.0);
+    let answer = messages.last().unwrap();
+    assert_eq!(
+        answer["result"]["structuredContent"]["negotiation"]["awaitingUserId"], "dana",
+        "the answer comes last: {messages:?}"
+    );
+    // Without a token, no notification.
+    let quiet = sam
+        .stream(
+            "tools/call",
+            json!({"name": "get_negotiation", "arguments": {"opportunityId": OPP, "wait": 11}}),
+        )
+        .await;
+    assert_eq!(quiet.len(), 1, "{quiet:?}");
+    host.stop().await;
+}

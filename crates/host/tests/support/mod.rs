@@ -217,9 +217,9 @@ impl McpSession<'_> {
             .unwrap()
     }
 
-    /// Sends request `method` and gives its JSON-RPC answer (`result` or
-    /// `error`), read from the event stream the host answers with.
-    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+    /// Sends request `method`; every message of the event stream the host
+    /// answers with, in order (notifications, then the answer).
+    pub async fn stream(&mut self, method: &str, params: Value) -> Vec<Value> {
         let id = self.next_id;
         self.next_id += 1;
         let response = self
@@ -230,8 +230,18 @@ impl McpSession<'_> {
         text.lines()
             .filter_map(|line| line.strip_prefix("data:"))
             .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|message| message["id"] == json!(id))
-            .unwrap_or_else(|| panic!("no answer to {method} in {text:?}"))
+            .collect()
+    }
+
+    /// Sends request `method` and gives its JSON-RPC answer (`result` or
+    /// `error`).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let messages = self.stream(method, params).await;
+        messages
+            .iter()
+            .find(|message| message.get("id").is_some())
+            .cloned()
+            .unwrap_or_else(|| panic!("no answer to {method} in {messages:?}"))
     }
 
     /// Calls tool `name` with `arguments`; gives the tool's result.

@@ -1,0 +1,171 @@
+// `index serve` driven by the official TypeScript MCP SDK, with the SDK's
+// own defaults (its 60-second request timeout included):
+//
+// - over streamable HTTP, a host key opens two negotiations with
+//   `open_negotiation`; every tool lists an output schema, and every result
+//   the SDK takes is checked against it by the SDK itself;
+// - two seats negotiate to agreement over HTTP, and two more over stdio;
+// - a wait at the maximum answers inside the SDK's default timeout, and a
+//   longer one than a short timeout survives on progress notifications;
+// - a stranger's call is `not_found`, and a bad key is refused before any
+//   session starts.
+//
+// usage: node mcp_ts.mjs --index BIN --dir DIR --sdk PATH/TO/@modelcontextprotocol/sdk
+
+import { spawn, execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createInterface } from "node:readline";
+import { isDeepStrictEqual } from "node:util";
+
+const arg = (name) => {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at < 0) throw new Error(`--${name} is required`);
+  return process.argv[at + 1];
+};
+const index = arg("index");
+const dir = arg("dir");
+const sdk = arg("sdk");
+const load = (path) => import(pathToFileURL(join(sdk, "dist/esm", path)).href);
+const { Client } = await load("client/index.js");
+const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
+const { StdioClientTransport } = await load("client/stdio.js");
+const { LATEST_PROTOCOL_VERSION } = await load("types.js");
+
+const db = join(dir, "ts.db");
+const HTTP_OPP = "3f6b8d2a-4c1e-4a7b-9d0f-1e2a3b4c5d6e";
+const STDIO_OPP = "8e7d6c5b-4a39-4281-b7c6-d5e4f3a2b1c0";
+
+function ok(condition, what) {
+  if (!condition) throw new Error(`not ok: ${what}`);
+  console.log(`ok: ${what}`);
+}
+
+function key(user, host) {
+  const file = join(dir, `${user}.key`);
+  const args = ["keys", "create", "--user", user, "--output", file, "--db", db];
+  if (host) args.push("--host");
+  execFileSync(index, args, { stdio: ["ignore", "ignore", "inherit"] });
+  return { file, secret: readFileSync(file, "utf8").trim() };
+}
+
+/** Starts `index serve` on a free port; its base URL and the process. */
+async function serve() {
+  const child = spawn(index, ["serve", "--listen", "127.0.0.1:0", "--db", db], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, RUST_LOG: "warn" },
+  });
+  const lines = createInterface({ input: child.stderr });
+  const first = await new Promise((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`index serve exited: ${code}`)));
+  });
+  lines.on("line", (line) => console.error(`host: ${line}`));
+  const address = first.match(/^listening on (http:\/\/\S+)/)?.[1];
+  if (!address) throw new Error(`the host did not start: ${first}`);
+  return { child, url: new URL("/mcp", address) };
+}
+
+async function overHttp(url, secret, name) {
+  const client = new Client({ name, version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+async function overStdio(keyFile, name) {
+  const client = new Client({ name, version: "1.0.0" });
+  const transport = new StdioClientTransport({
+    command: index,
+    args: ["serve", "--mcp-stdio", "--key-file", keyFile, "--db", db],
+    env: { ...process.env, RUST_LOG: "warn" },
+    stderr: "inherit",
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** One tool call that must succeed; its structured content. */
+async function call(client, name, args, options) {
+  const result = await client.callTool({ name, arguments: args }, undefined, options);
+  if (result.isError) throw new Error(`${name}: ${result.content?.[0]?.text}`);
+  const text = JSON.parse(result.content[0].text);
+  if (!isDeepStrictEqual(text, result.structuredContent)) {
+    throw new Error(`${name}: the text block is not the structured content`);
+  }
+  return result.structuredContent;
+}
+
+/** Dana proposes, sam accepts: agreement. */
+async function negotiate(dana, sam, opp, how) {
+  await call(dana, "submit_negotiation_turn", { opportunityId: opp, action: "propose", message: "Intro call on Monday?" });
+  const seen = await call(sam, "get_negotiation", { opportunityId: opp, wait: 5 });
+  ok(seen.negotiation.awaitingUserId === "sam" && seen.observation.availableActions.includes("accept"), `${how}: sam sees it is their turn`);
+  const taken = await call(sam, "submit_negotiation_turn", { opportunityId: opp, action: "accept", message: "Monday it is." });
+  ok(taken.negotiation.negotiation.outcome === "agreed" && taken.decision.turnIndex === 1, `${how}: the seats agree`);
+}
+
+const hostKey = key("host", true);
+const danaKey = key("dana", false);
+const samKey = key("sam", false);
+const mallory = key("mallory", false);
+const host = await serve();
+try {
+  const admin = await overHttp(host.url, hostKey.secret, "host");
+  ok(admin.getServerVersion()?.name === "index-host", `a host key connects over HTTP (the SDK speaks up to ${LATEST_PROTOCOL_VERSION})`);
+  const { tools } = await admin.listTools();
+  ok(tools.length === 8 && tools.every((tool) => tool.outputSchema?.type === "object"), "eight tools, each with an output schema");
+  for (const opp of [HTTP_OPP, STDIO_OPP]) {
+    const opened = await call(admin, "open_negotiation", {
+      opportunityId: opp,
+      initiator: { userId: "dana", intentId: "hire" },
+      responder: { userId: "sam", intentId: "join" },
+    });
+    ok(opened.negotiation.id === opp, `open_negotiation opens ${opp}`);
+  }
+
+  const dana = await overHttp(host.url, danaKey.secret, "dana");
+  const sam = await overHttp(host.url, samKey.secret, "sam");
+  await negotiate(dana, sam, HTTP_OPP, "over HTTP");
+
+  // Two waits at once, on a negotiation where nobody moves (dana is to
+  // move on STDIO_OPP until the stdio seats play it, after the waits).
+  const waiter = await overHttp(host.url, samKey.secret, "sam-waits");
+  const started = Date.now();
+  const atMaximum = call(waiter, "get_negotiation", { opportunityId: STDIO_OPP, wait: 50 });
+  let ticks = 0;
+  const onProgress = call(
+    waiter,
+    "get_negotiation",
+    { opportunityId: STDIO_OPP, wait: 25 },
+    { timeout: 15000, resetTimeoutOnProgress: true, onprogress: () => (ticks += 1) },
+  );
+  const [long, short] = await Promise.all([atMaximum, onProgress]);
+  ok(long.negotiation.awaitingUserId === "dana" && Date.now() - started >= 49000, `a 50-second wait answers inside the SDK's default timeout (${Date.now() - started} ms)`);
+  ok(short.negotiation.awaitingUserId === "dana" && ticks >= 2, `a 25-second wait outlives a 15-second timeout on ${ticks} progress notifications`);
+
+  const stranger = await overHttp(host.url, mallory.secret, "mallory");
+  const refused = await stranger.callTool({ name: "submit_negotiation_turn", arguments: { opportunityId: HTTP_OPP, action: "accept", message: "Mine." } });
+  ok(refused.isError && refused.structuredContent?.error?.code === "not_found", "a stranger's submit_negotiation_turn is not_found");
+  let rejected = false;
+  try {
+    await overHttp(host.url, "idx_not-a-key", "nobody");
+  } catch (error) {
+    rejected = /401|invalid API key|Unauthorized/i.test(String(error));
+  }
+  ok(rejected, "a bad key is refused with 401");
+
+  for (const client of [admin, dana, sam, waiter, stranger]) await client.close();
+
+  const danaStdio = await overStdio(danaKey.file, "dana-stdio");
+  const samStdio = await overStdio(samKey.file, "sam-stdio");
+  await negotiate(danaStdio, samStdio, STDIO_OPP, "over stdio");
+  await danaStdio.close();
+  await samStdio.close();
+  console.log("typescript done");
+} finally {
+  host.child.kill("SIGTERM");
+}
