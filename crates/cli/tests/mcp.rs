@@ -6,7 +6,8 @@
 //! client that cannot show them, given up after the ask-user window); and
 //! the TypeScript MCP SDK's, driven by `mcp_ts.mjs` (output schemas checked
 //! by the SDK, agreement over HTTP and stdio, waits inside the SDK's default
-//! timeout and past a short one on progress).
+//! timeout and past a short one on progress); and the official MCP
+//! conformance suite, driven by `mcp_conformance.mjs`.
 
 // Tests report failure by panicking.
 #![allow(
@@ -91,6 +92,43 @@ fn typescript_mcp_clients_negotiate_through_index_serve() {
         "ok: a bad key is refused with 401",
         "ok: over stdio: the seats agree",
         "typescript done",
+    ] {
+        assert!(stdout.contains(line), "{line} missing from:\n{stdout}");
+    }
+}
+
+#[test]
+#[ignore = "needs the MCP conformance suite and Node 22: INDEX_TEST_MCP_CONFORMANCE=dir it is installed in (see .ci/run) cargo test -- --ignored"]
+fn the_mcp_conformance_suite_passes_every_scenario_for_a_tools_server() {
+    let installed = std::env::var("INDEX_TEST_MCP_CONFORMANCE").expect(
+        "INDEX_TEST_MCP_CONFORMANCE names where the conformance suite and Node 22 are installed (.ci/run installs them)",
+    );
+    let installed = Path::new(&installed);
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("node")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_conformance.mjs"))
+        .args(["--index", env!("CARGO_BIN_EXE_index"), "--dir"])
+        .arg(dir.path())
+        .arg("--suite")
+        .arg(installed.join("node_modules/@modelcontextprotocol/conformance/dist/index.js"))
+        .arg("--node")
+        .arg(installed.join("node_modules/.bin/node"))
+        .env_remove("INDEX_DB")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "✓ server-initialize",
+        "✓ ping",
+        "✓ tools-list",
+        "✓ server-sse-multiple-streams",
+        "✓ dns-rebinding-protection",
+        "conformance done",
     ] {
         assert!(stdout.contains(line), "{line} missing from:\n{stdout}");
     }
