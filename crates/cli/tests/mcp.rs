@@ -165,6 +165,7 @@ fn a_python_mcp_client_answers_a_park_by_elicitation() {
         Reply::Content(question.clone()),
         Reply::Content(question.clone()),
         Reply::Content(question.clone()),
+        Reply::Content(question.clone()),
         Reply::Content(question),
     ]));
     let dir = tempfile::tempdir().unwrap();
@@ -174,6 +175,7 @@ fn a_python_mcp_client_answers_a_park_by_elicitation() {
         "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b",
         "2b4d6f80-1a3c-4e5f-9a7b-8c9d0e1f2a3b",
         "7c8d9e0f-2a3b-4c5d-8e6f-0a1b2c3d4e5f",
+        "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
     ];
     for id in ids {
         stall::stall(dir.path(), &db, id);
@@ -190,10 +192,16 @@ fn a_python_mcp_client_answers_a_park_by_elicitation() {
             "ok: and is never sent a form",
             "ok: an unanswered form gives up after the ask-user window",
             "ok: and the question is answered the ordinary way",
+            "ok: a current client is asked through input_required",
+            "ok: its retry carries the answer",
+            "ok: the fifth resumes with dana to move, the answer on record",
+            "ok: and the third, parked on the same question",
             "elicitation done",
         ],
     );
-    assert_eq!(fake.request_count(), 4, "one model call per park");
+    // Five parks, five model calls: the current client's retry delivers
+    // its answer without parking (or asking the model) again.
+    assert_eq!(fake.request_count(), 5, "one model call per park");
     // The answer is on record, once, in both negotiations it unblocked.
     for id in &ids[..2] {
         let out = support::index(

@@ -8,7 +8,10 @@ and declined: the negotiation stays parked. Her second park (the same
 question) comes with the first folded in; she accepts, and both resume. A
 client that did not advertise elicitation parks the third and is never
 sent a form. A form nobody answers (the fourth) gives up after the ask-user
-window, and the question is still answered the ordinary way.
+window, and the question is still answered the ordinary way. A client of
+the current protocol (2026-07-28, no sessions to push a form to) parks the
+fifth and is asked through `input_required`: the SDK shows the form, retries
+with the answer, and the negotiation resumes.
 
 usage: python mcp_elicitation.py --index PATH --dir DIR --db DB --model-base URL
 """
@@ -22,13 +25,14 @@ import sys
 import threading
 
 import httpx2
-from mcp import ClientSession, types
+from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
 
 FIRST = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 SECOND = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
 THIRD = "2b4d6f80-1a3c-4e5f-9a7b-8c9d0e1f2a3b"
 FOURTH = "7c8d9e0f-2a3b-4c5d-8e6f-0a1b2c3d4e5f"
+FIFTH = "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8"
 # The host waits this long for an answer by form.
 WINDOW_SECONDS = 2
 
@@ -120,6 +124,28 @@ async def without_elicitation(url, key, log):
                 check(seen.structured_content["parked"] is not None, "the third waits for the ordinary answer")
 
 
+async def current_client(url, key):
+    asked = []
+
+    async def on_elicit(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"answer": "0"})
+
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode="2026-07-28", elicitation_callback=on_elicit) as client:
+            parked = await client.call_tool("park_negotiation", {"opportunityId": FIFTH, "counterpartyName": "sam"})
+            check(len(asked) == 1 and "How much equity could you offer?" in asked[0].message, "a current client is asked through input_required")
+            # The third is still parked on the same question: one answer
+            # unblocks both.
+            check(parked.structured_content["outcome"] == "parked" and "2 negotiation(s) resumed" in parked.content[1].text, f"its retry carries the answer: {parked.content[1].text}")
+            seen = await client.call_tool("get_negotiation", {"opportunityId": FIFTH})
+            view = seen.structured_content
+            check(view["negotiation"]["awaitingUserId"] == "dana" and view["parked"] is None and view["state"]["park"]["answer"] == "Under 1%", "the fifth resumes with dana to move, the answer on record")
+            third = (await client.call_tool("get_negotiation", {"opportunityId": THIRD})).structured_content
+            check(third["parked"] is None and third["state"]["park"]["answer"] == "Under 1%", "and the third, parked on the same question")
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--index", required=True)
@@ -142,6 +168,7 @@ async def main():
         reader.start()
         await with_elicitation(base + "/mcp", key, log)
         await without_elicitation(base + "/mcp", key, log)
+        await current_client(base + "/mcp", key)
     finally:
         server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=30)

@@ -144,30 +144,18 @@ pub(crate) enum Offered {
 }
 
 impl<S: NegotiationStore> Offer<S> {
-    /// Puts the question to the owner's newest elicitation-capable session
-    /// and delivers an accepted answer.
+    /// Puts the question to the owner's newest session that can show it,
+    /// waits for the answer (at most the window) and delivers it.
     pub(crate) async fn run(self, elicitors: &Elicitors) -> Offered {
         let Some(peer) = elicitors.newest(&self.owner) else {
             tracing::info!(user = %self.owner, "parked question not offered by elicitation: no open session of theirs advertised it");
             return Offered::NoClient;
         };
-        let Some(request) = question_request(&self.owner, &self.id, &self.question) else {
+        let Some(form) = Form::of(&self.owner, &self.id, &self.question) else {
             return Offered::Unmappable;
         };
-        let Ok(elicitation) = interaction_to_elicitation(&request) else {
-            return Offered::Unmappable;
-        };
-        let params = json!({
-            "mode": "form",
-            "message": elicitation.message,
-            "requestedSchema": elicitation.requested_schema,
-        });
-        let Ok(params) = serde_json::from_value::<ElicitRequestParams>(params) else {
-            return Offered::Unmappable;
-        };
-        let unblocks = self.parked_on_same_question().await;
         let result = match peer
-            .create_elicitation_with_timeout(params, Some(self.window))
+            .create_elicitation_with_timeout(form.params.clone(), Some(self.window))
             .await
         {
             Ok(result) => result,
@@ -176,10 +164,69 @@ impl<S: NegotiationStore> Offer<S> {
                 return Offered::NoAnswer;
             }
         };
-        let Some(result) = read_result(&result) else {
+        form.answered(&self.negotiations, &result).await
+    }
+}
+
+/// A parked question as a form: the interaction request it stands for,
+/// and the `elicitation/create` parameters that show it. Pushed to an
+/// older client's session ([`Offer`]), or handed to a current client in an
+/// `input_required` result (`crate::input`); the answer is read and
+/// delivered the same way either way.
+#[derive(Debug, Clone)]
+pub(crate) struct Form {
+    owner: UserId,
+    id: OpportunityId,
+    question: StructuredQuestion,
+    request: InteractionRequest,
+    /// What `elicitation/create` carries.
+    pub(crate) params: ElicitRequestParams,
+}
+
+impl Form {
+    /// The form for `owner`'s question on negotiation `id`; `None` when the
+    /// question cannot be put as one (it always can: a select of 2 to 4
+    /// options).
+    pub(crate) fn of(
+        owner: &UserId,
+        id: &OpportunityId,
+        question: &StructuredQuestion,
+    ) -> Option<Form> {
+        let request = question_request(owner, id, question)?;
+        let elicitation = interaction_to_elicitation(&request).ok()?;
+        let params = json!({
+            "mode": "form",
+            "message": elicitation.message,
+            "requestedSchema": elicitation.requested_schema,
+        });
+        let params = serde_json::from_value::<ElicitRequestParams>(params).ok()?;
+        Some(Form {
+            owner: owner.clone(),
+            id: id.clone(),
+            question: question.clone(),
+            request,
+            params,
+        })
+    }
+
+    /// The key of this form's answer among a request's inputs: the
+    /// interaction's id, `park:<opportunity id>`.
+    pub(crate) fn key(&self) -> &str {
+        self.request.id()
+    }
+
+    /// Reads the person's answer to this form and, when they accepted,
+    /// delivers it as answers from a question message are (to every other
+    /// negotiation of theirs parked on the same question too).
+    pub(crate) async fn answered<S: NegotiationStore>(
+        &self,
+        negotiations: &Negotiations<S>,
+        result: &ElicitResult,
+    ) -> Offered {
+        let Some(result) = read_result(result) else {
             return Offered::NoAnswer;
         };
-        let response = match elicitation_to_response(&request, &result) {
+        let response = match elicitation_to_response(&self.request, &result) {
             Ok(response) => response,
             Err(problems) => {
                 tracing::info!(user = %self.owner, problems = problems.len(), "an elicitation answer that breaks the question's spec; still parked");
@@ -193,23 +240,26 @@ impl<S: NegotiationStore> Offer<S> {
         let Some(answer) = answer_text(&self.question, response.data.as_ref()) else {
             return Offered::NoAnswer;
         };
+        let unblocks = self.parked_on_same_question(negotiations).await;
         let mut question =
             QuestionBlockQuestion::new(self.question.prompt.clone(), self.id.as_str());
         if !unblocks.is_empty() {
             question.also_unblocks = Some(unblocks);
         }
         let block = QuestionBlock::new(vec![question]);
-        let report = self
-            .negotiations
+        let report = negotiations
             .deliver_answers(&self.owner, &block, &[(0, answer)])
             .await;
         Offered::Answered(report.resumed().map(str::to_owned).collect())
     }
 
-    /// The owner's other open negotiations parked, unanswered, on this
-    /// very question: one answer is theirs too.
-    async fn parked_on_same_question(&self) -> Vec<String> {
-        let Ok(waiting) = self.negotiations.waiting_on(&self.owner).await else {
+    /// The owner's other negotiations parked, unanswered, on this very
+    /// question: one answer unblocks them all.
+    async fn parked_on_same_question<S: NegotiationStore>(
+        &self,
+        negotiations: &Negotiations<S>,
+    ) -> Vec<String> {
+        let Ok(waiting) = negotiations.waiting_on(&self.owner).await else {
             return Vec::new();
         };
         waiting
@@ -220,7 +270,6 @@ impl<S: NegotiationStore> Offer<S> {
     }
 }
 
-/// The client's result in this contract's terms.
 fn read_result(result: &ElicitResult) -> Option<ElicitationResult> {
     serde_json::to_value(result)
         .ok()

@@ -144,6 +144,8 @@ struct Inner {
     author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
     /// The sessions that can show their person a parked question.
     elicitors: crate::elicit::Elicitors,
+    /// The questions put to current MCP clients, awaiting their retries.
+    outstanding: crate::input::Outstanding,
     /// How long a parked question put by elicitation waits for its answer.
     ask_user_window: Duration,
     /// What `/metrics` reports.
@@ -205,6 +207,7 @@ impl Host {
                 closing: tokio_util::sync::CancellationToken::new(),
                 author: settings.author,
                 elicitors: crate::elicit::Elicitors::default(),
+                outstanding: crate::input::Outstanding::default(),
                 ask_user_window: settings.ask_user_window.unwrap_or(Duration::from_millis(
                     index_negotiation::DEFAULT_ASK_USER_WINDOW_MS,
                 )),
@@ -531,6 +534,50 @@ impl Host {
     /// Remembers an MCP session of `user`'s whose client can show forms.
     pub(crate) fn register_elicitor(&self, user: &UserId, peer: rmcp::Peer<rmcp::RoleServer>) {
         self.inner.elicitors.register(user, peer);
+    }
+
+    /// The `input_required` answer that puts `question`, the caller's
+    /// person's parked question on `id`, to a current MCP client as a form
+    /// (with `report`, what a park that asks did, for its retry).
+    pub(crate) fn ask_for_answer(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        question: &StructuredQuestion,
+        report: Option<index_stall_gap::ParkReport>,
+    ) -> Option<rmcp::model::InputRequiredResult> {
+        self.inner.outstanding.ask(
+            &caller.user_id,
+            id,
+            question,
+            report,
+            self.inner.ask_user_window,
+        )
+    }
+
+    /// Delivers the answer a current client's retry carries, when it
+    /// answers a form this process put to the caller on `id`: what the
+    /// person's answer did, and the report of the park that asked.
+    pub(crate) async fn answer_asked(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        state: Option<&str>,
+        responses: Option<&rmcp::model::InputResponses>,
+    ) -> Option<(crate::elicit::Offered, Option<index_stall_gap::ParkReport>)> {
+        let answered = self
+            .inner
+            .outstanding
+            .answered(&caller.user_id, id, state, responses)?;
+        let offered = answered
+            .form
+            .answered(&self.inner.negotiations, &answered.result)
+            .await;
+        tracing::info!(user = %caller.user_id, ?offered, "a parked question answered through input_required");
+        if let crate::elicit::Offered::Answered(_) = &offered {
+            self.changed();
+        }
+        Some((offered, answered.report))
     }
 
     /// Puts a just-parked question to its owner's MCP client, if one that

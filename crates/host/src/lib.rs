@@ -21,6 +21,7 @@ mod elicit;
 mod error;
 mod host;
 mod http;
+mod input;
 pub mod keys;
 mod mcp;
 mod metrics;

@@ -16,12 +16,13 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::handler::server::tool::{InputResponses, RequestState, ToolCallContext};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, Tool,
+    Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ServerCapabilities, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -128,6 +129,34 @@ impl Reply {
     }
 }
 
+/// What a tool call answers: its reply, or (to a current client) a form
+/// its person must fill in first, the call to be retried with the answer.
+enum Answer {
+    Reply(Reply),
+    Ask(InputRequiredResult),
+}
+
+impl From<Reply> for Answer {
+    fn from(reply: Reply) -> Self {
+        Answer::Reply(reply)
+    }
+}
+
+/// Whether the client can be asked through `input_required`: it speaks
+/// 2026-07-28 or later (no sessions, so no form can be pushed to it) and
+/// says it can show forms.
+fn can_ask(context: &RequestContext<RoleServer>) -> bool {
+    let current = context
+        .meta
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    let forms = context
+        .meta
+        .client_capabilities()
+        .is_some_and(|capabilities| capabilities.elicitation.is_some());
+    current && forms
+}
+
 /// The arguments of a tool that acts on one negotiation: its id beside the
 /// tool's own arguments, which refuse any key they do not define.
 #[derive(Debug)]
@@ -208,16 +237,38 @@ impl Tools {
     async fn get_negotiation(
         &self,
         Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<See>>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "get_negotiation", async |host, caller| {
+            // A current client's retry carries its person's answer.
+            let answered = host
+                .answer_asked(&caller, &id, state.as_deref(), responses.as_ref())
+                .await;
+            // A wait that finds the negotiation parked on the caller's
+            // person's question asks them, if their client can be asked,
+            // and has not just been answered (a decline is an answer).
+            let ask = |view: &NegotiationView| match &view.parked {
+                Some(parked) if args.wait.is_some() && answered.is_none() && can_ask(&context) => {
+                    host.ask_for_answer(&caller, &id, &parked.question, None)
+                }
+                _ => None,
+            };
             let view = match args.wait {
                 None => host.view(&caller, &id).await?,
                 Some(seconds) => {
                     let wait = wait_duration(seconds)?;
+                    let now = host.view(&caller, &id).await?;
+                    if let Some(asked) = ask(&now) {
+                        return Ok(Answer::Ask(asked));
+                    }
                     with_progress(&context, wait, host.wait(&caller, &id, wait)).await?
                 }
             };
+            if let Some(asked) = ask(&view) {
+                return Ok(Answer::Ask(asked));
+            }
             let summary = match (&view.negotiation.awaiting_user_id, view.negotiation.settled) {
                 (_, true) => format!(
                     "Negotiation {id} is settled ({}).",
@@ -233,7 +284,7 @@ impl Tools {
                     format!("Negotiation {id} is paused between rounds; a seat may resume it.")
                 }
             };
-            Reply::new(&view, summary)
+            Reply::new(&view, summary).map(Answer::from)
         })
         .await
     }
@@ -249,7 +300,7 @@ impl Tools {
         &self,
         Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<TurnBody>>,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "submit_negotiation_turn", async |host, caller| {
             let turn = NegotiationTurn::new(args.action, args.message);
             let taken = host.turn(&caller, &id, turn).await?;
@@ -274,7 +325,7 @@ impl Tools {
             args: Nothing {},
         }): Parameters<OnNegotiation<Nothing>>,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "resume_negotiation", async |host, caller| {
             let resumed = host.resume(&caller, &id).await?;
             Reply::new(
@@ -295,17 +346,44 @@ impl Tools {
     async fn park_negotiation(
         &self,
         Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<ParkRequest>>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "park_negotiation", async |host, caller| {
+            // The retry of a park that asked its person: the park is done,
+            // and the answer it carries is delivered.
+            if let Some((offered, Some(report))) = host
+                .answer_asked(&caller, &id, state.as_deref(), responses.as_ref())
+                .await
+            {
+                let summary = match offered {
+                    crate::elicit::Offered::Answered(resumed) => format!(
+                        "Parked {id}, and your person answered: {} negotiation(s) resumed.",
+                        resumed.len()
+                    ),
+                    _ => format!(
+                        "Parked {id}; your person did not answer, so it waits on the question message."
+                    ),
+                };
+                return Reply::new(&report, summary).map(Answer::from);
+            }
             let parked = host.park(&caller, &id, &args).await?;
+            let report = parked.report();
+            if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome
+                && can_ask(&context)
+                && let Some(asked) =
+                    host.ask_for_answer(&caller, &id, &gap.question, Some(report.clone()))
+            {
+                return Ok(Answer::Ask(asked));
+            }
             let summary = match parked.outcome.kind() {
                 ParkOutcomeKind::Parked => format!(
                     "Parked {id}: send your person the question message (if their client shows forms, they are asked there too)."
                 ),
                 outcome => format!("Not parked ({}).", outcome.as_str()),
             };
-            Reply::new(&parked.report(), summary)
+            Reply::new(&report, summary).map(Answer::from)
         })
         .await
     }
@@ -321,7 +399,7 @@ impl Tools {
         &self,
         Parameters(body): Parameters<AnswersBody>,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "answer_questions", async |host, caller| {
             let (block, answers) = body.into_parts()?;
             let report = host.answer(&caller, &block, &answers).await;
@@ -342,7 +420,7 @@ impl Tools {
         &self,
         Parameters(query): Parameters<ListQuery>,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "list_negotiations", async |host, caller| {
             let page = host.list(&caller, &query.filter()?).await?;
             let summary = match &page.next {
@@ -368,7 +446,7 @@ impl Tools {
         &self,
         Parameters(body): Parameters<OpenBody>,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "open_negotiation", async |host, caller| {
             let opened = host.open(&caller, &body.checked()?).await?;
             let summary = format!(
@@ -396,7 +474,7 @@ impl Tools {
         &self,
         Parameters(OnNegotiation { id, args }): Parameters<OnNegotiation<CloseBody>>,
         context: RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> CallToolResponse {
         self.run(&context, "close_negotiation", async |host, caller| {
             let closed = host.close(&caller, &id, args.reason).await?;
             let summary = format!("Closed {id} ({}).", args.reason.as_str());
@@ -421,33 +499,39 @@ impl Tools {
         })
     }
 
-    /// Runs one tool as the caller: its reply as a result, or its refusal as
-    /// a tool error the agent can read and act on.
-    async fn run<F>(
+    /// Runs one tool as the caller: its answer as a result (or a form to
+    /// fill in first), or its refusal as a tool error the agent can read
+    /// and act on.
+    async fn run<F, A>(
         &self,
         context: &RequestContext<RoleServer>,
         tool: &str,
         act: F,
-    ) -> CallToolResult
+    ) -> CallToolResponse
     where
-        F: AsyncFnOnce(&Host, Arc<Caller>) -> Result<Reply, HostError>,
+        F: AsyncFnOnce(&Host, Arc<Caller>) -> Result<A, HostError>,
+        A: Into<Answer>,
     {
         let Some(caller) = self.caller(context) else {
-            return failure(&HostError::Unauthorized);
+            return failure(&HostError::Unauthorized).into();
         };
         let user = caller.user_id.clone();
-        match act(&self.host, caller).await {
-            Ok(reply) => {
+        match act(&self.host, caller).await.map(Into::into) {
+            Ok(Answer::Reply(reply)) => {
                 let mut result = CallToolResult::success(vec![
                     ContentBlock::text(reply.text),
                     ContentBlock::text(reply.summary),
                 ]);
                 result.structured_content = Some(reply.value);
-                result
+                result.into()
+            }
+            Ok(Answer::Ask(ask)) => {
+                tracing::info!(%user, tool, "asked the person through input_required");
+                CallToolResponse::InputRequired(ask)
             }
             Err(err) => {
                 tracing::info!(%user, tool, code = err.code(), "refused");
-                failure(&err)
+                failure(&err).into()
             }
         }
     }

@@ -364,3 +364,136 @@ async fn a_long_wait_sends_progress_to_a_client_that_asks_for_it() {
     assert_eq!(quiet.len(), 1, "{quiet:?}");
     host.stop().await;
 }
+
+/// Runs dana ↔ sam on `OPP` to the end of a round without agreement, over
+/// REST, so it can park.
+async fn stalled(host: &Running) {
+    host.open(OPP).await;
+    for n in 0..12 {
+        let (key, action) = if n % 2 == 0 {
+            (&host.dana, "propose")
+        } else {
+            (&host.sam, "counter")
+        };
+        assert_eq!(
+            host.turn(OPP, key, action, &format!("Offer {n}"))
+                .await
+                .status,
+            200
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_current_client_is_asked_through_input_required_and_its_retry_answers_once() {
+    let mut host =
+        Running::start_with_author(Arc::new(MemoryStore::new()), Some(scripted_author())).await;
+    stalled(&host).await;
+    let park = json!({"opportunityId": OPP, "name": "Dana", "counterpartyName": "Sam"});
+    let asked = host
+        .current_call(&host.dana, "park_negotiation", park.clone(), json!({}))
+        .await;
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let key = format!("park:{OPP}");
+    let form = &result["inputRequests"][&key];
+    assert_eq!(form["method"], "elicitation/create", "{asked}");
+    assert_eq!(form["params"]["mode"], "form");
+    assert!(
+        form["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("equity"),
+        "{form}"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+
+    // Sam cannot answer with dana's state: it is not theirs, so the call
+    // is a first call of sam's (whose park is refused: already parked).
+    let answer = json!({"action": "accept", "content": {"answer": "1"}});
+    let retry = json!({"inputResponses": {&key: answer}, "requestState": state});
+    let stolen = host
+        .current_call(&host.sam, "park_negotiation", park.clone(), retry.clone())
+        .await;
+    assert_eq!(
+        stolen["result"]["structuredContent"]["rejection"], "already_parked",
+        "{stolen}"
+    );
+
+    // Dana's retry answers: the park's report, and the negotiation resumes
+    // with dana to move, the answer on record.
+    let done = host
+        .current_call(&host.dana, "park_negotiation", park.clone(), retry.clone())
+        .await;
+    assert_eq!(
+        done["result"]["structuredContent"]["outcome"], "parked",
+        "{done}"
+    );
+    assert!(
+        done["result"]["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("1 negotiation(s) resumed"),
+        "{done}"
+    );
+    let seen = host.view(OPP, &host.dana).await;
+    assert_eq!(seen.body["negotiation"]["awaitingUserId"], "dana");
+    assert_eq!(seen.body["state"]["park"]["answer"], "3%");
+
+    // The same state again is spent: a first call, refused by the rules.
+    let again = host
+        .current_call(&host.dana, "park_negotiation", park, retry)
+        .await;
+    assert_eq!(
+        again["result"]["structuredContent"]["outcome"], "refused",
+        "{again}"
+    );
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wait_that_finds_the_callers_person_parked_asks_a_current_client() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    let id = index_negotiation_store::OpportunityId::parse(OPP).unwrap();
+    support::stall_and_park(&host.store, &id, "dana").await;
+    let wait = json!({"opportunityId": OPP, "wait": 30});
+    let started = std::time::Instant::now();
+    let asked = host
+        .current_call(&host.dana, "get_negotiation", wait.clone(), json!({}))
+        .await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "asked at once"
+    );
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    // The other seat is never asked: it waits, as before.
+    let read = host
+        .current_call(
+            &host.sam,
+            "get_negotiation",
+            json!({"opportunityId": OPP}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        read["result"]["structuredContent"]["negotiation"]["waitingOn"],
+        "dana"
+    );
+    // A decline is an answer: the retry is not asked again, and waits.
+    let key = format!("park:{OPP}");
+    let declined = host
+        .current_call(
+            &host.dana,
+            "get_negotiation",
+            json!({"opportunityId": OPP, "wait": 0}),
+            json!({"inputResponses": {&key: {"action": "decline"}},
+                   "requestState": asked["result"]["requestState"]}),
+        )
+        .await;
+    assert_eq!(
+        declined["result"]["structuredContent"]["parked"]["userId"], "dana",
+        "{declined}"
+    );
+    host.stop().await;
+}

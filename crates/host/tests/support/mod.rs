@@ -256,6 +256,55 @@ impl McpSession<'_> {
     }
 }
 
+impl Running {
+    /// One `tools/call` as a client of the current protocol (2026-07-28)
+    /// sends it: no session, the version and the client's capabilities
+    /// (forms) in the request itself; `extra` joins the params (an
+    /// `inputResponses` and `requestState` retry). The JSON-RPC answer.
+    pub async fn current_call(
+        &self,
+        key: &str,
+        tool: &str,
+        arguments: Value,
+        extra: Value,
+    ) -> Value {
+        let mut params = json!({
+            "name": tool,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+            },
+        });
+        if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
+            params.extend(extra.clone());
+        }
+        let response = self
+            .http
+            .post(format!("{}/mcp", self.base))
+            .bearer_auth(key)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool)
+            .json(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str(&text).ok().unwrap_or_else(|| {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+                .find(|message| message.get("id").is_some())
+                .unwrap_or_else(|| panic!("no answer in {text:?}"))
+        })
+    }
+}
+
 /// The error code of a reply.
 pub fn code(reply: &Reply) -> &str {
     reply.body["error"]["code"].as_str().unwrap_or_default()
