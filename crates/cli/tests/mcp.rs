@@ -3,7 +3,10 @@
 //! streamable HTTP and over stdio, a stranger and a bad key refused) and by
 //! `mcp_elicitation.py` (parked questions put to the person's client as
 //! forms: declined, accepted for two negotiations at once, never sent to a
-//! client that cannot show them, given up after the ask-user window); and
+//! client that cannot show them, given up after the ask-user window, and
+//! asked of a current client through `input_required`), and by
+//! `mcp_resources.py` (negotiations as resources, read, and watched through
+//! `subscriptions/listen` and `resources/subscribe`); and
 //! the TypeScript MCP SDK's, driven by `mcp_ts.mjs` (output schemas checked
 //! by the SDK, agreement over HTTP and stdio, waits inside the SDK's default
 //! timeout and past a short one on progress); and the official MCP
@@ -126,12 +129,34 @@ fn the_mcp_conformance_suite_passes_every_scenario_for_a_tools_server() {
         "✓ server-initialize",
         "✓ ping",
         "✓ tools-list",
+        "✓ resources-list",
         "✓ server-sse-multiple-streams",
         "✓ dns-rebinding-protection",
         "conformance done",
     ] {
         assert!(stdout.contains(line), "{line} missing from:\n{stdout}");
     }
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
+fn python_mcp_clients_read_and_watch_negotiations_as_resources() {
+    let dir = tempfile::tempdir().unwrap();
+    run_python(
+        "mcp_resources.py",
+        dir.path(),
+        &[],
+        &[
+            "ok: dana's negotiations are listed as resources",
+            "ok: a read is the negotiation as dana's seat sees it",
+            "ok: a negotiation dana holds no seat in reads as not found",
+            "ok: a current client listens to its negotiation",
+            "ok: and hears of the change",
+            "ok: an older client is offered subscriptions",
+            "ok: and the older client hears of it",
+            "resources done",
+        ],
+    );
 }
 
 #[test]

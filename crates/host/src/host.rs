@@ -2,6 +2,7 @@
 //! against who the caller is, carried out through the `Negotiations`
 //! service, and announced to whoever waits.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -124,6 +125,41 @@ pub struct Resumed {
     pub decision: NegotiationResumeDecision,
     /// The negotiation after the resume, its log as after a turn.
     pub negotiation: NegotiationView,
+}
+
+/// The negotiations one caller watches, each with how it last looked
+/// (see [`Host::changes_of`]).
+pub(crate) struct Changes {
+    host: Host,
+    seen: BTreeMap<OpportunityId, NegotiationSummary>,
+    receiver: tokio::sync::watch::Receiver<u64>,
+}
+
+impl Changes {
+    /// Whether nothing is watched: none of the ids was the caller's.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+
+    /// The next watched negotiation whose record changed (a turn, a resume,
+    /// a park, an answer, a close), or `None` once the host shuts down.
+    pub(crate) async fn next(&mut self) -> Option<OpportunityId> {
+        loop {
+            for (id, last) in &mut self.seen {
+                // A read that fails is tried again on the next change.
+                if let Ok(Some(now)) = self.host.store().get_negotiation(id).await
+                    && now != *last
+                {
+                    *last = now;
+                    return Some(id.clone());
+                }
+            }
+            tokio::select! {
+                changed = self.receiver.changed() => changed.ok()?,
+                () = self.host.inner.closing.cancelled() => return None,
+            }
+        }
+    }
 }
 
 /// The negotiation host: authentication, who may do what, and waking
@@ -375,6 +411,33 @@ impl Host {
                 return self.view(caller, id).await;
             }
         }
+    }
+
+    /// A watch on those of `ids` the caller holds a seat in (the others
+    /// are left out without a word, as a stranger's negotiation never
+    /// changes for them): [`Changes::next`] names each as it changes, woken
+    /// by this host's changes and the store's change feed.
+    pub(crate) async fn changes_of(
+        &self,
+        caller: &Caller,
+        ids: impl IntoIterator<Item = OpportunityId>,
+    ) -> Result<Changes, HostError> {
+        let receiver = self.inner.changes.subscribe();
+        let mut seen = BTreeMap::new();
+        for id in ids {
+            match self.seated(caller, &id).await {
+                Ok(summary) => {
+                    seen.insert(id, summary);
+                }
+                Err(HostError::NotFound) => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(Changes {
+            host: self.clone(),
+            seen,
+            receiver,
+        })
     }
 
     /// Takes a turn for the caller's seat: the turn schema's rule first

@@ -26,6 +26,7 @@ pub mod keys;
 mod mcp;
 mod metrics;
 mod openapi;
+mod resources;
 mod schema;
 mod serve;
 

@@ -21,10 +21,11 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
     Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
-    ServerCapabilities, Tool,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -39,10 +40,12 @@ use crate::http::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
 use crate::keys::Caller;
 use crate::schema::{Contract, plain_everywhere, tool_schema};
 
-/// The MCP server for one connection (stdio) or one request (HTTP).
+/// The MCP server for one connection (stdio) or one session (HTTP).
 #[derive(Clone)]
 pub struct NegotiatorServer {
     tools: Tools,
+    /// An older client's resource subscriptions, for this session.
+    subscriptions: crate::resources::Subscriptions,
 }
 
 impl std::fmt::Debug for NegotiatorServer {
@@ -59,6 +62,7 @@ impl NegotiatorServer {
     pub fn per_request(host: Host) -> Self {
         NegotiatorServer {
             tools: Tools { host, caller: None },
+            subscriptions: Default::default(),
         }
     }
 
@@ -69,6 +73,7 @@ impl NegotiatorServer {
                 host,
                 caller: Some(Arc::new(caller)),
             },
+            subscriptions: Default::default(),
         }
     }
 }
@@ -490,6 +495,17 @@ impl Tools {
 }
 
 impl Tools {
+    /// The caller, or the protocol error a request without one gets (the
+    /// router authenticates every HTTP request first, so only a
+    /// misconfigured server meets it).
+    fn caller_or_refuse(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Arc<Caller>, ErrorData> {
+        self.caller(context)
+            .ok_or_else(|| ErrorData::invalid_request(HostError::Unauthorized.to_string(), None))
+    }
+
     fn caller(&self, context: &RequestContext<RoleServer>) -> Option<Arc<Caller>> {
         self.caller.clone().or_else(|| {
             context
@@ -603,15 +619,96 @@ impl ServerHandler for NegotiatorServer {
     }
 
     fn get_info(&self) -> InitializeResult {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("index-host", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Negotiate for your user: find negotiations with list_negotiations, read one with get_negotiation \
                  (use wait instead of polling), act with submit_negotiation_turn or resume_negotiation. When a \
                  negotiation stalls, park_negotiation asks your person one question; answer_questions delivers \
                  their answers. You act only as your own seat. A host key also opens and closes negotiations \
-                 (open_negotiation, close_negotiation).",
+                 (open_negotiation, close_negotiation). Each of your negotiations is also a resource \
+                 (index://negotiations/{opportunityId}); subscribe to one to hear when it changes.",
             )
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let caller = self.tools.caller_or_refuse(&context)?;
+        crate::resources::list(&self.tools.host, &caller, request).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(crate::resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let caller = self.tools.caller_or_refuse(&context)?;
+        crate::resources::read(&self.tools.host, &caller, &request.uri)
+            .await
+            .map(ReadResourceResponse::Complete)
+    }
+
+    /// The negotiations a current client may listen to: well-formed URIs
+    /// of ours (whether the caller holds a seat is checked as it listens).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| crate::resources::negotiation(uri).is_some())
+            .cloned()
+            .collect();
+        Some(
+            SubscriptionFilter::builder()
+                .resource_subscriptions(uris)
+                .build(),
+        )
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let caller = self.tools.caller_or_refuse(context.request_context())?;
+        crate::resources::listen(&self.tools.host, &caller, context).await
+    }
+
+    #[allow(deprecated)] // the older clients' way, kept beside `listen`
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let caller = self.tools.caller_or_refuse(&context)?;
+        self.subscriptions
+            .subscribe(&self.tools.host, &caller, context.peer.clone(), request.uri)
+            .await
+    }
+
+    #[allow(deprecated)] // the older clients' way, kept beside `listen`
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
     }
 
     async fn list_tools(
