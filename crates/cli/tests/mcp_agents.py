@@ -11,13 +11,13 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import threading
 
 import httpx2
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_support import check, key_of, run
 
 HTTP_OPP = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 STDIO_OPP = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -30,15 +30,6 @@ SCRIPTS = {
 }
 
 
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
-    print(f"ok: {what}", flush=True)
-
-
-def key_of(index, db, user, host=False):
-    args = [index, "keys", "create", "--user", user, "--db", db] + (["--host"] if host else [])
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
 
 
 async def agent(session, me, opp):
@@ -168,8 +159,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except Exception as err:  # report any failure as a non-zero exit
-        print(f"FAILED: {err!r}", file=sys.stderr, flush=True)
-        sys.exit(1)
+    run(main)

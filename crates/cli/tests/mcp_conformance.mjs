@@ -10,18 +10,14 @@
 //
 // usage: node mcp_conformance.mjs --index BIN --dir DIR --suite PATH/TO/conformance/bin --node PATH/TO/node22
 
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { dirname, join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-const arg = (name) => {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at < 0) throw new Error(`--${name} is required`);
-  return process.argv[at + 1];
-};
+import { arg, serve } from "./support/host.mjs";
+
 const index = arg("index");
 const dir = arg("dir");
 const suite = arg("suite");
@@ -35,17 +31,7 @@ execFileSync(index, ["keys", "create", "--user", "conformance", "--output", keyF
 });
 const key = readFileSync(keyFile, "utf8").trim();
 
-const host = spawn(index, ["serve", "--listen", "127.0.0.1:0", "--db", db], {
-  stdio: ["ignore", "ignore", "pipe"],
-  env: { ...process.env, RUST_LOG: "warn" },
-});
-const lines = createInterface({ input: host.stderr });
-const first = await new Promise((resolve, reject) => {
-  lines.once("line", resolve);
-  host.once("exit", (code) => reject(new Error(`index serve exited: ${code}`)));
-});
-lines.on("line", (line) => console.error(`host: ${line}`));
-const upstream = new URL(first.match(/^listening on (http:\/\/\S+)/)?.[1] ?? "http://invalid");
+const { child: host, base: upstream } = await serve(index, db);
 
 const proxy = http.createServer((request, response) => {
   const forwarded = http.request(

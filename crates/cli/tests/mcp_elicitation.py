@@ -21,12 +21,12 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import threading
 
 import httpx2
 from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
+from mcp_support import check, run
 
 FIRST = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 SECOND = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -36,11 +36,6 @@ FIFTH = "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8"
 # The host waits this long for an answer by form.
 WINDOW_SECONDS = 2
 
-
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
-    print(f"ok: {what}", flush=True)
 
 
 async def resumed(session, opp):
@@ -179,8 +174,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except Exception as err:  # report any failure as a non-zero exit
-        print(f"FAILED: {err!r}", file=sys.stderr, flush=True)
-        sys.exit(1)
+    run(main)

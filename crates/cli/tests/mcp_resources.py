@@ -16,27 +16,18 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import warnings
 
 import httpx2
 from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
+from mcp_support import check, key_of, run
 
 OPP = "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d"
 OTHER = "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9"
 URI = f"index://negotiations/{OPP}"
 
 
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
-    print(f"ok: {what}", flush=True)
-
-
-def key_of(index, db, user, host=False):
-    args = [index, "keys", "create", "--user", user, "--db", db] + (["--host"] if host else [])
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
 
 
 async def rest(base, key, method, path, body=None):
@@ -121,8 +112,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except Exception as err:  # report any failure as a non-zero exit
-        print(f"FAILED: {err!r}", file=sys.stderr, flush=True)
-        sys.exit(1)
+    run(main)

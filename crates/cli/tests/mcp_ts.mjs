@@ -12,18 +12,14 @@
 //
 // usage: node mcp_ts.mjs --index BIN --dir DIR --sdk PATH/TO/@modelcontextprotocol/sdk
 
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createInterface } from "node:readline";
 import { isDeepStrictEqual } from "node:util";
 
-const arg = (name) => {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at < 0) throw new Error(`--${name} is required`);
-  return process.argv[at + 1];
-};
+import { arg, serve } from "./support/host.mjs";
+
 const index = arg("index");
 const dir = arg("dir");
 const sdk = arg("sdk");
@@ -48,23 +44,6 @@ function key(user, host) {
   if (host) args.push("--host");
   execFileSync(index, args, { stdio: ["ignore", "ignore", "inherit"] });
   return { file, secret: readFileSync(file, "utf8").trim() };
-}
-
-/** Starts `index serve` on a free port; its base URL and the process. */
-async function serve() {
-  const child = spawn(index, ["serve", "--listen", "127.0.0.1:0", "--db", db], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, RUST_LOG: "warn" },
-  });
-  const lines = createInterface({ input: child.stderr });
-  const first = await new Promise((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`index serve exited: ${code}`)));
-  });
-  lines.on("line", (line) => console.error(`host: ${line}`));
-  const address = first.match(/^listening on (http:\/\/\S+)/)?.[1];
-  if (!address) throw new Error(`the host did not start: ${first}`);
-  return { child, url: new URL("/mcp", address) };
 }
 
 async function overHttp(url, secret, name) {
@@ -112,9 +91,10 @@ const hostKey = key("host", true);
 const danaKey = key("dana", false);
 const samKey = key("sam", false);
 const mallory = key("mallory", false);
-const host = await serve();
+const host = await serve(index, db);
+const url = new URL("/mcp", host.base);
 try {
-  const admin = await overHttp(host.url, hostKey.secret, "host");
+  const admin = await overHttp(url, hostKey.secret, "host");
   ok(admin.getServerVersion()?.name === "index-host", `a host key connects over HTTP (the SDK speaks up to ${LATEST_PROTOCOL_VERSION})`);
   const { tools } = await admin.listTools();
   ok(tools.length === 8 && tools.every((tool) => tool.outputSchema?.type === "object"), "eight tools, each with an output schema");
@@ -127,13 +107,13 @@ try {
     ok(opened.negotiation.id === opp, `open_negotiation opens ${opp}`);
   }
 
-  const dana = await overHttp(host.url, danaKey.secret, "dana");
-  const sam = await overHttp(host.url, samKey.secret, "sam");
+  const dana = await overHttp(url, danaKey.secret, "dana");
+  const sam = await overHttp(url, samKey.secret, "sam");
   await negotiate(dana, sam, HTTP_OPP, "over HTTP");
 
   // Two waits at once, on a negotiation where nobody moves (dana is to
   // move on STDIO_OPP until the stdio seats play it, after the waits).
-  const waiter = await overHttp(host.url, samKey.secret, "sam-waits");
+  const waiter = await overHttp(url, samKey.secret, "sam-waits");
   const started = Date.now();
   const atMaximum = call(waiter, "get_negotiation", { opportunityId: STDIO_OPP, wait: 50 });
   let ticks = 0;
@@ -147,12 +127,12 @@ try {
   ok(long.negotiation.awaitingUserId === "dana" && Date.now() - started >= 49000, `a 50-second wait answers inside the SDK's default timeout (${Date.now() - started} ms)`);
   ok(short.negotiation.awaitingUserId === "dana" && ticks >= 2, `a 25-second wait outlives a 15-second timeout on ${ticks} progress notifications`);
 
-  const stranger = await overHttp(host.url, mallory.secret, "mallory");
+  const stranger = await overHttp(url, mallory.secret, "mallory");
   const refused = await stranger.callTool({ name: "submit_negotiation_turn", arguments: { opportunityId: HTTP_OPP, action: "accept", message: "Mine." } });
   ok(refused.isError && refused.structuredContent?.error?.code === "not_found", "a stranger's submit_negotiation_turn is not_found");
   let rejected = false;
   try {
-    await overHttp(host.url, "idx_not-a-key", "nobody");
+    await overHttp(url, "idx_not-a-key", "nobody");
   } catch (error) {
     rejected = /401|invalid API key|Unauthorized/i.test(String(error));
   }
