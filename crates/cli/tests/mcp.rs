@@ -68,12 +68,20 @@ fn typescript_mcp_clients_negotiate_through_index_serve() {
     let sdk = std::env::var("INDEX_TEST_MCP_TS_SDK").expect(
         "INDEX_TEST_MCP_TS_SDK names the TypeScript MCP SDK's package directory (.ci/run installs it)",
     );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (fake, base) = runtime.block_on(Fake::start([Reply::Content(gap(
+        "How much equity could you offer?",
+    ))]));
     let dir = tempfile::tempdir().unwrap();
     run_script(
         "node",
         "mcp_ts.mjs",
         dir.path(),
-        &["--sdk", &sdk],
+        &["--sdk", &sdk, "--model-base", &base],
         &[
             "ok: eight tools, each with an output schema",
             "ok: over HTTP: the seats agree",
@@ -82,9 +90,13 @@ fn typescript_mcp_clients_negotiate_through_index_serve() {
             "ok: a stranger's submit_negotiation_turn is not_found",
             "ok: a bad key is refused with 401",
             "ok: over stdio: the seats agree",
+            "ok: a subscription is woken by the other seat's turn",
+            "ok: the question reaches dana's client as a form",
+            "ok: its answer resumes the negotiation, dana to move",
             "typescript done",
         ],
     );
+    assert_eq!(fake.request_count(), 1, "one park, one model call");
 }
 
 #[test]

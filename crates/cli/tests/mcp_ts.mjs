@@ -8,9 +8,13 @@
 // - a wait at the maximum answers inside the SDK's default timeout, and a
 //   longer one than a short timeout survives on progress notifications;
 // - a stranger's call is `not_found`, and a bad key is refused before any
-//   session starts.
+//   session starts;
+// - a subscription to a negotiation is woken by the other seat's turn, and
+//   a parked question reaches a client that shows forms as one, whose
+//   answer resumes the negotiation (this SDK speaks the older protocols,
+//   so the form is pushed; `input_required` is the Python SDK test's).
 //
-// usage: node mcp_ts.mjs --index BIN --dir DIR --sdk PATH/TO/@modelcontextprotocol/sdk
+// usage: node mcp_ts.mjs --index BIN --dir DIR --sdk PATH/TO/@modelcontextprotocol/sdk --model-base URL
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -27,11 +31,12 @@ const load = (path) => import(pathToFileURL(join(sdk, "dist/esm", path)).href);
 const { Client } = await load("client/index.js");
 const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
 const { StdioClientTransport } = await load("client/stdio.js");
-const { LATEST_PROTOCOL_VERSION } = await load("types.js");
+const { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } = await load("types.js");
 
 const db = join(dir, "ts.db");
 const HTTP_OPP = "3f6b8d2a-4c1e-4a7b-9d0f-1e2a3b4c5d6e";
 const STDIO_OPP = "8e7d6c5b-4a39-4281-b7c6-d5e4f3a2b1c0";
+const PARK_OPP = "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f";
 
 function ok(condition, what) {
   if (!condition) throw new Error(`not ok: ${what}`);
@@ -46,8 +51,8 @@ function key(user, host) {
   return { file, secret: readFileSync(file, "utf8").trim() };
 }
 
-async function overHttp(url, secret, name) {
-  const client = new Client({ name, version: "1.0.0" });
+async function overHttp(url, secret, name, options) {
+  const client = new Client({ name, version: "1.0.0" }, options);
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: { Authorization: `Bearer ${secret}` } },
   });
@@ -91,14 +96,18 @@ const hostKey = key("host", true);
 const danaKey = key("dana", false);
 const samKey = key("sam", false);
 const mallory = key("mallory", false);
-const host = await serve(index, db);
+const host = await serve(index, db, {
+  INDEX_MODEL_BASE_URL: arg("model-base"),
+  INDEX_MODEL: "gpt-4o",
+  INDEX_MODEL_API_KEY: "sk-ts-secret",
+});
 const url = new URL("/mcp", host.base);
 try {
   const admin = await overHttp(url, hostKey.secret, "host");
   ok(admin.getServerVersion()?.name === "index-host", `a host key connects over HTTP (the SDK speaks up to ${LATEST_PROTOCOL_VERSION})`);
   const { tools } = await admin.listTools();
   ok(tools.length === 8 && tools.every((tool) => tool.outputSchema?.type === "object"), "eight tools, each with an output schema");
-  for (const opp of [HTTP_OPP, STDIO_OPP]) {
+  for (const opp of [HTTP_OPP, STDIO_OPP, PARK_OPP]) {
     const opened = await call(admin, "open_negotiation", {
       opportunityId: opp,
       initiator: { userId: "dana", intentId: "hire" },
@@ -138,7 +147,45 @@ try {
   }
   ok(rejected, "a bad key is refused with 401");
 
-  for (const client of [admin, dana, sam, waiter, stranger]) await client.close();
+  // Dana subscribes to PARK_OPP and hears each of sam's turns on it.
+  const watcher = new Client({ name: "dana-watches", version: "1.0.0" });
+  const heard = [];
+  watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    heard.push(notification.params.uri);
+  });
+  await watcher.connect(
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${danaKey.secret}` } } }),
+  );
+  const parkUri = `index://negotiations/${PARK_OPP}`;
+  await watcher.subscribeResource({ uri: parkUri });
+  for (let n = 0; n < 12; n += 1) {
+    const [seat, action] = n % 2 === 0 ? [dana, "propose"] : [sam, "counter"];
+    await call(seat, "submit_negotiation_turn", { opportunityId: PARK_OPP, action, message: `Offer ${n}` });
+  }
+  for (let tries = 0; tries < 50 && heard.length === 0; tries += 1) await new Promise((wake) => setTimeout(wake, 100));
+  ok(heard.includes(parkUri), `a subscription is woken by the other seat's turn (${heard.length} updates)`);
+
+  // The round ran out: dana's client that shows forms parks it, and the
+  // question is pushed to it as one.
+  let shown;
+  const form = new Promise((resolve) => (shown = resolve));
+  const asker = await overHttp(url, danaKey.secret, "dana-forms", { capabilities: { elicitation: { form: {} } } });
+  asker.setRequestHandler(ElicitRequestSchema, async (request) => {
+    shown(request.params);
+    return { action: "accept", content: { answer: "1" } };
+  });
+  const parked = await call(asker, "park_negotiation", { opportunityId: PARK_OPP, counterpartyName: "sam" });
+  ok(parked.outcome === "parked", "dana parks the stalled negotiation");
+  const params = await Promise.race([form, new Promise((wake) => setTimeout(() => wake(null), 20000))]);
+  ok(params?.message?.includes("How much equity could you offer?"), "the question reaches dana's client as a form");
+  let view;
+  for (let tries = 0; tries < 10; tries += 1) {
+    view = await call(asker, "get_negotiation", { opportunityId: PARK_OPP, wait: 5 });
+    if (view.parked === null && view.negotiation.awaitingUserId === "dana") break;
+  }
+  ok(view.parked === null && view.state.park?.answer === "1% to 3%", "its answer resumes the negotiation, dana to move");
+
+  for (const client of [admin, dana, sam, waiter, stranger, watcher, asker]) await client.close();
 
   const danaStdio = await overStdio(danaKey.file, "dana-stdio");
   const samStdio = await overStdio(samKey.file, "sam-stdio");

@@ -5,11 +5,12 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
-/** Starts `index serve` on `db`; the process and its base URL. */
-export async function serve(index, db) {
+/** Starts `index serve` on `db`, with `env` besides the process's own;
+ * the process and its base URL. */
+export async function serve(index, db, env = {}) {
   const child = spawn(index, ["serve", "--listen", "127.0.0.1:0", "--db", db], {
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, RUST_LOG: "warn" },
+    env: { ...process.env, RUST_LOG: "warn", ...env },
   });
   const lines = createInterface({ input: child.stderr });
   const first = await new Promise((resolve, reject) => {
