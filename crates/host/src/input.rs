@@ -30,6 +30,11 @@ use crate::elicit::Form;
 /// go first (their clients are asked again when they retry).
 const MOST_OUTSTANDING: usize = 10_000;
 
+/// How many asks one person may have outstanding: a client that keeps
+/// calling without answering drops its own oldest asks, never anyone
+/// else's.
+const MOST_PER_PERSON: usize = 64;
+
 /// The asks this process has outstanding, by token.
 #[derive(Default)]
 pub(crate) struct Outstanding {
@@ -78,9 +83,20 @@ impl Outstanding {
         let now = Instant::now();
         let mut asks = self.asks.lock().ok()?;
         asks.retain(|_, ask| ask.until > now);
-        if asks.len() >= MOST_OUTSTANDING
+        // Past a person's share, their own oldest ask goes; past the
+        // whole, anyone's oldest.
+        let theirs = asks.values().filter(|ask| ask.owner == *owner).count();
+        let evict_among = if theirs >= MOST_PER_PERSON {
+            Some(Some(owner))
+        } else if asks.len() >= MOST_OUTSTANDING {
+            Some(None)
+        } else {
+            None
+        };
+        if let Some(among) = evict_among
             && let Some(oldest) = asks
                 .iter()
+                .filter(|(_, ask)| among.is_none_or(|owner| ask.owner == *owner))
                 .min_by_key(|(_, ask)| ask.until)
                 .map(|(token, _)| token.clone())
         {
@@ -203,6 +219,44 @@ mod tests {
             outstanding
                 .answered(&dana, &id, Some(&state), Some(&responses))
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn a_person_who_keeps_asking_drops_only_their_own_oldest_asks() {
+        let outstanding = Outstanding::default();
+        let id = OpportunityId::parse("0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36").unwrap();
+        let (dana, sam) = (
+            UserId::parse("dana").unwrap(),
+            UserId::parse("sam").unwrap(),
+        );
+        let ask = |who: &UserId| {
+            outstanding
+                .ask(who, &id, &question(), None, Duration::from_secs(60))
+                .and_then(|asked| asked.request_state)
+                .unwrap()
+        };
+        let sams = ask(&sam);
+        let danas_first = ask(&dana);
+        for _ in 0..MOST_PER_PERSON {
+            ask(&dana);
+        }
+        let mut responses = InputResponses::new();
+        responses.insert(
+            format!("park:{id}"),
+            json!({"action": "accept", "content": {"answer": "0"}}),
+        );
+        assert!(
+            outstanding
+                .answered(&dana, &id, Some(&danas_first), Some(&responses))
+                .is_none(),
+            "dana's oldest went"
+        );
+        assert!(
+            outstanding
+                .answered(&sam, &id, Some(&sams), Some(&responses))
+                .is_some(),
+            "sam's stayed"
         );
     }
 

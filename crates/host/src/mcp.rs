@@ -665,7 +665,8 @@ impl ServerHandler for NegotiatorServer {
     }
 
     /// The negotiations a current client may listen to: well-formed URIs
-    /// of ours (whether the caller holds a seat is checked as it listens).
+    /// of ours, the first `MOST_WATCHED` of them (whether the caller holds
+    /// a seat is checked as it listens).
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -675,6 +676,7 @@ impl ServerHandler for NegotiatorServer {
             .iter()
             .flatten()
             .filter(|uri| crate::resources::negotiation(uri).is_some())
+            .take(crate::resources::MOST_WATCHED)
             .cloned()
             .collect();
         Some(

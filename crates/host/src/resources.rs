@@ -32,6 +32,11 @@ pub(crate) const TEMPLATE: &str = "index://negotiations/{opportunityId}";
 
 const PREFIX: &str = "index://negotiations/";
 
+/// How many negotiations one subscription stream, or one older session,
+/// may watch: each change reads every one watched, so the count is kept
+/// to what a person's assistant needs.
+pub(crate) const MOST_WATCHED: usize = 100;
+
 /// The resource of negotiation `id`.
 pub(crate) fn uri(id: &OpportunityId) -> String {
     format!("{PREFIX}{id}")
@@ -149,10 +154,20 @@ impl Subscriptions {
             return Err(not_found(&uri));
         }
         let stop = CancellationToken::new();
-        if let Ok(mut active) = self.active.lock()
-            && let Some(earlier) = active.insert(uri.clone(), stop.clone())
         {
-            earlier.cancel();
+            let Ok(mut active) = self.active.lock() else {
+                return Err(ErrorData::internal_error("subscriptions unavailable", None));
+            };
+            active.retain(|_, stop| !stop.is_cancelled());
+            if active.len() >= MOST_WATCHED && !active.contains_key(&uri) {
+                return Err(ErrorData::invalid_params(
+                    format!("a session watches at most {MOST_WATCHED} negotiations"),
+                    None,
+                ));
+            }
+            if let Some(earlier) = active.insert(uri.clone(), stop.clone()) {
+                earlier.cancel();
+            }
         }
         tokio::spawn(async move {
             loop {
