@@ -9,15 +9,12 @@ usage: python mcp_agents.py --index PATH/TO/index --dir SCRATCH_DIR
 import argparse
 import asyncio
 import os
-import signal
-import subprocess
-import threading
 
 import httpx2
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import check, key_of, run
+from mcp_support import check, key_of, run, serving
 
 HTTP_OPP = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 STDIO_OPP = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -113,15 +110,7 @@ async def main():
         with open(os.path.join(args.dir, f"{user}.key"), "w") as f:
             f.write(key + "\n")
 
-    server = subprocess.Popen([args.index, "serve", "--listen", "127.0.0.1:0", "--db", db], stderr=subprocess.PIPE, text=True)
-    try:
-        line = server.stderr.readline()
-        check(line.startswith("listening on http://"), f"the host is up: {line.strip()}")
-        base = line.split()[2]
-        # Keep reading the host's log, so it never blocks on a full pipe.
-        log = []
-        reader = threading.Thread(target=lambda: log.extend(server.stderr), daemon=True)
-        reader.start()
+    with serving(args.index, db) as (base, log):
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys['host']}"}) as host:
             for opp in (HTTP_OPP, STDIO_OPP):
                 opened = await host.post(base + "/negotiations", json={
@@ -146,11 +135,6 @@ async def main():
             over_stdio(args.index, db, os.path.join(args.dir, "sam.key"), "sam", STDIO_OPP),
         )
         check(dana["negotiation"]["status"] == "pending" == sam["negotiation"]["status"], "over stdio the seats agree")
-    finally:
-        server.send_signal(signal.SIGTERM)
-        code = server.wait(timeout=30)
-    check(code == 0, "the host stops cleanly on SIGTERM")
-    reader.join(timeout=10)
     text = "".join(log)
     check("authenticated" in text and "user=dana" in text, "the host logs who called")
     check(not any(key in text for key in keys.values()), "no key reaches the log")

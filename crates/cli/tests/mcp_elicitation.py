@@ -18,15 +18,11 @@ usage: python mcp_elicitation.py --index PATH --dir DIR --db DB --model-base URL
 
 import argparse
 import asyncio
-import os
-import signal
-import subprocess
-import threading
 
 import httpx2
 from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import check, run
+from mcp_support import check, key_of, run, serving
 
 FIRST = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 SECOND = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -148,26 +144,12 @@ async def main():
     parser.add_argument("--db", required=True)
     parser.add_argument("--model-base", required=True)
     args = parser.parse_args()
-    key = subprocess.run([args.index, "keys", "create", "--user", "dana", "--db", args.db], check=True, capture_output=True, text=True).stdout.strip()
-    env = dict(os.environ, INDEX_MODEL_BASE_URL=args.model_base, INDEX_MODEL="gpt-4o", INDEX_MODEL_API_KEY="sk-elicit-secret", RUST_LOG="info")
-    server = subprocess.Popen(
-        [args.index, "serve", "--listen", "127.0.0.1:0", "--db", args.db, "--ask-user-window", str(WINDOW_SECONDS)],
-        stderr=subprocess.PIPE, text=True, env=env,
-    )
-    log = []
-    try:
-        line = server.stderr.readline()
-        check(line.startswith("listening on http://"), f"the host is up: {line.strip()}")
-        base = line.split()[2]
-        reader = threading.Thread(target=lambda: log.extend(server.stderr), daemon=True)
-        reader.start()
+    key = key_of(args.index, args.db, "dana")
+    env = dict(INDEX_MODEL_BASE_URL=args.model_base, INDEX_MODEL="gpt-4o", INDEX_MODEL_API_KEY="sk-elicit-secret", RUST_LOG="info")
+    with serving(args.index, args.db, "--ask-user-window", str(WINDOW_SECONDS), env=env) as (base, log):
         await with_elicitation(base + "/mcp", key, log)
         await without_elicitation(base + "/mcp", key, log)
         await current_client(base + "/mcp", key)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        code = server.wait(timeout=30)
-    check(code == 0, "the host stops cleanly on SIGTERM")
     text = "".join(log)
     check(key not in text and "sk-elicit-secret" not in text, "no key reaches the log")
     print("elicitation done", flush=True)

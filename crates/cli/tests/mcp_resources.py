@@ -14,14 +14,12 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import subprocess
 import warnings
 
 import httpx2
 from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import check, key_of, run
+from mcp_support import check, key_of, run, serving
 
 OPP = "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d"
 OTHER = "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9"
@@ -89,13 +87,7 @@ async def main():
     args = parser.parse_args()
     db = os.path.join(args.dir, "resources.db")
     keys = {user: key_of(args.index, db, user, user == "host") for user in ["host", "dana", "sam", "mallory"]}
-    server = subprocess.Popen(
-        [args.index, "serve", "--listen", "127.0.0.1:0", "--db", db],
-        stderr=subprocess.PIPE, text=True, env=dict(os.environ, RUST_LOG="warn"),
-    )
-    try:
-        line = server.stderr.readline()
-        base = line.split()[2]
+    with serving(args.index, db, env={"RUST_LOG": "warn"}) as (base, _log):
         for opp, (a, b) in [(OPP, ("dana", "sam")), (OTHER, ("sam", "mallory"))]:
             status, _ = await rest(base, keys["host"], "POST", "/negotiations", {
                 "opportunityId": opp,
@@ -105,9 +97,6 @@ async def main():
             check(status == 201, f"the host opens {opp}")
         await current(base, keys)
         await legacy(base, keys)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
     print("resources done", flush=True)
 
 

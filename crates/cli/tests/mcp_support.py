@@ -1,8 +1,13 @@
 """What the Python MCP client scripts share: reporting a check, making a
-key with the `index` tool, and the exit code a failure gives."""
+key with the `index` tool, running `index serve`, and the exit code a
+failure gives."""
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
+import threading
 
 
 def check(condition, what):
@@ -16,6 +21,31 @@ def key_of(index, db, user, host=False):
     """A new key for `user` in `db` (a host key when `host`), as printed."""
     args = [index, "keys", "create", "--user", user, "--db", db] + (["--host"] if host else [])
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def serving(index, db, *args, env=None):
+    """`index serve` on `db` (with `args`, and `env` besides the process's
+    own) on a free port. Yields its base URL and the lines it logs, read as
+    they come so it never blocks on a full pipe; stops it with SIGTERM,
+    which must end it cleanly, and has read all it logged by then."""
+    server = subprocess.Popen(
+        [index, "serve", "--listen", "127.0.0.1:0", "--db", db, *args],
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ, **(env or {})),
+    )
+    log = []
+    reader = threading.Thread(target=lambda: log.extend(server.stderr), daemon=True)
+    try:
+        line = server.stderr.readline()
+        check(line.startswith("listening on http://"), f"the host is up: {line.strip()}")
+        reader.start()
+        yield line.split()[2], log
+    finally:
+        server.send_signal(signal.SIGTERM)
+        code = server.wait(timeout=30)
+        if reader.is_alive():
+            reader.join(timeout=10)
+    check(code == 0, "the host stops cleanly on SIGTERM")
 
 
 def run(main):
