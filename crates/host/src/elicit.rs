@@ -209,6 +209,16 @@ impl Form {
         })
     }
 
+    /// Whose question it is.
+    pub(crate) fn owner(&self) -> &UserId {
+        &self.owner
+    }
+
+    /// The negotiation it is parked on.
+    pub(crate) fn id(&self) -> &OpportunityId {
+        &self.id
+    }
+
     /// The key of this form's answer among a request's inputs: the
     /// interaction's id, `park:<opportunity id>`.
     pub(crate) fn key(&self) -> &str {

@@ -135,6 +135,15 @@ impl HostError {
         }
     }
 
+    /// Logs a store failure's cause, where the error becomes an answer to
+    /// a caller (a REST response, a tool error, a protocol error): the
+    /// answer says only that the store failed.
+    pub(crate) fn log_cause(&self) {
+        if let HostError::Store(cause) = self {
+            tracing::error!(error = %index_negotiation_store::ErrorChain(cause), "store failed");
+        }
+    }
+
     /// The error object both surfaces show. A store failure says only that
     /// it failed: its cause is logged, never sent to a caller.
     pub fn body(&self) -> ErrorBody {

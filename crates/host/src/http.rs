@@ -40,9 +40,7 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 impl IntoResponse for HostError {
     fn into_response(self) -> Response {
-        if let HostError::Store(err) = &self {
-            tracing::error!(error = %index_negotiation_store::ErrorChain(err), "store failed");
-        }
+        self.log_cause();
         (self.status(), Json(self.body())).into_response()
     }
 }
@@ -138,11 +136,15 @@ fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
 /// assert!(document["paths"]["/opportunities/{id}/negotiation/turns"]["post"].is_object());
 /// ```
 pub fn openapi() -> serde_json::Value {
-    let operations: Vec<Operation> = routes()
+    crate::openapi::document(&operations())
+}
+
+/// The REST operations, without their handlers.
+pub(crate) fn operations() -> Vec<Operation> {
+    routes()
         .into_iter()
         .map(|(operation, _)| operation)
-        .collect();
-    crate::openapi::document(&operations)
+        .collect()
 }
 
 /// The document as served, written once.

@@ -41,12 +41,10 @@ pub(crate) struct Outstanding {
     asks: Mutex<BTreeMap<String, Ask>>,
 }
 
-/// One outstanding ask: whose, which negotiation, the form, what the call
-/// that asked had done (a park's report, answered again on the retry),
-/// and until when.
+/// One outstanding ask: the form (whose, on which negotiation), what the
+/// call that asked had done (a park's report, answered again on the
+/// retry), and until when.
 struct Ask {
-    owner: UserId,
-    id: OpportunityId,
     form: Form,
     report: Option<ParkReport>,
     until: Instant,
@@ -74,7 +72,7 @@ impl Outstanding {
         window: Duration,
     ) -> Option<InputRequiredResult> {
         let form = Form::of(owner, id, question)?;
-        let token = token()?;
+        let token = crate::keys::random_hex().ok()?;
         let mut requests = InputRequests::new();
         requests.insert(
             form.key().to_owned(),
@@ -85,7 +83,10 @@ impl Outstanding {
         asks.retain(|_, ask| ask.until > now);
         // Past a person's share, their own oldest ask goes; past the
         // whole, anyone's oldest.
-        let theirs = asks.values().filter(|ask| ask.owner == *owner).count();
+        let theirs = asks
+            .values()
+            .filter(|ask| ask.form.owner() == owner)
+            .count();
         let evict_among = if theirs >= MOST_PER_PERSON {
             Some(Some(owner))
         } else if asks.len() >= MOST_OUTSTANDING {
@@ -96,7 +97,7 @@ impl Outstanding {
         if let Some(among) = evict_among
             && let Some(oldest) = asks
                 .iter()
-                .filter(|(_, ask)| among.is_none_or(|owner| ask.owner == *owner))
+                .filter(|(_, ask)| among.is_none_or(|owner| ask.form.owner() == owner))
                 .min_by_key(|(_, ask)| ask.until)
                 .map(|(token, _)| token.clone())
         {
@@ -105,8 +106,6 @@ impl Outstanding {
         asks.insert(
             token.clone(),
             Ask {
-                owner: owner.clone(),
-                id: id.clone(),
                 form,
                 report,
                 until: now + window,
@@ -130,7 +129,7 @@ impl Outstanding {
         let (state, responses) = (state?, responses?);
         let mut asks = self.asks.lock().ok()?;
         let ask = asks.get(state)?;
-        if ask.owner != *caller || ask.id != *id {
+        if ask.form.owner() != caller || ask.form.id() != id {
             return None;
         }
         let ask = asks.remove(state)?;
@@ -144,13 +143,6 @@ impl Outstanding {
             report: ask.report,
         })
     }
-}
-
-/// 256 random bits, as hex: a token nobody can guess.
-fn token() -> Option<String> {
-    let mut random = [0u8; 32];
-    getrandom::fill(&mut random).ok()?;
-    Some(random.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 #[cfg(test)]

@@ -122,13 +122,12 @@ pub async fn create_key(
             "a key lives at least a second".to_owned(),
         ));
     }
-    let mut random = [0u8; 32];
-    getrandom::fill(&mut random).map_err(|err| {
+    let random = random_hex().map_err(|err| {
         HostError::Store(StoreError::Backend(
             format!("the system gave no randomness: {err}").into(),
         ))
     })?;
-    let secret = format!("{KEY_PREFIX}{}", hex(&random));
+    let secret = format!("{KEY_PREFIX}{random}");
     let hash = hash_key(&secret);
     let now = UnixTime::now();
     // The first 48 bits of the hash: enough to tell keys apart in a list,
@@ -221,6 +220,14 @@ fn is_well_formed(token: &str) -> bool {
 /// Equal bytes, compared without stopping at the first difference.
 fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
     a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
+}
+
+/// 256 random bits from the system, as hex: a secret nobody can guess
+/// (an API key's body, a `requestState` token).
+pub(crate) fn random_hex() -> Result<String, getrandom::Error> {
+    let mut random = [0u8; 32];
+    getrandom::fill(&mut random)?;
+    Ok(hex(&random))
 }
 
 fn hex(bytes: &[u8]) -> String {

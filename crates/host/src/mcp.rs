@@ -38,7 +38,7 @@ use crate::error::HostError;
 use crate::host::{Host, ListQuery, NegotiationView, Resumed, TurnTaken, wait_duration};
 use crate::http::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
 use crate::keys::Caller;
-use crate::schema::{Contract, plain_everywhere, tool_schema};
+use crate::schema::{Contract, plain, tool_schema};
 
 /// The MCP server for one connection (stdio) or one session (HTTP).
 #[derive(Clone)]
@@ -97,7 +97,7 @@ static LISTED: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     let mut tools = ROUTER.list_all();
     for tool in &mut tools {
         let mut schema = serde_json::Value::Object(tool.input_schema.as_ref().clone());
-        plain_everywhere(&mut schema);
+        plain(&mut schema);
         if let serde_json::Value::Object(schema) = schema {
             tool.input_schema = Arc::new(schema);
         }
@@ -254,18 +254,18 @@ impl Tools {
             // A wait that finds the negotiation parked on the caller's
             // person's question asks them, if their client can be asked,
             // and has not just been answered (a decline is an answer).
+            let asking = args.wait.is_some() && answered.is_none() && can_ask(&context);
             let ask = |view: &NegotiationView| match &view.parked {
-                Some(parked) if args.wait.is_some() && answered.is_none() && can_ask(&context) => {
-                    host.ask_for_answer(&caller, &id, &parked.question, None)
-                }
+                Some(parked) if asking => host.ask_for_answer(&caller, &id, &parked.question, None),
                 _ => None,
             };
             let view = match args.wait {
                 None => host.view(&caller, &id).await?,
                 Some(seconds) => {
                     let wait = wait_duration(seconds)?;
-                    let now = host.view(&caller, &id).await?;
-                    if let Some(asked) = ask(&now) {
+                    // Parked already: asked at once rather than after the
+                    // wait (only a client that can be asked reads first).
+                    if asking && let Some(asked) = ask(&host.view(&caller, &id).await?) {
                         return Ok(Answer::Ask(asked));
                     }
                     with_progress(&context, wait, host.wait(&caller, &id, wait)).await?
@@ -765,9 +765,7 @@ impl ServerHandler for NegotiatorServer {
 
 /// A tool error carrying the error object.
 fn failure(err: &HostError) -> CallToolResult {
-    if let HostError::Store(cause) = err {
-        tracing::error!(error = %index_negotiation_store::ErrorChain(cause), "store failed");
-    }
+    err.log_cause();
     let body = err.body();
     let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
         "{} ({})",

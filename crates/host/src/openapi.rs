@@ -16,7 +16,7 @@ use index_negotiation::{NegotiationRejection, NegotiationResumeRejection};
 use index_negotiation_store::OpenRejection;
 
 use crate::error::{ErrorCode, HostError};
-use crate::schema::{Contract, settings};
+use crate::schema::{Contract, plain, settings};
 
 /// A schema made by a generator: a `$ref` into the document's components
 /// for a named type.
@@ -198,28 +198,16 @@ const EVERY_KEYED: &[(StatusCode, ErrorCode)] = &[
 
 /// The OpenAPI 3.1 document of `operations`.
 pub(crate) fn document(operations: &[Operation]) -> Value {
-    let mut reads = settings_for_components(Contract::Reads).into_generator();
-    let mut writes = settings_for_components(Contract::Writes).into_generator();
-    let mut paths: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
-    for operation in operations {
-        let item = paths.entry(operation.path).or_default();
-        item.insert(
-            operation.method.as_str().to_ascii_lowercase(),
-            describe(operation, &mut reads, &mut writes),
-        );
-    }
-    let mut schemas = writes.take_definitions(true);
-    for (name, schema) in reads.take_definitions(true) {
-        match schemas.get(&name) {
-            Some(written) if *written != schema => {
-                schemas.insert(format!("{name}Input"), schema);
-            }
-            _ => {
-                schemas.insert(name, schema);
-            }
-        }
-    }
-    json!({
+    let Described {
+        paths,
+        written,
+        read,
+    } = described(operations);
+    // One namespace for both contracts: a type read and written under one
+    // name has one shape (`a_type_read_and_written_has_one_shape`).
+    let mut schemas = written;
+    schemas.extend(read);
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "Index negotiation host",
@@ -240,7 +228,35 @@ pub(crate) fn document(operations: &[Operation]) -> Value {
                 },
             },
         },
-    })
+    });
+    plain(&mut document);
+    document
+}
+
+/// The operations described, by path and method, and the component
+/// schemas their answers (written) and requests (read) name.
+struct Described {
+    paths: BTreeMap<&'static str, Map<String, Value>>,
+    written: Map<String, Value>,
+    read: Map<String, Value>,
+}
+
+/// Each operation described, and the schemas it names.
+fn described(operations: &[Operation]) -> Described {
+    let mut reads = settings_for_components(Contract::Reads).into_generator();
+    let mut writes = settings_for_components(Contract::Writes).into_generator();
+    let mut paths: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
+    for operation in operations {
+        paths.entry(operation.path).or_default().insert(
+            operation.method.as_str().to_ascii_lowercase(),
+            describe(operation, &mut reads, &mut writes),
+        );
+    }
+    Described {
+        paths,
+        written: writes.take_definitions(true),
+        read: reads.take_definitions(true),
+    }
 }
 
 /// Component schemas under `#/components/schemas/`, without the
@@ -404,4 +420,20 @@ fn error_body(codes: &[&str]) -> Value {
             },
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_type_read_and_written_has_one_shape() {
+        let Described { written, read, .. } = described(&crate::http::operations());
+        for (name, schema) in &read {
+            if let Some(other) = written.get(name) {
+                assert_eq!(schema, other, "{name} reads and writes in two shapes");
+            }
+        }
+        assert!(read.contains_key("TurnBody") && written.contains_key("NegotiationView"));
+    }
 }

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use index_negotiation_store::OpportunityId;
 
 use crate::error::HostError;
-use crate::host::{Host, ListQuery};
+use crate::host::{Changes, Host, ListQuery};
 use crate::keys::Caller;
 
 /// Where a negotiation lives, as a URI template.
@@ -52,9 +52,7 @@ fn not_found(uri: &str) -> ErrorData {
 }
 
 fn failed(err: &HostError) -> ErrorData {
-    if let HostError::Store(cause) = err {
-        tracing::error!(error = %index_negotiation_store::ErrorChain(cause), "store failed");
-    }
+    err.log_cause();
     ErrorData::internal_error(err.to_string(), None)
 }
 
@@ -146,7 +144,7 @@ impl Subscriptions {
         uri: String,
     ) -> Result<(), ErrorData> {
         let id = negotiation(&uri).ok_or_else(|| not_found(&uri))?;
-        let mut changes = host
+        let changes = host
             .changes_of(caller, [id])
             .await
             .map_err(|err| failed(&err))?;
@@ -170,20 +168,17 @@ impl Subscriptions {
             }
         }
         tokio::spawn(async move {
-            loop {
-                let changed = tokio::select! {
-                    changed = changes.next() => changed,
-                    () = stop.cancelled() => None,
-                };
-                if changed.is_none() {
-                    return;
+            // A subscription that ends (its session gone, the host closing)
+            // leaves its place for another.
+            let _ended = stop.clone().drop_guard();
+            announce(changes, stop.cancelled(), |uri| {
+                let peer = peer.clone();
+                async move {
+                    peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                        .await
                 }
-                let updated = ResourceUpdatedNotificationParam::new(uri.clone());
-                // A session gone away ends its subscriptions.
-                if peer.notify_resource_updated(updated).await.is_err() {
-                    return;
-                }
-            }
+            })
+            .await;
         });
         Ok(())
     }
@@ -213,25 +208,38 @@ pub(crate) async fn listen(
         .flatten()
         .filter_map(|uri| negotiation(uri))
         .collect();
-    let mut changes = host
+    let changes = host
         .changes_of(caller, ids)
         .await
         .map_err(|err| failed(&err))?;
+    let sink = context.sink().clone();
+    announce(changes, context.cancelled(), |uri| {
+        let sink = sink.clone();
+        async move { sink.notify_resource_updated(uri).await }
+    })
+    .await;
+    Ok(())
+}
+
+/// Announces each change `changes` sees, by the negotiation's URI, through
+/// `notify`, until `stop` resolves, the host shuts down, or `notify` fails
+/// (its client is gone).
+async fn announce<E, Sent: Future<Output = Result<(), E>>>(
+    mut changes: Changes,
+    stop: impl Future<Output = ()>,
+    mut notify: impl FnMut(String) -> Sent,
+) {
+    tokio::pin!(stop);
     loop {
         let changed = tokio::select! {
             changed = changes.next() => changed,
-            () = context.cancelled() => None,
+            () = &mut stop => None,
         };
         let Some(id) = changed else {
-            return Ok(());
+            return;
         };
-        if context
-            .sink()
-            .notify_resource_updated(uri(&id))
-            .await
-            .is_err()
-        {
-            return Ok(());
+        if notify(uri(&id)).await.is_err() {
+            return;
         }
     }
 }

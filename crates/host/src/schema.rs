@@ -11,9 +11,8 @@
 use std::sync::Arc;
 
 use rmcp::model::JsonObject;
+use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
-use schemars::transform::RecursiveTransform;
-use schemars::{JsonSchema, Schema};
 use serde_json::Value;
 
 /// Which side of a type a schema describes: what it accepts, or what it
@@ -27,9 +26,9 @@ pub(crate) enum Contract {
 }
 
 /// The settings every schema is made with: draft 2020-12 (MCP's and
-/// OpenAPI 3.1's dialect), descriptions for people.
+/// OpenAPI 3.1's dialect).
 pub(crate) fn settings(contract: Contract) -> SchemaSettings {
-    let settings = SchemaSettings::draft2020_12().with_transform(RecursiveTransform(plain));
+    let settings = SchemaSettings::draft2020_12();
     match contract {
         Contract::Reads => settings,
         Contract::Writes => settings.for_serialize(),
@@ -37,13 +36,15 @@ pub(crate) fn settings(contract: Contract) -> SchemaSettings {
 }
 
 /// `T`'s schema as a tool states it: a whole document (its definitions
-/// inside), without the root's title and description, which name the Rust
-/// type.
+/// inside), made [`plain`], without the root's title and description,
+/// which name the Rust type.
 pub(crate) fn tool_schema<T: JsonSchema>(contract: Contract) -> Arc<JsonObject> {
-    let schema = settings(contract)
+    let mut schema = settings(contract)
         .into_generator()
-        .into_root_schema_for::<T>();
-    let mut object = match schema.to_value() {
+        .into_root_schema_for::<T>()
+        .to_value();
+    plain(&mut schema);
+    let mut object = match schema {
         Value::Object(object) => object,
         _ => JsonObject::new(),
     };
@@ -52,26 +53,19 @@ pub(crate) fn tool_schema<T: JsonSchema>(contract: Contract) -> Arc<JsonObject> 
     Arc::new(object)
 }
 
-/// A schema made elsewhere (by rmcp, for tools' arguments) made plain
-/// throughout, as [`plain`] makes each of ours.
-pub(crate) fn plain_everywhere(schema: &mut Value) {
+/// A finished schema, or a document of them, made plain throughout: every
+/// description as prose, and no `format` JSON Schema does not define
+/// (schemars names Rust's integer and float types, `uint`, `double`, …,
+/// which validators such as ajv warn about and no client can use). Ours
+/// are made so here, and so are the tools' input schemas rmcp makes.
+pub(crate) fn plain(schema: &mut Value) {
     match schema {
         Value::Object(object) => {
             plain_object(object);
-            object.values_mut().for_each(plain_everywhere);
+            object.values_mut().for_each(plain);
         }
-        Value::Array(items) => items.iter_mut().for_each(plain_everywhere),
+        Value::Array(items) => items.iter_mut().for_each(plain),
         _ => {}
-    }
-}
-
-/// One schema made plain: its description as prose, and without a
-/// `format` JSON Schema does not define (schemars names Rust's integer
-/// and float types, `uint`, `double`, …, which validators such as ajv
-/// warn about and no client can use).
-fn plain(schema: &mut Schema) {
-    if let Some(object) = schema.as_object_mut() {
-        plain_object(object);
     }
 }
 
