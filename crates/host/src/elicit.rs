@@ -122,9 +122,8 @@ fn answer_text(
 /// task while the park's caller gets its answer.
 pub(crate) struct Offer<S> {
     pub(crate) negotiations: Negotiations<S>,
-    pub(crate) owner: UserId,
-    pub(crate) id: OpportunityId,
-    pub(crate) question: StructuredQuestion,
+    /// The question as a form, which names its owner and negotiation.
+    pub(crate) form: Form,
     pub(crate) window: Duration,
 }
 
@@ -133,8 +132,6 @@ pub(crate) struct Offer<S> {
 pub(crate) enum Offered {
     /// The owner has no open session that advertised elicitation.
     NoClient,
-    /// The question cannot be put as a form.
-    Unmappable,
     /// Answered: the negotiations resumed.
     Answered(Vec<String>),
     /// Declined or cancelled: still parked.
@@ -147,24 +144,22 @@ impl<S: NegotiationStore> Offer<S> {
     /// Puts the question to the owner's newest session that can show it,
     /// waits for the answer (at most the window) and delivers it.
     pub(crate) async fn run(self, elicitors: &Elicitors) -> Offered {
-        let Some(peer) = elicitors.newest(&self.owner) else {
-            tracing::info!(user = %self.owner, "parked question not offered by elicitation: no open session of theirs advertised it");
+        let owner = self.form.owner();
+        let Some(peer) = elicitors.newest(owner) else {
+            tracing::info!(user = %owner, "parked question not offered by elicitation: no open session of theirs advertised it");
             return Offered::NoClient;
         };
-        let Some(form) = Form::of(&self.owner, &self.id, &self.question) else {
-            return Offered::Unmappable;
-        };
         let result = match peer
-            .create_elicitation_with_timeout(form.params.clone(), Some(self.window))
+            .create_elicitation_with_timeout(self.form.params.clone(), Some(self.window))
             .await
         {
             Ok(result) => result,
             Err(err) => {
-                tracing::info!(user = %self.owner, error = %err, "no answer by elicitation; the question stays parked");
+                tracing::info!(user = %owner, error = %err, "no answer by elicitation; the question stays parked");
                 return Offered::NoAnswer;
             }
         };
-        form.answered(&self.negotiations, &result).await
+        self.form.answered(&self.negotiations, &result).await
     }
 }
 

@@ -589,7 +589,7 @@ impl Host {
         self.changed();
         self.inner.metrics.park(parked.outcome.kind().as_str());
         if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
-            self.offer_by_elicitation(&caller.user_id, id, gap.question.clone());
+            self.offer_by_elicitation(&caller.user_id, id, &gap.question);
         }
         Ok(parked)
     }
@@ -650,15 +650,18 @@ impl Host {
         &self,
         owner: &UserId,
         id: &OpportunityId,
-        question: StructuredQuestion,
+        question: &StructuredQuestion,
     ) {
-        let window = self.inner.ask_user_window;
+        // Every question is a select of 2 to 4 options, so a form; one
+        // that were not would stay answerable by its question message.
+        let Some(form) = crate::elicit::Form::of(owner, id, question) else {
+            tracing::info!(user = %owner, "parked question not offered by elicitation: it is no form");
+            return;
+        };
         let offer = crate::elicit::Offer {
             negotiations: self.inner.negotiations.clone(),
-            owner: owner.clone(),
-            id: id.clone(),
-            question,
-            window,
+            form,
+            window: self.inner.ask_user_window,
         };
         let host = self.clone();
         tokio::spawn(async move {
