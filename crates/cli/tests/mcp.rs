@@ -6,7 +6,9 @@
 //! client that cannot show them, given up after the ask-user window, and
 //! asked of a current client through `input_required`), and by
 //! `mcp_resources.py` (negotiations as resources, read, and watched through
-//! `subscriptions/listen` and `resources/subscribe`); and
+//! `subscriptions/listen` and `resources/subscribe`), and by `mcp_tasks.py`
+//! (a wait and a park as MCP tasks, the park's question asked and answered
+//! through its task); and
 //! the TypeScript MCP SDK's, driven by `mcp_ts.mjs` (output schemas checked
 //! by the SDK, agreement over HTTP and stdio, waits inside the SDK's default
 //! timeout and past a short one on progress); and the official MCP
@@ -55,6 +57,19 @@ fn run_script(program: &str, name: &str, dir: &Path, args: &[&str], expected: &[
     }
 }
 
+/// A fake OpenAI-compatible model that authors the equity question
+/// `times` times, on a runtime of its own (kept alive with it); its base URL.
+fn equity_model(times: usize) -> (tokio::runtime::Runtime, Fake, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let question = gap("How much equity could you offer?");
+    let (fake, base) = runtime.block_on(Fake::start(vec![Reply::Content(question); times]));
+    (runtime, fake, base)
+}
+
 /// [`run_script`] with the Python that has the SDK.
 fn run_python(name: &str, dir: &Path, args: &[&str], expected: &[&str]) {
     let python = std::env::var("INDEX_TEST_PYTHON")
@@ -68,14 +83,7 @@ fn typescript_mcp_clients_negotiate_through_index_serve() {
     let sdk = std::env::var("INDEX_TEST_MCP_TS_SDK").expect(
         "INDEX_TEST_MCP_TS_SDK names the TypeScript MCP SDK's package directory (.ci/run installs it)",
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let (fake, base) = runtime.block_on(Fake::start([Reply::Content(gap(
-        "How much equity could you offer?",
-    ))]));
+    let (_runtime, fake, base) = equity_model(1);
     let dir = tempfile::tempdir().unwrap();
     run_script(
         "node",
@@ -173,19 +181,7 @@ fn python_mcp_clients_negotiate_through_index_serve() {
 #[test]
 #[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
 fn a_python_mcp_client_answers_a_park_by_elicitation() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let question = gap("How much equity could you offer?");
-    let (fake, base) = runtime.block_on(Fake::start([
-        Reply::Content(question.clone()),
-        Reply::Content(question.clone()),
-        Reply::Content(question.clone()),
-        Reply::Content(question.clone()),
-        Reply::Content(question),
-    ]));
+    let (_runtime, fake, base) = equity_model(5);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("parks.db").display().to_string();
     let ids = [
@@ -237,4 +233,35 @@ fn a_python_mcp_client_answers_a_park_by_elicitation() {
             .collect();
         assert_eq!(answers.len(), 1, "{id}: {messages}");
     }
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
+fn a_python_mcp_client_waits_and_parks_through_tasks() {
+    let (_runtime, fake, base) = equity_model(1);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("tasks.db").display().to_string();
+    for id in [
+        "3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7",
+        "8f9a0b1c-2d3e-4f5a-b6c7-d8e9f0a1b2c3",
+    ] {
+        stall::stall(dir.path(), &db, id);
+    }
+    run_python(
+        "mcp_tasks.py",
+        dir.path(),
+        &["--db", &db, "--model-base", &base],
+        &[
+            "ok: dana's wait runs as a task",
+            "ok: the task ends on sam's move",
+            "ok: the question reaches dana through her task",
+            "ok: the park runs as a task that asks once, keyed by its question",
+            "ok: the task ends with the answer delivered",
+            "ok: the second resumes with dana to move, the answer on record",
+            "ok: sam cannot read dana's task",
+            "ok: no key reaches the log",
+            "tasks done",
+        ],
+    );
+    assert_eq!(fake.request_count(), 1, "one park, one model call");
 }

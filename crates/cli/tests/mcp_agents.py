@@ -6,7 +6,6 @@ refused. Run by crates/cli/tests/mcp.rs; exits non-zero on any failure.
 usage: python mcp_agents.py --index PATH/TO/index --dir SCRATCH_DIR
 """
 
-import argparse
 import asyncio
 import os
 
@@ -14,7 +13,7 @@ import httpx2
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import check, key_of, run, serving
+from mcp_support import arguments, check, key_of, run, serving
 
 HTTP_OPP = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 STDIO_OPP = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -100,10 +99,7 @@ async def over_stdio(index, db, key_file, me, opp):
 
 
 async def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--dir", required=True)
-    args = parser.parse_args()
+    args = arguments()
     db = os.path.join(args.dir, "agents.db")
     keys = {user: key_of(args.index, db, user, host=(user == "host")) for user in ["host", "dana", "sam", "mallory"]}
     for user, key in keys.items():

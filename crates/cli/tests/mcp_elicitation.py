@@ -16,13 +16,12 @@ with the answer, and the negotiation resumes.
 usage: python mcp_elicitation.py --index PATH --dir DIR --db DB --model-base URL
 """
 
-import argparse
 import asyncio
 
 import httpx2
 from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import check, key_of, run, serving
+from mcp_support import arguments, check, key_of, run, serving
 
 FIRST = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 SECOND = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -138,12 +137,7 @@ async def current_client(url, key):
 
 
 async def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--dir", required=True)
-    parser.add_argument("--db", required=True)
-    parser.add_argument("--model-base", required=True)
-    args = parser.parse_args()
+    args = arguments("db", "model-base")
     key = key_of(args.index, args.db, "dana")
     env = dict(INDEX_MODEL_BASE_URL=args.model_base, INDEX_MODEL="gpt-4o", INDEX_MODEL_API_KEY="sk-elicit-secret", RUST_LOG="info")
     with serving(args.index, args.db, "--ask-user-window", str(WINDOW_SECONDS), env=env) as (base, log):

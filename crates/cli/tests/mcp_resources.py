@@ -10,7 +10,6 @@ negotiation she holds no seat in reads as not found.
 usage: python mcp_resources.py --index PATH --dir DIR
 """
 
-import argparse
 import asyncio
 import json
 import os
@@ -19,7 +18,7 @@ import warnings
 import httpx2
 from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import check, key_of, run, serving
+from mcp_support import arguments, check, key_of, run, serving
 
 OPP = "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d"
 OTHER = "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9"
@@ -81,10 +80,7 @@ async def legacy(base, keys):
 
 
 async def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--index", required=True)
-    parser.add_argument("--dir", required=True)
-    args = parser.parse_args()
+    args = arguments()
     db = os.path.join(args.dir, "resources.db")
     keys = {user: key_of(args.index, db, user, user == "host") for user in ["host", "dana", "sam", "mallory"]}
     with serving(args.index, db, env={"RUST_LOG": "warn"}) as (base, _log):

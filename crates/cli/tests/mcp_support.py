@@ -1,13 +1,23 @@
-"""What the Python MCP client scripts share: reporting a check, making a
-key with the `index` tool, running `index serve`, and the exit code a
-failure gives."""
+"""What the Python MCP client scripts share: their arguments, reporting a
+check, making a key with the `index` tool, running `index serve`, and the
+exit code a failure gives."""
 
+import argparse
 import contextlib
 import os
 import signal
 import subprocess
 import sys
 import threading
+
+
+def arguments(*more):
+    """The script's arguments: `--index` (the tool) and `--dir` (a scratch
+    directory), and each of `more` (names such as `db`), all required."""
+    parser = argparse.ArgumentParser()
+    for name in ("index", "dir", *more):
+        parser.add_argument(f"--{name}", required=True)
+    return parser.parse_args()
 
 
 def check(condition, what):

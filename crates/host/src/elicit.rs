@@ -138,6 +138,9 @@ pub(crate) enum Offered {
     Refused,
     /// No answer in time, or the client failed: still parked.
     NoAnswer,
+    /// The question was answered another way first (or its park ended)
+    /// while the form waited.
+    Overtaken,
 }
 
 impl<S: NegotiationStore> Offer<S> {

@@ -182,6 +182,8 @@ struct Inner {
     elicitors: crate::elicit::Elicitors,
     /// The questions put to current MCP clients, awaiting their retries.
     outstanding: crate::input::Outstanding,
+    /// The MCP tasks this process runs.
+    tasks: crate::tasks::Tasks,
     /// How long a parked question put by elicitation waits for its answer.
     ask_user_window: Duration,
     /// What `/metrics` reports.
@@ -244,6 +246,7 @@ impl Host {
                 author: settings.author,
                 elicitors: crate::elicit::Elicitors::default(),
                 outstanding: crate::input::Outstanding::default(),
+                tasks: crate::tasks::Tasks::default(),
                 ask_user_window: settings.ask_user_window.unwrap_or(Duration::from_millis(
                     index_negotiation::DEFAULT_ASK_USER_WINDOW_MS,
                 )),
@@ -632,15 +635,61 @@ impl Host {
             .inner
             .outstanding
             .answered(&caller.user_id, id, state, responses)?;
-        let offered = answered
-            .form
-            .answered(&self.inner.negotiations, &answered.result)
-            .await;
+        let offered = self.answer_form(&answered.form, &answered.result).await;
         tracing::info!(user = %caller.user_id, ?offered, "a parked question answered through input_required");
+        Some((offered, answered.report))
+    }
+
+    /// Delivers the person's answer to `form` (see `Form::answered`).
+    pub(crate) async fn answer_form(
+        &self,
+        form: &crate::elicit::Form,
+        result: &rmcp::model::ElicitResult,
+    ) -> crate::elicit::Offered {
+        let offered = form.answered(&self.inner.negotiations, result).await;
         if let crate::elicit::Offered::Answered(_) = &offered {
             self.changed();
         }
-        Some((offered, answered.report))
+        offered
+    }
+
+    /// The MCP tasks this process runs.
+    pub(crate) fn tasks(&self) -> &crate::tasks::Tasks {
+        &self.inner.tasks
+    }
+
+    /// How long a parked question put to its person waits for the answer.
+    pub(crate) fn ask_user_window(&self) -> Duration {
+        self.inner.ask_user_window
+    }
+
+    /// Resolves once negotiation `id` no longer waits on the caller's
+    /// person's `question` (answered another way, or the park ended), or
+    /// the host shuts down.
+    pub(crate) async fn until_unparked(
+        &self,
+        caller: &Caller,
+        id: &OpportunityId,
+        question: &StructuredQuestion,
+    ) {
+        let Ok(mut changes) = self.changes_of(caller, [id.clone()]).await else {
+            return;
+        };
+        loop {
+            match self.view(caller, id).await {
+                Ok(view)
+                    if view
+                        .parked
+                        .as_ref()
+                        .is_some_and(|parked| parked.question == *question) => {}
+                Ok(_) | Err(HostError::NotFound) => return,
+                // A read that fails is tried again on the next change.
+                Err(_) => {}
+            }
+            if changes.next().await.is_none() {
+                return;
+            }
+        }
     }
 
     /// Puts a just-parked question to its owner's MCP client, if one that

@@ -29,6 +29,7 @@ mod openapi;
 mod resources;
 mod schema;
 mod serve;
+mod tasks;
 
 pub use error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
 pub use host::{

@@ -19,11 +19,13 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState, ToolCallContext};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult, JsonObject,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+    CreateTaskResult, ElicitRequest, ElicitResult, ErrorCode, GetTaskParams, GetTaskResult,
+    Implementation, InitializeRequestParams, InitializeResult, InputRequest, InputRequiredResult,
+    JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, Task,
+    Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -32,13 +34,16 @@ use serde::Deserialize;
 
 use index_negotiation::{NEGOTIATION_MAX_TURNS, NegotiationAction, NegotiationTurn};
 use index_negotiation_store::{DeliveryReport, NegotiationPage, OpportunityId};
+use index_question_block::StructuredQuestion;
 use index_stall_gap::{ParkOutcomeKind, ParkReport, ParkRequest};
 
+use crate::elicit::{Form, Offered};
 use crate::error::HostError;
-use crate::host::{Host, ListQuery, NegotiationView, Resumed, TurnTaken, wait_duration};
+use crate::host::{Host, ListQuery, MAX_WAIT, NegotiationView, Resumed, TurnTaken, wait_duration};
 use crate::http::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
 use crate::keys::Caller;
 use crate::schema::{Contract, plain, tool_schema};
+use crate::tasks::InTask;
 
 /// The MCP server for one connection (stdio) or one session (HTTP).
 #[derive(Clone)]
@@ -147,19 +152,78 @@ impl From<Reply> for Answer {
     }
 }
 
-/// Whether the client can be asked through `input_required`: it speaks
-/// 2026-07-28 or later (no sessions, so no form can be pushed to it) and
-/// says it can show forms.
-fn can_ask(context: &RequestContext<RoleServer>) -> bool {
-    let current = context
-        .meta
-        .protocol_version()
-        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-    let forms = context
-        .meta
-        .client_capabilities()
-        .is_some_and(|capabilities| capabilities.elicitation.is_some());
-    current && forms
+/// How a call can put the caller's person's parked question to them,
+/// besides the question message (and the form pushed to an older
+/// client's session, `crate::elicit`).
+enum Asking {
+    /// It cannot: the client shows no forms, or speaks an older protocol.
+    No,
+    /// The call answers with the form, `input_required`, and the client's
+    /// retry carries the answer (`crate::input`).
+    ByRetry,
+    /// The call runs as a task: it asks through the task and waits for
+    /// the answer (`crate::tasks`).
+    InTask(InTask),
+}
+
+impl Asking {
+    /// How this call can ask: a client that shows forms is asked through
+    /// the task its call runs as, or else, when it speaks 2026-07-28 or
+    /// later (no sessions, so no form can be pushed to it), through
+    /// `input_required`.
+    fn of(context: &RequestContext<RoleServer>) -> Asking {
+        let forms = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let current = context
+            .meta
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        match context.extensions.get::<InTask>() {
+            _ if !forms => Asking::No,
+            Some(task) => Asking::InTask(task.clone()),
+            None if current => Asking::ByRetry,
+            None => Asking::No,
+        }
+    }
+
+    fn can(&self) -> bool {
+        !matches!(self, Asking::No)
+    }
+}
+
+/// Puts `question`, parked on `id` for the caller's person, to them
+/// through the task the call runs as, and delivers their answer. The ask
+/// ends when they answer, when the question is answered another way, or
+/// after the ask-user window.
+async fn ask_in_task(
+    task: &InTask,
+    host: &Host,
+    caller: &Caller,
+    id: &OpportunityId,
+    question: &StructuredQuestion,
+) -> Offered {
+    let Some(form) = Form::of(&caller.user_id, id, question) else {
+        return Offered::NoAnswer;
+    };
+    let request = InputRequest::Elicitation(ElicitRequest::new(form.params.clone()));
+    let answer = tokio::select! {
+        answer = task.ask(form.key(), request) => answer,
+        () = host.until_unparked(caller, id, question) => return Offered::Overtaken,
+        () = tokio::time::sleep(host.ask_user_window()) => None,
+    };
+    let Some(result) =
+        answer.and_then(|answer| serde_json::from_value::<ElicitResult>(answer).ok())
+    else {
+        return Offered::NoAnswer;
+    };
+    tracing::info!(user = %caller.user_id, "a parked question answered through a task");
+    // Delivered whole on a task of its own, even if the call's task is
+    // cancelled while it commits.
+    let host = host.clone();
+    tokio::spawn(async move { host.answer_form(&form, &result).await })
+        .await
+        .unwrap_or(Offered::NoAnswer)
 }
 
 /// The arguments of a tool that acts on one negotiation: its id beside the
@@ -254,25 +318,41 @@ impl Tools {
             // A wait that finds the negotiation parked on the caller's
             // person's question asks them, if their client can be asked,
             // and has not just been answered (a decline is an answer).
-            let asking = args.wait.is_some() && answered.is_none() && can_ask(&context);
-            let ask = |view: &NegotiationView| match &view.parked {
-                Some(parked) if asking => host.ask_for_answer(&caller, &id, &parked.question, None),
-                _ => None,
+            let asking = match args.wait {
+                Some(_) if answered.is_none() => Asking::of(&context),
+                _ => Asking::No,
             };
-            let view = match args.wait {
+            let mut view = match args.wait {
                 None => host.view(&caller, &id).await?,
                 Some(seconds) => {
                     let wait = wait_duration(seconds)?;
                     // Parked already: asked at once rather than after the
                     // wait (only a client that can be asked reads first).
-                    if asking && let Some(asked) = ask(&host.view(&caller, &id).await?) {
-                        return Ok(Answer::Ask(asked));
+                    let first = match asking.can() {
+                        true => Some(host.view(&caller, &id).await?),
+                        false => None,
+                    };
+                    match first {
+                        Some(view) if view.parked.is_some() => view,
+                        _ => with_progress(&context, wait, host.wait(&caller, &id, wait)).await?,
                     }
-                    with_progress(&context, wait, host.wait(&caller, &id, wait)).await?
                 }
             };
-            if let Some(asked) = ask(&view) {
-                return Ok(Answer::Ask(asked));
+            if let Some(parked) = &view.parked {
+                match &asking {
+                    Asking::ByRetry => {
+                        if let Some(asked) =
+                            host.ask_for_answer(&caller, &id, &parked.question, None)
+                        {
+                            return Ok(Answer::Ask(asked));
+                        }
+                    }
+                    Asking::InTask(task) => {
+                        ask_in_task(task, host, &caller, &id, &parked.question).await;
+                        view = host.view(&caller, &id).await?;
+                    }
+                    Asking::No => {}
+                }
             }
             let summary = match (&view.negotiation.awaiting_user_id, view.negotiation.settled) {
                 (_, true) => format!(
@@ -362,25 +442,25 @@ impl Tools {
                 .answer_asked(&caller, &id, state.as_deref(), responses.as_ref())
                 .await
             {
-                let summary = match offered {
-                    crate::elicit::Offered::Answered(resumed) => format!(
-                        "Parked {id}, and your person answered: {} negotiation(s) resumed.",
-                        resumed.len()
-                    ),
-                    _ => format!(
-                        "Parked {id}; your person did not answer, so it waits on the question message."
-                    ),
-                };
-                return Reply::new(&report, summary).map(Answer::from);
+                return Reply::new(&report, asked_summary(&id, &offered)).map(Answer::from);
             }
             let parked = host.park(&caller, &id, &args).await?;
             let report = parked.report();
-            if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome
-                && can_ask(&context)
-                && let Some(asked) =
-                    host.ask_for_answer(&caller, &id, &gap.question, Some(report.clone()))
-            {
-                return Ok(Answer::Ask(asked));
+            if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
+                match Asking::of(&context) {
+                    Asking::ByRetry => {
+                        if let Some(asked) =
+                            host.ask_for_answer(&caller, &id, &gap.question, Some(report.clone()))
+                        {
+                            return Ok(Answer::Ask(asked));
+                        }
+                    }
+                    Asking::InTask(task) => {
+                        let offered = ask_in_task(&task, host, &caller, &id, &gap.question).await;
+                        return Reply::new(&report, asked_summary(&id, &offered)).map(Answer::from);
+                    }
+                    Asking::No => {}
+                }
             }
             let summary = match parked.outcome.kind() {
                 ParkOutcomeKind::Parked => format!(
@@ -566,7 +646,9 @@ async fn with_progress<T>(
     wait: Duration,
     work: impl Future<Output = T>,
 ) -> T {
-    let Some(token) = context.meta.get_progress_token() else {
+    // A task's call was answered already: its client polls the task.
+    let token = context.meta.get_progress_token();
+    let Some(token) = token.filter(|_| context.extensions.get::<InTask>().is_none()) else {
         return work.await;
     };
     let started = tokio::time::Instant::now();
@@ -586,6 +668,20 @@ async fn with_progress<T>(
                 // ends on its own deadline.
                 let _ = context.peer.notify_progress(progress).await;
             }
+        }
+    }
+}
+
+/// What a park that asked its person says of their answer.
+fn asked_summary(id: &OpportunityId, offered: &Offered) -> String {
+    match offered {
+        Offered::Answered(resumed) => format!(
+            "Parked {id}, and your person answered: {} negotiation(s) resumed.",
+            resumed.len()
+        ),
+        Offered::Overtaken => format!("Parked {id}, and the question was answered another way."),
+        _ => {
+            format!("Parked {id}; your person did not answer, so it waits on the question message.")
         }
     }
 }
@@ -621,6 +717,7 @@ impl ServerHandler for NegotiatorServer {
     fn get_info(&self) -> InitializeResult {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tasks()
             .enable_resources()
             .enable_resources_subscribe()
             .build();
@@ -730,9 +827,103 @@ impl ServerHandler for NegotiatorServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(task) = self.tools.as_task(&request, &context) {
+            return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+        }
+        self.tools.call(request, context).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let caller = self.tools.caller_or_refuse(&context)?;
+        let tasks = self.tools.host.tasks();
+        tasks
+            .get(&caller.user_id, &request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let caller = self.tools.caller_or_refuse(&context)?;
+        let tasks = self.tools.host.tasks();
+        tasks.update(&caller.user_id, &request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let caller = self.tools.caller_or_refuse(&context)?;
+        self.tools
+            .host
+            .tasks()
+            .cancel(&caller.user_id, &request.task_id)
+    }
+}
+
+/// How long a task may live beyond what it waits for.
+const TASK_MARGIN: Duration = Duration::from_secs(10 * 60);
+
+impl Tools {
+    /// Starts a long call as a task, when its client takes tasks: a wait,
+    /// or a park (a model call, and then perhaps the person's answer).
+    /// `None` for any other call, or when no task can be started: the call
+    /// is then answered as usual.
+    fn as_task(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Task> {
+        let capabilities = context.client_capabilities()?;
+        let long = match request.name.as_ref() {
+            "park_negotiation" => true,
+            "get_negotiation" => request
+                .arguments
+                .as_ref()
+                .is_some_and(|arguments| arguments.contains_key("wait")),
+            _ => false,
+        };
+        if !capabilities.supports_tasks() || !long {
+            return None;
+        }
+        let caller = self.caller(context)?;
+        // A task that may ask its person lives as long as they may take.
+        let ttl = match capabilities.elicitation {
+            Some(_) => MAX_WAIT + self.host.ask_user_window() + TASK_MARGIN,
+            None => MAX_WAIT + TASK_MARGIN,
+        };
+        let (tools, request, mut context) = (self.clone(), request.clone(), context.clone());
+        self.host.tasks().start(&caller.user_id, ttl, move |task| {
+            context.extensions.insert(task);
+            async move {
+                match tools.call(request, context).await? {
+                    CallToolResponse::Complete(result) => Ok(result),
+                    _ => Err(ErrorData::internal_error(
+                        "the call asked for input outside its task",
+                        None,
+                    )),
+                }
+            }
+        })
+    }
+
+    /// Runs the tool a request names, with rmcp's refusals of its
+    /// arguments given the error shape.
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.clone();
         let response = match ROUTER
-            .call(ToolCallContext::new(&self.tools, request, context))
+            .call(ToolCallContext::new(self, request, context))
             .await
         {
             Err(err) if err.code == ErrorCode::INVALID_PARAMS => {

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use index_negotiation_store::MemoryStore;
 use index_stall_gap::{ModelStallGapAuthor, Scripted, ScriptedModel, StallGapAuthor};
-use support::{McpSession, OPP, Running};
+use support::{FORMS_AND_TASKS, McpSession, OPP, Running};
 
 const PAUSED: &str = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843";
 
@@ -384,6 +384,22 @@ async fn stalled(host: &Running) {
     }
 }
 
+/// Checks a park's result once dana answered "3%": the park's report,
+/// the answer resumed the negotiation, dana to move, the answer on record.
+async fn answered_park(host: &Running, result: &Value) {
+    assert_eq!(result["structuredContent"]["outcome"], "parked", "{result}");
+    assert!(
+        result["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("1 negotiation(s) resumed"),
+        "{result}"
+    );
+    let seen = host.view(OPP, &host.dana).await;
+    assert_eq!(seen.body["negotiation"]["awaitingUserId"], "dana");
+    assert_eq!(seen.body["state"]["park"]["answer"], "3%");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_current_client_is_asked_through_input_required_and_its_retry_answers_once() {
     let mut host =
@@ -425,20 +441,7 @@ async fn a_current_client_is_asked_through_input_required_and_its_retry_answers_
     let done = host
         .current_call(&host.dana, "park_negotiation", park.clone(), retry.clone())
         .await;
-    assert_eq!(
-        done["result"]["structuredContent"]["outcome"], "parked",
-        "{done}"
-    );
-    assert!(
-        done["result"]["content"][1]["text"]
-            .as_str()
-            .unwrap()
-            .contains("1 negotiation(s) resumed"),
-        "{done}"
-    );
-    let seen = host.view(OPP, &host.dana).await;
-    assert_eq!(seen.body["negotiation"]["awaitingUserId"], "dana");
-    assert_eq!(seen.body["state"]["park"]["answer"], "3%");
+    answered_park(&host, &done["result"]).await;
 
     // The same state again is spent: a first call, refused by the rules.
     let again = host
@@ -495,5 +498,206 @@ async fn a_wait_that_finds_the_callers_person_parked_asks_a_current_client() {
         declined["result"]["structuredContent"]["parked"]["userId"], "dana",
         "{declined}"
     );
+    host.stop().await;
+}
+
+/// Calls `tool` as a current client that takes tasks: the task it
+/// answered with, as first read.
+async fn task_call(host: &Running, key: &str, tool: &str, arguments: Value) -> Value {
+    let params = json!({"name": tool, "arguments": arguments});
+    let answer = host
+        .current(key, "tools/call", params, FORMS_AND_TASKS)
+        .await;
+    let task = answer["result"].clone();
+    assert_eq!(task["resultType"], "task", "{answer}");
+    assert_eq!(task["status"], "working", "{answer}");
+    assert_eq!(task["taskId"].as_str().map(str::len), Some(64), "{answer}");
+    assert!(task["ttlMs"].as_u64().is_some() && task["pollIntervalMs"].as_u64().is_some());
+    task
+}
+
+/// A `tasks/*` request about task `id`, as `key`; `extra` joins its
+/// params. The JSON-RPC answer.
+async fn on_task(host: &Running, key: &str, method: &str, id: &Value, extra: Value) -> Value {
+    let mut params = json!({"taskId": id});
+    if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
+        params.extend(extra.clone());
+    }
+    host.current(key, method, params, FORMS_AND_TASKS).await
+}
+
+/// Polls task `id` until it reports `status`; the task then.
+async fn until_status(host: &Running, key: &str, id: &Value, status: &str) -> Value {
+    for _ in 0..300 {
+        let read = on_task(host, key, "tasks/get", id, json!({})).await;
+        assert!(read.get("error").is_none(), "{read}");
+        if read["result"]["status"] == status {
+            return read["result"].clone();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("task {id} never became {status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wait_runs_as_a_task_only_its_caller_can_read() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    assert_eq!(
+        host.turn(OPP, &host.dana, "propose", "Offer").await.status,
+        200
+    );
+    let wait = json!({"opportunityId": OPP, "wait": 40});
+    let task = task_call(&host, &host.dana, "get_negotiation", wait).await;
+    let id = &task["taskId"];
+
+    // To sam, dana's task is exactly an unknown one.
+    let unknown = json!("0".repeat(64));
+    let strangers = on_task(&host, &host.sam, "tasks/get", id, json!({})).await;
+    let missing = on_task(&host, &host.sam, "tasks/get", &unknown, json!({})).await;
+    assert_eq!(strangers["error"]["code"], -32602, "{strangers}");
+    assert_eq!(
+        strangers["error"]["message"]
+            .as_str()
+            .map(|m| m.replace(id.as_str().unwrap(), "ID")),
+        missing["error"]["message"]
+            .as_str()
+            .map(|m| m.replace(unknown.as_str().unwrap(), "ID")),
+    );
+    let cancel = on_task(&host, &host.sam, "tasks/cancel", id, json!({})).await;
+    assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
+    until_status(&host, &host.dana, id, "working").await;
+
+    // Sam's turn ends the wait: the task completes with dana's view.
+    assert_eq!(
+        host.turn(OPP, &host.sam, "counter", "Other").await.status,
+        200
+    );
+    let done = until_status(&host, &host.dana, id, "completed").await;
+    let result = &done["result"];
+    assert_eq!(
+        result["structuredContent"]["negotiation"]["awaitingUserId"], "dana",
+        "{done}"
+    );
+    assert!(
+        result["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Your turn"),
+        "{done}"
+    );
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_park_as_a_task_asks_through_it_and_its_update_answers_once() {
+    let mut host =
+        Running::start_with_author(Arc::new(MemoryStore::new()), Some(scripted_author())).await;
+    stalled(&host).await;
+    let park = json!({"opportunityId": OPP, "name": "Dana", "counterpartyName": "Sam"});
+    let task = task_call(&host, &host.dana, "park_negotiation", park).await;
+    let id = &task["taskId"];
+    let asked = until_status(&host, &host.dana, id, "input_required").await;
+    let key = format!("park:{OPP}");
+    let form = &asked["inputRequests"][&key];
+    assert_eq!(form["method"], "elicitation/create", "{asked}");
+    assert!(
+        form["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("equity"),
+        "{form}"
+    );
+
+    // A response to a key the task does not ask is ignored; so is sam's
+    // answer to dana's task, which is not his to touch.
+    let answer = json!({"action": "accept", "content": {"answer": "1"}});
+    let ignored = on_task(
+        &host,
+        &host.dana,
+        "tasks/update",
+        id,
+        json!({"inputResponses": {"park:someone-else": answer}}),
+    )
+    .await;
+    assert_eq!(ignored["result"]["resultType"], "complete", "{ignored}");
+    let sams = on_task(
+        &host,
+        &host.sam,
+        "tasks/update",
+        id,
+        json!({"inputResponses": {&key: answer}}),
+    )
+    .await;
+    assert_eq!(sams["error"]["code"], -32602, "{sams}");
+    until_status(&host, &host.dana, id, "input_required").await;
+
+    // Dana's answer resumes the negotiation, with dana to move.
+    let update = json!({"inputResponses": {&key: answer}});
+    let acked = on_task(&host, &host.dana, "tasks/update", id, update.clone()).await;
+    assert_eq!(acked["result"]["resultType"], "complete", "{acked}");
+    let done = until_status(&host, &host.dana, id, "completed").await;
+    answered_park(&host, &done["result"]).await;
+
+    // The key is no longer asked: the same update again changes nothing.
+    let other = json!({"inputResponses": {&key: {"action": "accept", "content": {"answer": "0"}}}});
+    let again = on_task(&host, &host.dana, "tasks/update", id, other).await;
+    assert_eq!(again["result"]["resultType"], "complete", "{again}");
+    assert_eq!(until_status(&host, &host.dana, id, "completed").await, done);
+    let seen = host.view(OPP, &host.dana).await;
+    assert_eq!(seen.body["state"]["park"]["answer"], "3%");
+    host.stop().await;
+}
+
+/// A host where `OPP` is parked on dana's question, and the id of the
+/// task in which dana's client waits on it and is asked it.
+async fn asked_in_a_wait_task() -> (Running, Value) {
+    let host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    let id = index_negotiation_store::OpportunityId::parse(OPP).unwrap();
+    support::stall_and_park(&host.store, &id, "dana").await;
+    let wait = json!({"opportunityId": OPP, "wait": 40});
+    let task = task_call(&host, &host.dana, "get_negotiation", wait).await;
+    let task_id = task["taskId"].clone();
+    until_status(&host, &host.dana, &task_id, "input_required").await;
+    (host, task_id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_question_answered_another_way_is_no_longer_asked_by_the_task() {
+    let (mut host, task_id) = asked_in_a_wait_task().await;
+    let task_id = &task_id;
+
+    // Dana answers from the question message instead.
+    let block =
+        json!({"version": 1, "questions": [{"prompt": "How much equity?", "opportunityId": OPP}]});
+    let answers = json!({"block": block, "answers": [{"question": 0, "answer": "1%"}]});
+    let answered = host
+        .call("POST", "/answers", Some(&host.dana), Some(answers))
+        .await;
+    assert_eq!(answered.body["negotiations"][0]["outcome"], "resumed");
+
+    // The task ends with the negotiation as it now is; the form's answer,
+    // sent late, is ignored.
+    let done = until_status(&host, &host.dana, task_id, "completed").await;
+    let view = &done["result"]["structuredContent"];
+    assert_eq!(view["negotiation"]["awaitingUserId"], "dana", "{done}");
+    assert_eq!(view["parked"], json!(null), "{done}");
+    let late = json!({"inputResponses": {format!("park:{OPP}"): {"action": "accept", "content": {"answer": "0"}}}});
+    on_task(&host, &host.dana, "tasks/update", task_id, late).await;
+    let seen = host.view(OPP, &host.dana).await;
+    assert_eq!(seen.body["state"]["park"]["answer"], "1%");
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cancelled_task_leaves_the_question_parked() {
+    let (mut host, task_id) = asked_in_a_wait_task().await;
+    let task_id = &task_id;
+    let cancel = on_task(&host, &host.dana, "tasks/cancel", task_id, json!({})).await;
+    assert_eq!(cancel["result"]["resultType"], "complete", "{cancel}");
+    until_status(&host, &host.dana, task_id, "cancelled").await;
+    let seen = host.view(OPP, &host.dana).await;
+    assert_eq!(seen.body["parked"]["userId"], "dana", "{}", seen.body);
     host.stop().await;
 }

@@ -256,10 +256,16 @@ impl McpSession<'_> {
     }
 }
 
+/// What the tests' current clients can do: show forms.
+pub const FORMS: &str = r#"{"elicitation": {"form": {}}}"#;
+
+/// What a current client that also takes tasks declares.
+pub const FORMS_AND_TASKS: &str =
+    r#"{"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}}"#;
+
 impl Running {
     /// One `tools/call` as a client of the current protocol (2026-07-28)
-    /// sends it: no session, the version and the client's capabilities
-    /// (forms) in the request itself; `extra` joins the params (an
+    /// that shows forms sends it; `extra` joins the params (an
     /// `inputResponses` and `requestState` retry). The JSON-RPC answer.
     pub async fn current_call(
         &self,
@@ -268,27 +274,42 @@ impl Running {
         arguments: Value,
         extra: Value,
     ) -> Value {
-        let mut params = json!({
-            "name": tool,
-            "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
-                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-            },
-        });
+        let mut params = json!({"name": tool, "arguments": arguments});
         if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
             params.extend(extra.clone());
         }
-        let response = self
+        self.current(key, "tools/call", params, FORMS).await
+    }
+
+    /// One request as a client of the current protocol sends it: no
+    /// session, the version and the client's `capabilities` (JSON) in the
+    /// request itself. The JSON-RPC answer.
+    pub async fn current(
+        &self,
+        key: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: &str,
+    ) -> Value {
+        let capabilities: Value = serde_json::from_str(capabilities).unwrap();
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        });
+        let mut request = self
             .http
             .post(format!("{}/mcp", self.base))
             .bearer_auth(key)
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool)
-            .json(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}))
+            .header("mcp-method", method);
+        // The header names what the request is about: a tool, a task.
+        if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
+            request = request.header("mcp-name", name);
+        }
+        let response = request
+            .json(&json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}))
             .send()
             .await
             .unwrap();
