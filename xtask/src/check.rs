@@ -31,13 +31,19 @@ pub(crate) fn run(tests: bool) -> Result<(), String> {
     // The browser build needs Debian's toolchain for wasm32 (see .ci/run).
     // Without it, this check alone is left out here, saying so; under
     // CI=true nothing may be left out.
-    let budget = "the browser package is within its size budget";
+    let budget = "the browser package is within its size budget, and the inbox serves it as built";
     match crate::wasm::toolchain() {
         Err(missing) if std::env::var("CI").as_deref() != Ok("true") => {
             println!("== {budget}: not run here ({missing})");
         }
-        _ => step(budget, crate::wasm::check)?,
+        _ => step(budget, || {
+            crate::inbox::compare(&crate::wasm::check()?, fixtures::Mode::Check)
+        })?,
     }
+    step(
+        "the inbox page is within its size budget",
+        crate::inbox::check_budget,
+    )?;
     if tests {
         step("tests", || {
             cargo(&["test", "--workspace", "--all-features"])

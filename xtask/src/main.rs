@@ -10,6 +10,7 @@ mod api;
 mod check;
 mod fixtures;
 mod fuzz;
+mod inbox;
 mod man;
 mod metadata;
 mod openapi;
@@ -38,7 +39,9 @@ commands:
   wasm [--test]        build the question block package into target/wasm-pkg
                        (and run its Node and Chromium tests)
   wasm --bench         build it and time it against the reference's JavaScript
-                       (INDEX_REFERENCE_QUESTION_BLOCK) in Node and Chromium";
+                       (INDEX_REFERENCE_QUESTION_BLOCK) in Node and Chromium
+  inbox [--check]      build the package and copy it into the inbox that
+                       `index serve` embeds (or fail if the inbox's copy differs)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -61,6 +64,8 @@ fn main() -> ExitCode {
         ["wasm"] => wasm::run(false),
         ["wasm", "--test"] => wasm::run(true),
         ["wasm", "--bench"] => wasm::bench(),
+        ["inbox"] => inbox::run(fixtures::Mode::Write),
+        ["inbox", "--check"] => inbox::run(fixtures::Mode::Check),
         _ => Err(USAGE.to_owned()),
     };
     match result {

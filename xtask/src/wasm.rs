@@ -396,7 +396,7 @@ pub(crate) struct Sizes {
     gzipped: u64,
 }
 
-fn gzipped_len(path: &Path) -> Result<u64, String> {
+pub(crate) fn gzipped_len(path: &Path) -> Result<u64, String> {
     let output = Command::new("gzip")
         .args(["-9", "-c"])
         .arg(path)
@@ -414,7 +414,7 @@ fn gzipped_len(path: &Path) -> Result<u64, String> {
 }
 
 /// The files a browser loads from the package.
-fn loaded_files(pkg: &Path) -> [PathBuf; 2] {
+pub(crate) fn loaded_files(pkg: &Path) -> [PathBuf; 2] {
     [
         pkg.join("index_question_block_bg.wasm"),
         pkg.join("index.js"),
@@ -434,12 +434,18 @@ pub(crate) fn sizes(pkg: &Path) -> Result<Sizes, String> {
 
 /// The budget recorded in the repository.
 fn budget() -> Result<u64, String> {
-    let path = crate::workspace_root().join(BUDGET_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{BUDGET_FILE}: {e}"))?;
+    budget_in(BUDGET_FILE)
+}
+
+/// The byte count a budget file (relative to the workspace root) records:
+/// its first line that is not a `#` comment.
+pub(crate) fn budget_in(file: &str) -> Result<u64, String> {
+    let path = crate::workspace_root().join(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{file}: {e}"))?;
     text.lines()
         .find(|line| !line.starts_with('#') && !line.trim().is_empty())
         .and_then(|line| line.trim().parse().ok())
-        .ok_or_else(|| format!("{BUDGET_FILE} holds no byte count"))
+        .ok_or_else(|| format!("{file} holds no byte count"))
 }
 
 /// Fails when the package has grown past its budget.
@@ -455,12 +461,14 @@ pub(crate) fn check_budget(sizes: &Sizes) -> Result<(), String> {
     }
 }
 
-/// Builds the package and checks its size, for `cargo xtask check`.
-pub(crate) fn check() -> Result<(), String> {
+/// Builds the package and checks its size, for `cargo xtask check`: where
+/// it was built.
+pub(crate) fn check() -> Result<PathBuf, String> {
     let pkg = build(&toolchain()?)?;
     let sizes = sizes(&pkg)?;
     println!("{} bytes gzipped (budget {})", sizes.gzipped, budget()?);
-    check_budget(&sizes)
+    check_budget(&sizes)?;
+    Ok(pkg)
 }
 
 /// Builds the package and, with `run_tests`, runs its JavaScript tests.

@@ -433,6 +433,27 @@ pub(crate) enum KeysCommand {
         #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,
     },
+    /// Print a link that signs a person into the inbox of `index serve`
+    /// once, without pasting a key; it stops working when used or when it
+    /// expires.
+    #[command(
+        name = "login-link",
+        after_help = "Example:\n  index keys login-link --user dana --base http://127.0.0.1:8080"
+    )]
+    LoginLink {
+        /// The person it signs in.
+        #[arg(long)]
+        user: UserId,
+        /// Where `index serve` is reached, as the person's browser reaches it.
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
+        base: String,
+        /// How long the link works, as `10min` or `1h` (a day at most).
+        #[arg(long, value_name = "DURATION", default_value = "10min", value_parser = humantime::parse_duration)]
+        expires_in: std::time::Duration,
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
     /// Revoke a key by its id; requests with it get 401 from then on.
     #[command(after_help = "Example:\n  index keys revoke 3f9a1c2b7d10")]
     Revoke {

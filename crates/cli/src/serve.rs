@@ -328,6 +328,38 @@ pub(crate) async fn keys(
                 Err(Failure::Ended(1))
             }
         }
+        KeysCommand::LoginLink {
+            user,
+            base,
+            expires_in,
+            db,
+        } => {
+            let store = store(db, synchronous, Use::Create).await?;
+            let key = index_host::keys::create_login_link(store.as_ref(), user, expires_in).await?;
+            // The key rides in the fragment, which a browser never sends:
+            // it reaches no server log and no referrer.
+            let link = format!("{}/inbox#login={}", base.trim_end_matches('/'), key.secret);
+            out.json(&serde_json::json!({
+                "link": link,
+                "key": KeyView::of(&key.record, UnixTime::now()),
+            }));
+            out.line(&link);
+            if !out.json {
+                anstream::eprintln!(
+                    "{}",
+                    styled(
+                        DIM,
+                        format!(
+                            "Signs {} in once, until {}; revoke it with `index keys revoke {}`.",
+                            key.record.user_id,
+                            when(key.record.expires_at),
+                            key.record.id
+                        )
+                    )
+                );
+            }
+            Ok(())
+        }
         KeysCommand::Revoke { id, db } => {
             if !store(db, synchronous, Use::Write)
                 .await?

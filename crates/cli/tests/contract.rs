@@ -1052,6 +1052,65 @@ fn keys_are_shown_once_listed_without_secrets_and_revoked() {
 }
 
 #[test]
+fn a_login_link_carries_its_key_in_the_fragment_and_expires() {
+    let s = Scratch::new();
+    let db = s.db().display().to_string();
+    let made = s.run(&[
+        "keys",
+        "login-link",
+        "--user",
+        "dana",
+        "--base",
+        "http://inbox.test:9/",
+        "--db",
+        &db,
+    ]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let link = made.stdout.trim();
+    let secret = link
+        .strip_prefix("http://inbox.test:9/inbox#login=")
+        .unwrap_or_else(|| panic!("{link}"));
+    assert!(secret.starts_with("idx_") && secret.len() == 68, "{link}");
+    let listed = s.run(&["--json", "keys", "list", "--db", &db]).json();
+    let key = &listed[0];
+    assert_eq!(
+        (
+            key["name"].as_str(),
+            key["userId"].as_str(),
+            key["scope"].as_str()
+        ),
+        (Some("index: login link"), Some("dana"), Some("agent"))
+    );
+    let at = |field: &str| humantime::parse_rfc3339(key[field].as_str().unwrap()).unwrap();
+    let lifetime = at("expiresAt").duration_since(at("createdAt")).unwrap();
+    assert_eq!(lifetime.as_secs(), 600, "ten minutes");
+    s.run(&[
+        "--json",
+        "keys",
+        "login-link",
+        "--user",
+        "dana",
+        "--expires-in",
+        "2d",
+        "--db",
+        &db,
+    ])
+    .fails_with(2, "invalid_input");
+    s.run(&[
+        "--json",
+        "keys",
+        "create",
+        "--user",
+        "dana",
+        "--name",
+        "index: mine",
+        "--db",
+        &db,
+    ])
+    .fails_with(2, "invalid_input");
+}
+
+#[test]
 fn store_check_reads_only_and_finds_a_broken_log() {
     let s = Scratch::new();
     s.open_with_three_turns();

@@ -12,7 +12,9 @@
 //! the TypeScript MCP SDK's, driven by `mcp_ts.mjs` (output schemas checked
 //! by the SDK, agreement over HTTP and stdio, waits inside the SDK's default
 //! timeout and past a short one on progress); and the official MCP
-//! conformance suite, driven by `mcp_conformance.mjs`.
+//! conformance suite, driven by `mcp_conformance.mjs`; and a person in
+//! headless Chromium, driven by puppeteer-core through `inbox_browser.mjs`
+//! (the inbox, beside agents on the TypeScript SDK).
 
 // Tests report failure by panicking.
 #![allow(
@@ -57,16 +59,20 @@ fn run_script(program: &str, name: &str, dir: &Path, args: &[&str], expected: &[
     }
 }
 
-/// A fake OpenAI-compatible model that authors the equity question
-/// `times` times, on a runtime of its own (kept alive with it); its base URL.
-fn equity_model(times: usize) -> (tokio::runtime::Runtime, Fake, String) {
+/// The question the fake model asks unless told otherwise.
+const EQUITY: &str = "How much equity could you offer?";
+
+/// A fake OpenAI-compatible model that authors a question for each of
+/// `prompts` in turn, on a runtime of its own (kept alive with it); its
+/// base URL.
+fn model_asking(prompts: &[&str]) -> (tokio::runtime::Runtime, Fake, String) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
-    let question = gap("How much equity could you offer?");
-    let (fake, base) = runtime.block_on(Fake::start(vec![Reply::Content(question); times]));
+    let replies = prompts.iter().map(|prompt| Reply::Content(gap(prompt)));
+    let (fake, base) = runtime.block_on(Fake::start(replies.collect::<Vec<_>>()));
     (runtime, fake, base)
 }
 
@@ -83,7 +89,7 @@ fn typescript_mcp_clients_negotiate_through_index_serve() {
     let sdk = std::env::var("INDEX_TEST_MCP_TS_SDK").expect(
         "INDEX_TEST_MCP_TS_SDK names the TypeScript MCP SDK's package directory (.ci/run installs it)",
     );
-    let (_runtime, fake, base) = equity_model(1);
+    let (_runtime, fake, base) = model_asking(&[EQUITY; 1]);
     let dir = tempfile::tempdir().unwrap();
     run_script(
         "node",
@@ -181,7 +187,7 @@ fn python_mcp_clients_negotiate_through_index_serve() {
 #[test]
 #[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
 fn a_python_mcp_client_answers_a_park_by_elicitation() {
-    let (_runtime, fake, base) = equity_model(5);
+    let (_runtime, fake, base) = model_asking(&[EQUITY; 5]);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("parks.db").display().to_string();
     let ids = [
@@ -238,7 +244,7 @@ fn a_python_mcp_client_answers_a_park_by_elicitation() {
 #[test]
 #[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
 fn a_python_mcp_client_waits_and_parks_through_tasks() {
-    let (_runtime, fake, base) = equity_model(1);
+    let (_runtime, fake, base) = model_asking(&[EQUITY; 1]);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("tasks.db").display().to_string();
     for id in [
@@ -264,4 +270,134 @@ fn a_python_mcp_client_waits_and_parks_through_tasks() {
         ],
     );
     assert_eq!(fake.request_count(), 1, "one park, one model call");
+}
+
+/// Parks `id` in `db` for dana on a question full of markup, straight
+/// through the rules.
+async fn park_on_hostile_question(db: &str, id: &str) {
+    use index_negotiation::{
+        AskUser, AskUserAssessment, AskUserTurn, NegotiationConsultationReason, SuggestedRoles,
+    };
+    use index_question_block::{QuestionOption, StructuredQuestion};
+    let option = |label: &str| QuestionOption {
+        label: label.to_owned(),
+        description: format!("<b>{label}</b>"),
+    };
+    let turn = AskUserTurn {
+        action: Default::default(),
+        assessment: AskUserAssessment {
+            reasoning: "Parked.".into(),
+            suggested_roles: SuggestedRoles::peers(),
+        },
+        message: (),
+        ask_user: AskUser {
+            reason: NegotiationConsultationReason::RepeatedNonConvergence,
+            question: StructuredQuestion {
+                title: "<i>Terms</i>".to_owned(),
+                prompt: "Which <img src=x onerror=alert(1)> **terms** ```fence``` work\u{2028}for you \u{202e}?gnp.exe".to_owned(),
+                options: vec![option("Yes"), option("No")],
+                multi_select: false,
+            },
+        },
+    };
+    let store = index_negotiation_store_sqlite::SqliteStore::open(db)
+        .await
+        .unwrap();
+    let parked = index_negotiation_store::Negotiations::new(&store)
+        .park(&id.parse().unwrap(), &"dana".parse().unwrap(), &turn)
+        .await
+        .unwrap();
+    assert!(parked.is_ok(), "{parked:?}");
+}
+
+#[test]
+#[ignore = "needs Chromium, puppeteer-core and the TypeScript MCP SDK: INDEX_TEST_PUPPETEER=path/to/puppeteer-core INDEX_TEST_MCP_TS_SDK=path/to/@modelcontextprotocol/sdk (see .ci/run) cargo test -- --ignored"]
+fn a_person_answers_in_the_inbox_in_chromium() {
+    let puppeteer = std::env::var("INDEX_TEST_PUPPETEER").expect(
+        "INDEX_TEST_PUPPETEER names the puppeteer-core package directory (.ci/run installs it)",
+    );
+    let sdk = std::env::var("INDEX_TEST_MCP_TS_SDK").expect(
+        "INDEX_TEST_MCP_TS_SDK names the TypeScript MCP SDK's package directory (.ci/run installs it)",
+    );
+    let (runtime, fake, base) = model_asking(&[EQUITY, EQUITY]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("inbox.db").display().to_string();
+    let (first, second, third, fourth) = (
+        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        "6f5e4d3c-2b1a-4c9d-8e7f-6a5b4c3d2e1f",
+        "9c8b7a6f-5e4d-4c3b-a2f1-0e9d8c7b6a5f",
+        "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a",
+    );
+    for id in [first, second, fourth] {
+        stall::stall(dir.path(), &db, id);
+    }
+    // The fourth is parked on a hostile question (markup, a fence, a line
+    // separator, a right-to-left override), behind the safety gate's back,
+    // which refuses markup: as a store another producer wrote could hold
+    // it. The inbox must show it as the text it is.
+    runtime.block_on(park_on_hostile_question(&db, fourth));
+    stall::open(dir.path(), &db, third);
+    stall::run(
+        dir.path(),
+        &db,
+        &[
+            "negotiation",
+            "turn",
+            third,
+            "--as",
+            "dana",
+            "--action",
+            "propose",
+            "--message",
+            "Two days a week?",
+        ],
+    );
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inbox.png");
+    let screenshot = screenshot.display().to_string();
+    run_script(
+        "node",
+        "inbox_browser.mjs",
+        dir.path(),
+        &[
+            "--db",
+            &db,
+            "--model-base",
+            &base,
+            "--sdk",
+            &sdk,
+            "--puppeteer",
+            &puppeteer,
+            "--screenshot",
+            &screenshot,
+            "--first",
+            first,
+            "--second",
+            second,
+            "--third",
+            third,
+            "--fourth",
+            fourth,
+        ],
+        &[
+            "ok: a login link signs dana in",
+            "ok: the key leaves the address bar",
+            "ok: the page cannot read its session cookie",
+            "ok: the link signs in once",
+            "ok: the inbox shows it live: her move, and sam's last turn",
+            "ok: the question appears once for both negotiations",
+            "ok: read from its question message: the prose and the prompt",
+            "ok: no ids and no block shown",
+            "ok: her answer resumes both, and the question is gone",
+            "ok: a hostile question is shown as its text, inert",
+            "ok: exactly as `index question-block render` reads it",
+            "ok: signed out: the old cookie gets 401",
+            "ok: no script errors",
+            "inbox done",
+        ],
+    );
+    assert!(
+        Path::new(&screenshot).is_file(),
+        "the screenshot is written"
+    );
+    assert_eq!(fake.request_count(), 2, "two parks, two model calls");
 }

@@ -132,7 +132,15 @@ fn schemathesis_finds_every_answer_as_the_openapi_document_says() {
             "{name}: {} requests generated over {} operations",
             report["test_cases"]["generated"], report["operations"]["tested"]
         );
-        assert_eq!(report["operations"]["tested"], 12, "{report}");
+        // Every operation the document lists was fuzzed, but the document
+        // itself, which Schemathesis reads rather than fuzzes.
+        let listed = index_host::openapi()["paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|path| path.as_object().unwrap().len())
+            .sum::<usize>();
+        assert_eq!(report["operations"]["tested"], listed - 1, "{report}");
         assert!(report["test_cases"]["generated"].as_u64().unwrap() > 100);
     }
     host.stop();

@@ -37,6 +37,8 @@ index_js::wire_enum! {
         MethodNotAllowed = "method_not_allowed",
         /// A body over the host's limit.
         PayloadTooLarge = "payload_too_large",
+        /// A change asked by cookie from a page that is not this host's.
+        CrossOrigin = "cross_origin",
     }
 }
 
@@ -94,6 +96,11 @@ pub enum HostError {
     /// The body is over [`crate::BODY_LIMIT`].
     #[error("The request body is over the host's limit of 64 KiB.")]
     PayloadTooLarge,
+    /// A request its session cookie authenticated that would change
+    /// something, sent from a page that is not this host's (or a sign-in
+    /// sent from one).
+    #[error("This request must come from a page of this host.")]
+    CrossOrigin,
 }
 
 impl HostError {
@@ -117,6 +124,7 @@ impl HostError {
             HostError::UnknownRoute => ErrorCode::UnknownRoute.as_str(),
             HostError::MethodNotAllowed => ErrorCode::MethodNotAllowed.as_str(),
             HostError::PayloadTooLarge => ErrorCode::PayloadTooLarge.as_str(),
+            HostError::CrossOrigin => ErrorCode::CrossOrigin.as_str(),
         }
     }
 
@@ -124,7 +132,7 @@ impl HostError {
     pub fn status(&self) -> StatusCode {
         match self {
             HostError::Unauthorized | HostError::KeyExpired => StatusCode::UNAUTHORIZED,
-            HostError::Forbidden => StatusCode::FORBIDDEN,
+            HostError::Forbidden | HostError::CrossOrigin => StatusCode::FORBIDDEN,
             HostError::NotFound | HostError::UnknownRoute => StatusCode::NOT_FOUND,
             HostError::Refused(refusal) => refusal.status(),
             HostError::Invalid { .. } | HostError::BadRequest(_) => StatusCode::BAD_REQUEST,

@@ -82,6 +82,18 @@ pub struct ParkedQuestion {
     pub question: StructuredQuestion,
 }
 
+/// A question the caller's person is asked, as its question message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AskedQuestion {
+    /// The question message: prose, then the block whose question names
+    /// every negotiation below. Read it with the question-block parser;
+    /// answer it at `POST /answers`.
+    pub message: String,
+    /// The negotiations parked on it, which one answer resumes.
+    pub opportunity_ids: Vec<OpportunityId>,
+}
+
 /// What a host is built with: settings read once, when it starts (from the
 /// command line and the environment), never inside a request.
 #[derive(Clone, Default)]
@@ -320,6 +332,26 @@ impl Host {
         authenticate(self.store().as_ref(), token).await
     }
 
+    /// Signs a browser in with a person's key or a login link: its session
+    /// key (see [`crate::keys::sign_in`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::keys::sign_in`].
+    pub async fn sign_in(&self, secret: &str) -> Result<NewKey, HostError> {
+        crate::keys::sign_in(self.store().as_ref(), secret).await
+    }
+
+    /// Ends the browser session `caller` is, on every process of the store.
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Store`] when the store fails.
+    pub async fn sign_out(&self, caller: &Caller) -> Result<(), HostError> {
+        self.store().revoke_api_key(&caller.key_id).await?;
+        Ok(())
+    }
+
     /// Makes a key for `user_id` (see [`create_key`]).
     ///
     /// # Errors
@@ -556,6 +588,41 @@ impl Host {
         let mut messages = self.store().list_messages(id).await?;
         messages.retain(|message| is_visible_to(message, &caller.user_id));
         Ok(messages)
+    }
+
+    /// The questions the caller's person is asked: one question message
+    /// per distinct question, naming every negotiation of theirs parked on
+    /// it unanswered, so that one answer resumes them all (oldest change
+    /// first, as they were asked).
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Store`] when the store fails.
+    pub async fn questions(&self, caller: &Caller) -> Result<Vec<AskedQuestion>, HostError> {
+        let mut waiting = self.inner.negotiations.waiting_on(&caller.user_id).await?;
+        waiting.reverse();
+        let mut asked: Vec<(StructuredQuestion, Vec<OpportunityId>)> = Vec::new();
+        for (summary, park) in waiting {
+            match asked
+                .iter_mut()
+                .find(|(question, _)| *question == park.question)
+            {
+                Some((_, ids)) => ids.push(summary.id),
+                None => asked.push((park.question, vec![summary.id])),
+            }
+        }
+        Ok(asked
+            .into_iter()
+            .filter_map(|(question, ids)| {
+                let (first, also) = ids.split_first()?;
+                let message =
+                    index_stall_gap::question_message_unblocking(first, also, &question).ok()?;
+                Some(AskedQuestion {
+                    message,
+                    opportunity_ids: ids,
+                })
+            })
+            .collect())
     }
 
     /// Parks a stalled negotiation on a question for the caller's person

@@ -9,8 +9,7 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
-use axum::http::request::Parts;
+use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -25,6 +24,7 @@ use index_negotiation_store::{
 use index_stall_gap::{ParkReport, ParkRequest};
 
 use crate::error::HostError;
+use crate::extract::{ApiJson, ApiQuery, Negotiation, malformed};
 use crate::host::{Host, ListQuery, NegotiationView, Resumed, TurnTaken, id_field, wait_duration};
 use crate::keys::{Caller, bearer_token};
 use crate::openapi::{Fails, Operation, Success, of};
@@ -49,7 +49,10 @@ impl IntoResponse for HostError {
 /// says of it, so a route can be neither served undocumented nor
 /// documented unserved.
 fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
-    use Fails::{Answer, Body, HostKey, NotReady, Open, Park, Request, Resume, Seat, Turn};
+    use Fails::{
+        Answer, Body, CrossOrigin, HostKey, NotReady, Open, Park, Request, Resume, Seat, SignIn,
+        Turn,
+    };
     let ok = |schema| Success::Json(StatusCode::OK, schema);
     vec![
         (
@@ -121,6 +124,26 @@ fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
             post(answers),
         ),
         (
+            Operation::new(Method::POST, "/session", "signIn", "Sign a browser in with a person's key or a login link: the session key goes into an HttpOnly cookie.", Success::Json(StatusCode::CREATED, of::<crate::web::SignedIn>))
+                .public()
+                .body(of::<crate::web::SignInBody>)
+                .fails(&[Body, SignIn, CrossOrigin]),
+            post(crate::web::sign_in),
+        ),
+        (
+            Operation::new(Method::GET, "/session", "session", "Who the caller is.", ok(of::<crate::web::SignedIn>)),
+            get(crate::web::signed_in),
+        ),
+        (
+            Operation::new(Method::DELETE, "/session", "signOut", "End the browser session the cookie carries, on every process of the store.", Success::Empty(StatusCode::NO_CONTENT))
+                .fails(&[Request]),
+            axum::routing::delete(crate::web::sign_out),
+        ),
+        (
+            Operation::new(Method::GET, "/questions", "listQuestions", "The questions the caller's person is asked, as question messages, one per distinct question.", ok(of::<crate::web::Questions>)),
+            get(crate::web::questions),
+        ),
+        (
             Operation::new(Method::GET, "/metrics", "metrics", "Prometheus metrics (host keys).", Success::Metrics)
                 .fails(&[HostKey]),
             get(metrics),
@@ -176,18 +199,22 @@ pub fn router(host: Host, mcp: Router) -> Router {
             "/.well-known/{*rest}",
             any(|| async { HostError::UnknownRoute }),
         )
+        .merge(crate::web::pages())
         .with_state(host.clone());
     let api = api
+        .route("/events", get(crate::web::events))
         .with_state(host.clone())
         .merge(mcp.layer(middleware::from_fn(session_ended)))
         .fallback(|| async { HostError::UnknownRoute })
         // Inside authentication: an anonymous client learns nothing, not
         // even the limit.
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(middleware::from_fn(crate::web::forgery_checked))
         .layer(middleware::from_fn_with_state(host.clone(), authenticate));
     public
         .merge(api)
         .layer(middleware::map_response(one_error_shape))
+        .layer(middleware::map_response(crate::web::secured))
         .layer(middleware::from_fn_with_state(host, counted))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
@@ -285,17 +312,23 @@ async fn one_error_shape(response: Response) -> Response {
 }
 
 /// Authenticates every request, putting the [`Caller`] into its extensions
-/// (where the MCP service finds it too).
+/// (where the MCP service finds it too): by its bearer key, or else by a
+/// browser's session cookie (marked, for the forgery check).
 async fn authenticate(State(host): State<Host>, mut request: Request, next: Next) -> Response {
-    let token = request
+    let bearer = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(bearer_token);
+    let cookie = crate::web::session_token(request.headers()).filter(|_| bearer.is_none());
+    let token = bearer.or(cookie);
     match host.authenticate(token).await {
         Ok(caller) => {
             tracing::Span::current().record("user", caller.user_id.as_str());
             tracing::info!(user = %caller.user_id, key = %caller.key_id, "authenticated");
+            if cookie.is_some() {
+                request.extensions_mut().insert(crate::web::ByCookie);
+            }
             request.extensions_mut().insert(Arc::new(caller));
             next.run(request).await
         }
@@ -325,69 +358,12 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
 
 type Authed = Extension<Arc<Caller>>;
 
-/// The negotiation a path names: its opportunity id, a UUID in canonical
-/// form. Anything else is the same `not_found` as a missing negotiation.
-struct Negotiation(OpportunityId);
-
-impl<S: Send + Sync> FromRequestParts<S> for Negotiation {
-    type Rejection = HostError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HostError> {
-        let Path(id) = Path::<String>::from_request_parts(parts, state)
-            .await
-            .map_err(|_| HostError::NotFound)?;
-        OpportunityId::parse(id)
-            .map(Negotiation)
-            .map_err(|_| HostError::NotFound)
-    }
-}
-
-/// A JSON body, or the one error shape: `malformed_json`, or
-/// `payload_too_large` for a chunked body found over the limit.
-struct ApiJson<T>(T);
-
-impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for ApiJson<T> {
-    type Rejection = HostError;
-
-    async fn from_request(request: Request, state: &S) -> Result<Self, HostError> {
-        Json::<T>::from_request(request, state)
-            .await
-            .map(|Json(value)| ApiJson(value))
-            .map_err(malformed)
-    }
-}
-
-/// A query string, or the one error shape (`invalid_request`).
-struct ApiQuery<T>(T);
-
-impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
-    type Rejection = HostError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HostError> {
-        Query::<T>::from_request_parts(parts, state)
-            .await
-            .map(|Query(value)| ApiQuery(value))
-            .map_err(|rejection| HostError::BadRequest(rejection.body_text()))
-    }
-}
-
 /// What `open` and `close` answer: the negotiation after the change, in
 /// its own field order.
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub(crate) struct Changed {
     /// The negotiation after the change.
     pub(crate) negotiation: index_negotiation_store::NegotiationSummary,
-}
-
-fn malformed(rejection: JsonRejection) -> HostError {
-    // A chunked body over the limit is found only while it is read.
-    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        return HostError::PayloadTooLarge;
-    }
-    HostError::Invalid {
-        code: crate::error::ErrorCode::MalformedJson.as_str(),
-        message: rejection.body_text(),
-    }
 }
 
 fn refused(err: HostError) -> HostError {

@@ -73,6 +73,23 @@ pub struct KeyOptions {
 /// The most characters a key's name may have.
 pub const KEY_NAME_LIMIT: usize = 64;
 
+/// The names of the keys the host makes for itself begin with this; no
+/// other key may take such a name, so the name says what the key is.
+pub const RESERVED_NAME_PREFIX: &str = "index:";
+
+/// The name of a login link's key: it signs its person in once (see
+/// [`create_login_link`]).
+pub const LOGIN_LINK_NAME: &str = "index: login link";
+
+/// The name of a signed-in browser's session key (see [`sign_in`]).
+pub const WEB_SESSION_NAME: &str = "index: web session";
+
+/// How long a browser stays signed in.
+pub const WEB_SESSION_LIFETIME: Duration = Duration::from_secs(12 * 60 * 60);
+
+/// How long a login link works unless told otherwise.
+pub const LOGIN_LINK_LIFETIME: Duration = Duration::from_secs(10 * 60);
+
 /// `name` as a key keeps it, or why it cannot be one.
 fn key_name(name: &str) -> Result<String, HostError> {
     let name = index_js::trim(name);
@@ -80,6 +97,11 @@ fn key_name(name: &str) -> Result<String, HostError> {
         return Err(HostError::BadRequest(
             "a key's name cannot be blank".to_owned(),
         ));
+    }
+    if name.starts_with(RESERVED_NAME_PREFIX) {
+        return Err(HostError::BadRequest(format!(
+            "names beginning {RESERVED_NAME_PREFIX:?} are kept for the host's own keys"
+        )));
     }
     if name.chars().count() > KEY_NAME_LIMIT {
         return Err(HostError::BadRequest(format!(
@@ -114,10 +136,18 @@ pub async fn create_key(
     options: &KeyOptions,
 ) -> Result<NewKey, HostError> {
     let name = options.name.as_deref().map(key_name).transpose()?;
-    if options
-        .expires_in
-        .is_some_and(|lifetime| lifetime.as_secs() == 0)
-    {
+    make_key(store, user_id, scope, name, options.expires_in).await
+}
+
+/// Makes a key named `name` (already checked, or one of the host's own).
+async fn make_key(
+    store: &(impl ApiKeyStore + ?Sized),
+    user_id: UserId,
+    scope: KeyScope,
+    name: Option<String>,
+    expires_in: Option<Duration>,
+) -> Result<NewKey, HostError> {
+    if expires_in.is_some_and(|lifetime| lifetime.as_secs() == 0) {
         return Err(HostError::BadRequest(
             "a key lives at least a second".to_owned(),
         ));
@@ -140,7 +170,7 @@ pub async fn create_key(
         now,
     );
     record.name = name;
-    record.expires_at = options.expires_in.map(|lifetime| now.after(lifetime));
+    record.expires_at = expires_in.map(|lifetime| now.after(lifetime));
     if !store.insert_api_key(&record).await? {
         return Err(HostError::Store(StoreError::Backend(
             "a new key collided with a stored one; try again".into(),
@@ -169,6 +199,64 @@ pub async fn find_key(
         .filter(|record| constant_time_eq(&record.hash.0, &hash.0)))
 }
 
+/// Makes a login link's key for `user_id`: an agent key that works for
+/// `lifetime` (at most a day) and signs its person into the inbox once,
+/// at `POST /session`, which revokes it as it does.
+///
+/// # Errors
+///
+/// [`HostError::BadRequest`] for a lifetime under a second or over a day;
+/// [`HostError::Store`] as [`create_key`].
+pub async fn create_login_link(
+    store: &(impl ApiKeyStore + ?Sized),
+    user_id: UserId,
+    lifetime: Duration,
+) -> Result<NewKey, HostError> {
+    if lifetime > Duration::from_secs(86_400) {
+        return Err(HostError::BadRequest(
+            "a login link works for a day at most".to_owned(),
+        ));
+    }
+    let name = Some(LOGIN_LINK_NAME.to_owned());
+    make_key(store, user_id, KeyScope::Agent, name, Some(lifetime)).await
+}
+
+/// Signs a browser in with `secret`, a person's key or a login link: the
+/// session key it gets (kept in an `HttpOnly` cookie, never seen by the
+/// page), which acts as the same user with the same scope for
+/// [`WEB_SESSION_LIFETIME`]. A login link is revoked first, so it signs
+/// in once; a session key cannot make another.
+///
+/// # Errors
+///
+/// As [`authenticate`]; and [`HostError::Unauthorized`] for a session
+/// key or a login link already used.
+pub async fn sign_in(
+    store: &(impl ApiKeyStore + ?Sized),
+    secret: &str,
+) -> Result<NewKey, HostError> {
+    let record = active_key(store, Some(secret)).await?;
+    // A login link is spent by its first sign-in: revoked before the
+    // session is made.
+    let refused = match record.name.as_deref() {
+        Some(WEB_SESSION_NAME) => true,
+        Some(LOGIN_LINK_NAME) => !store.revoke_api_key(&record.id).await?,
+        _ => false,
+    };
+    if refused {
+        return Err(HostError::Unauthorized);
+    }
+    let name = Some(WEB_SESSION_NAME.to_owned());
+    make_key(
+        store,
+        record.user_id,
+        record.scope,
+        name,
+        Some(WEB_SESSION_LIFETIME),
+    )
+    .await
+}
+
 /// The caller a request's bearer token names. A missing, malformed,
 /// unknown or revoked key is [`HostError::Unauthorized`] (one answer for
 /// all, so nothing is learned from it); an expired one, which only its
@@ -184,6 +272,19 @@ pub async fn authenticate(
     store: &(impl ApiKeyStore + ?Sized),
     token: Option<&str>,
 ) -> Result<Caller, HostError> {
+    let record = active_key(store, token).await?;
+    Ok(Caller {
+        user_id: record.user_id,
+        scope: record.scope,
+        key_id: record.id,
+    })
+}
+
+/// The active key `token` is, its use recorded; as [`authenticate`].
+async fn active_key(
+    store: &(impl ApiKeyStore + ?Sized),
+    token: Option<&str>,
+) -> Result<ApiKeyRecord, HostError> {
     let Some(record) = find_key(store, token.unwrap_or_default()).await? else {
         return Err(HostError::Unauthorized);
     };
@@ -198,11 +299,7 @@ pub async fn authenticate(
     {
         tracing::warn!(key = %record.id, error = %ErrorChain(&err), "could not record a key's use");
     }
-    Ok(Caller {
-        user_id: record.user_id,
-        scope: record.scope,
-        key_id: record.id,
-    })
+    Ok(record)
 }
 
 /// The bearer token of an `Authorization` header value, if it is one.

@@ -19,6 +19,7 @@
 
 mod elicit;
 mod error;
+mod extract;
 mod host;
 mod http;
 mod input;
@@ -30,11 +31,12 @@ mod resources;
 mod schema;
 mod serve;
 mod tasks;
+mod web;
 
 pub use error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
 pub use host::{
-    DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
-    ParkedQuestion, Resumed, TurnTaken,
+    AskedQuestion, DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT,
+    NegotiationView, ParkedQuestion, Resumed, TurnTaken,
 };
 pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, openapi, router};
 pub use keys::{Caller, NewKey};

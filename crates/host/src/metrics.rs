@@ -216,16 +216,24 @@ pub(crate) fn request_labels(request: &axum::extract::Request) -> (&'static str,
 /// The route a path belongs to, with ids left out so a label never holds
 /// one; any other path is `other`.
 fn route_of(path: &str) -> &'static str {
-    const FIXED: [&str; 6] = [
+    const FIXED: [&str; 10] = [
         "/negotiations",
         "/answers",
         "/mcp",
         "/healthz",
         "/readyz",
         "/metrics",
+        "/session",
+        "/questions",
+        "/events",
+        "/openapi.json",
     ];
     if let Some(route) = FIXED.iter().find(|route| **route == path) {
         return route;
+    }
+    // The inbox's files, one label for them all.
+    if path == "/inbox" || path.starts_with("/inbox/") {
+        return "/inbox";
     }
     let mut parts = path.trim_start_matches('/').split('/');
     match (
@@ -281,6 +289,8 @@ mod tests {
             ("/opportunities/x/negotiation/nope", "other"),
             ("/nope/0c6e9a52", "other"),
             ("/mcp", "/mcp"),
+            ("/inbox/pkg/index.js", "/inbox"),
+            ("/inboxes", "other"),
         ] {
             assert_eq!(route_of(path), route, "{path}");
         }

@@ -34,6 +34,8 @@ pub(crate) enum Success {
     Json(StatusCode, MakeSchema),
     /// Prometheus's text format.
     Metrics,
+    /// No body.
+    Empty(StatusCode),
 }
 
 /// One REST operation as the document describes it.
@@ -147,6 +149,10 @@ pub(crate) enum Fails {
     Answer,
     /// The store cannot answer (readiness): `store_failed`, 503.
     NotReady,
+    /// A key that signs nothing in: `unauthorized`, `key_expired`.
+    SignIn,
+    /// Sent from a page that is not this host's: `cross_origin`, 403.
+    CrossOrigin,
 }
 
 impl Fails {
@@ -183,6 +189,8 @@ impl Fails {
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::StoreFailed.as_str(),
             )],
+            Fails::SignIn => vec![of(HostError::Unauthorized), of(HostError::KeyExpired)],
+            Fails::CrossOrigin => vec![of(HostError::CrossOrigin)],
         }
     }
 }
@@ -314,6 +322,12 @@ fn describe(
                 }),
             );
         }
+        Success::Empty(status) => {
+            responses.insert(
+                status.as_u16().to_string(),
+                json!({ "description": status.canonical_reason().unwrap_or("Success") }),
+            );
+        }
         Success::Metrics => {
             responses.insert(
                 "200".to_owned(),
@@ -331,6 +345,15 @@ fn describe(
                 .entry(status.as_u16())
                 .or_default()
                 .insert(code.as_str());
+        }
+        // A change a browser's session cookie authenticates must come
+        // from a page of this host.
+        if operation.method != Method::GET {
+            let (status, code) = (
+                HostError::CrossOrigin.status(),
+                HostError::CrossOrigin.code(),
+            );
+            failures.entry(status.as_u16()).or_default().insert(code);
         }
     }
     for fails in operation.fails {

@@ -70,4 +70,7 @@ pub use safety::{
 };
 #[cfg(feature = "testing")]
 pub use scripted::{Scripted, ScriptedModel};
-pub use stored::{ParkError, ParkReport, ParkRequest, Parked, park_negotiation, question_message};
+pub use stored::{
+    ParkError, ParkReport, ParkRequest, Parked, park_negotiation, question_message,
+    question_message_unblocking,
+};

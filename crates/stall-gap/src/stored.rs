@@ -313,6 +313,33 @@ pub fn question_message(
     id: &OpportunityId,
     question: &StructuredQuestion,
 ) -> Result<String, index_question_block::UnsendableQuestionMessage> {
+    question_message_unblocking(id, &[], question)
+}
+
+/// [`question_message`] for a question that `id` and the negotiations
+/// `also` are all parked on: its one question names `id` and, as
+/// `alsoUnblocks`, the others, so that one answer resumes them all.
+///
+/// ```
+/// use index_question_block::{QuestionOption, StructuredQuestion, parse_question_message};
+/// let option = |l: &str| QuestionOption { label: l.into(), description: format!("Retry with {l}.") };
+/// let question = StructuredQuestion { title: "Budget".into(), prompt: "Which budget?".into(), options: vec![option("Low"), option("High")], multi_select: false };
+/// let id = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".parse()?;
+/// let other = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843".parse()?;
+/// let message = index_stall_gap::question_message_unblocking(&id, &[other], &question)?;
+/// let parsed = parse_question_message(&message).unwrap();
+/// assert_eq!(parsed.block.questions[0].also_unblocks.as_deref(), Some(&["7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843".to_owned()][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`question_message`].
+pub fn question_message_unblocking(
+    id: &OpportunityId,
+    also: &[OpportunityId],
+    question: &StructuredQuestion,
+) -> Result<String, index_question_block::UnsendableQuestionMessage> {
     let mut prose = format!(
         "Your agent paused a negotiation: it needs one answer from you ({}).",
         question.title
@@ -320,9 +347,10 @@ pub fn question_message(
     for option in &question.options {
         prose.push_str(&format!("\n- {}: {}", option.label, option.description));
     }
-    let block = QuestionBlock::new(vec![QuestionBlockQuestion::new(
-        question.prompt.clone(),
-        id.as_str(),
-    )]);
+    let mut asked = QuestionBlockQuestion::new(question.prompt.clone(), id.as_str());
+    if !also.is_empty() {
+        asked.also_unblocks = Some(also.iter().map(ToString::to_string).collect());
+    }
+    let block = QuestionBlock::new(vec![asked]);
     serialize_question_message_checked(&prose, &block)
 }

@@ -1,52 +1,68 @@
-//! A negotiation that stalled: opened between dana and sam, its first round
-//! played to the turn limit without agreement, ready to park.
+//! Negotiations between dana and sam, made with the `index` tool: opened,
+//! or stalled (the first round played to the turn limit without
+//! agreement, ready to park).
 
 use std::path::Path;
 
 use crate::support;
 
+/// Runs `index ARGS --db DB` in `dir`, which must succeed.
+pub fn run(dir: &Path, db: &str, args: &[&str]) {
+    let mut full = args.to_vec();
+    full.extend_from_slice(&["--db", db]);
+    let out = support::index(dir, &full, None, &[]);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Opens dana ↔ sam on `id` in `db`, dana to move first.
+pub fn open(dir: &Path, db: &str, id: &str) {
+    run(
+        dir,
+        db,
+        &[
+            "negotiation",
+            "open",
+            "--initiator",
+            "dana",
+            "--initiator-intent",
+            &format!("hire-{id}"),
+            "--responder",
+            "sam",
+            "--responder-intent",
+            &format!("join-{id}"),
+            "--opportunity-id",
+            id,
+        ],
+    );
+}
+
 /// Opens dana ↔ sam on `id` in `db` and plays a round to the turn limit.
 pub fn stall(dir: &Path, db: &str, id: &str) {
-    let run = |args: &[&str]| {
-        let mut full = args.to_vec();
-        full.extend_from_slice(&["--db", db]);
-        let out = support::index(dir, &full, None, &[]);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    run(&[
-        "negotiation",
-        "open",
-        "--initiator",
-        "dana",
-        "--initiator-intent",
-        &format!("hire-{id}"),
-        "--responder",
-        "sam",
-        "--responder-intent",
-        &format!("join-{id}"),
-        "--opportunity-id",
-        id,
-    ]);
+    open(dir, db, id);
     for n in 0..12 {
         let (who, action) = if n % 2 == 0 {
             ("dana", "propose")
         } else {
             ("sam", "counter")
         };
-        run(&[
-            "negotiation",
-            "turn",
-            id,
-            "--as",
-            who,
-            "--action",
-            action,
-            "--message",
-            &format!("Offer {n}"),
-        ]);
+        run(
+            dir,
+            db,
+            &[
+                "negotiation",
+                "turn",
+                id,
+                "--as",
+                who,
+                "--action",
+                action,
+                "--message",
+                &format!("Offer {n}"),
+            ],
+        );
     }
 }

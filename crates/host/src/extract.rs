@@ -1,0 +1,70 @@
+//! The extractors every route uses: a path's negotiation, a JSON body and
+//! a query, each refusing with the one error shape.
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+
+use index_negotiation_store::OpportunityId;
+
+use crate::error::HostError;
+
+/// The negotiation a path names: its opportunity id, a UUID in canonical
+/// form. Anything else is the same `not_found` as a missing negotiation.
+pub(crate) struct Negotiation(pub(crate) OpportunityId);
+
+impl<S: Send + Sync> FromRequestParts<S> for Negotiation {
+    type Rejection = HostError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HostError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| HostError::NotFound)?;
+        OpportunityId::parse(id)
+            .map(Negotiation)
+            .map_err(|_| HostError::NotFound)
+    }
+}
+
+/// A JSON body, or the one error shape: `malformed_json`, or
+/// `payload_too_large` for a chunked body found over the limit.
+pub(crate) struct ApiJson<T>(pub(crate) T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = HostError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, HostError> {
+        Json::<T>::from_request(request, state)
+            .await
+            .map(|Json(value)| ApiJson(value))
+            .map_err(malformed)
+    }
+}
+
+/// A query string, or the one error shape (`invalid_request`).
+pub(crate) struct ApiQuery<T>(pub(crate) T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = HostError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HostError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(value)| ApiQuery(value))
+            .map_err(|rejection| HostError::BadRequest(rejection.body_text()))
+    }
+}
+
+/// A JSON body refused: `payload_too_large` or `malformed_json`.
+pub(crate) fn malformed(rejection: JsonRejection) -> HostError {
+    // A chunked body over the limit is found only while it is read.
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return HostError::PayloadTooLarge;
+    }
+    HostError::Invalid {
+        code: crate::error::ErrorCode::MalformedJson.as_str(),
+        message: rejection.body_text(),
+    }
+}

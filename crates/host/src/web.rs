@@ -1,0 +1,328 @@
+//! The person's side, in a browser: the inbox page (files embedded in the
+//! binary), the session a browser signs in to, and what the page reads.
+//!
+//! A browser signs in at `POST /session` with its person's key or a login
+//! link, and gets a session key in an `HttpOnly`, `SameSite=Strict`
+//! cookie: the page never sees a key, and the session ends, for every
+//! process on the store, when its key is revoked (`DELETE /session`).
+//! A request the cookie authenticates that changes anything must come
+//! from a page of this host (its `Origin` is the host's own), which with
+//! the cookie's `SameSite` stops cross-site request forgery. Every answer
+//! carries a strict Content-Security-Policy and its companions.
+
+use std::convert::Infallible;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use serde::{Deserialize, Serialize};
+
+use index_negotiation_store::{KeyScope, UserId};
+
+use crate::error::HostError;
+use crate::host::{AskedQuestion, Host};
+use crate::keys::{Caller, WEB_SESSION_LIFETIME};
+
+/// The cookie a signed-in browser carries: its session key.
+pub(crate) const SESSION_COOKIE: &str = "index_session";
+
+/// What the page may load and do: its own files, its own API, and
+/// WebAssembly compiled from its own module; no inline script, no frames.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+     style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; \
+     frame-ancestors 'none'";
+
+/// The inbox's files, by path: its type and its bytes.
+const FILES: &[(&str, &str, &[u8])] = &[
+    (
+        "/inbox",
+        "text/html; charset=utf-8",
+        include_bytes!("../inbox/index.html"),
+    ),
+    (
+        "/inbox/inbox.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../inbox/inbox.js"),
+    ),
+    (
+        "/inbox/inbox.css",
+        "text/css; charset=utf-8",
+        include_bytes!("../inbox/inbox.css"),
+    ),
+    (
+        "/inbox/icon.svg",
+        "image/svg+xml",
+        include_bytes!("../inbox/icon.svg"),
+    ),
+    (
+        "/inbox/pkg/index.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../inbox/pkg/index.js"),
+    ),
+    (
+        "/inbox/pkg/index_question_block_bg.wasm",
+        "application/wasm",
+        include_bytes!("../inbox/pkg/index_question_block_bg.wasm"),
+    ),
+];
+
+/// The inbox's files, served to anyone: they hold no data.
+pub(crate) fn pages() -> Router<Host> {
+    FILES
+        .iter()
+        .fold(Router::new(), |router, &(path, kind, bytes)| {
+            router.route(
+                path,
+                get(move || async move {
+                    (
+                        [
+                            (header::CONTENT_TYPE, kind),
+                            (header::CACHE_CONTROL, "no-cache"),
+                        ],
+                        bytes,
+                    )
+                }),
+            )
+        })
+}
+
+/// Adds the security headers to every answer: the policy above, no
+/// sniffing of types, no referrer, no framing.
+pub(crate) async fn secured(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+/// The session key a request's cookie carries, if any.
+pub(crate) fn session_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|cookies| cookies.split(';'))
+        .filter_map(|cookie| cookie.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value)
+}
+
+/// Marks a request its cookie authenticated (not a bearer key).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ByCookie;
+
+/// Whether a request comes from a page of this host: its `Origin` names
+/// the host it was sent to, and the browser did not call it cross-site.
+pub(crate) fn same_origin(headers: &HeaderMap) -> bool {
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    let origin_host = origin.and_then(|origin| {
+        origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+    });
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    host.is_some() && origin_host == host && site.is_none_or(|site| site == "same-origin")
+}
+
+/// Refuses a request its cookie authenticated that would change
+/// something, unless it comes from a page of this host.
+pub(crate) async fn forgery_checked(request: Request, next: Next) -> Response {
+    let safe = matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    let by_cookie = request.extensions().get::<ByCookie>().is_some();
+    if by_cookie && !safe && !same_origin(request.headers()) {
+        tracing::info!("refused a cross-origin request by cookie");
+        return HostError::CrossOrigin.into_response();
+    }
+    next.run(request).await
+}
+
+/// `POST /session`'s body.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SignInBody {
+    /// The person's API key, or the key of a login link (which then works
+    /// no more).
+    key: String,
+}
+
+/// Who a session acts as.
+#[derive(Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SignedIn {
+    /// The person.
+    user_id: UserId,
+    /// What their key may do.
+    scope: KeyScope,
+}
+
+/// `POST /session`: signs a browser in; the session key goes into the
+/// cookie, never into the body. A browser must send it from a page of
+/// this host (a login from another site is refused).
+pub(crate) async fn sign_in(
+    State(host): State<Host>,
+    headers: HeaderMap,
+    crate::extract::ApiJson(body): crate::extract::ApiJson<SignInBody>,
+) -> Result<Response, HostError> {
+    if headers.contains_key(header::ORIGIN) && !same_origin(&headers) {
+        return Err(HostError::CrossOrigin);
+    }
+    let session = host.sign_in(index_js::trim(&body.key)).await?;
+    tracing::info!(user = %session.record.user_id, key = %session.record.id, "signed in");
+    // Secure when the page was served over TLS (by a proxy in front).
+    let secure = headers
+        .get(header::ORIGIN)
+        .is_some_and(|origin| origin.as_bytes().starts_with(b"https://"));
+    let cookie = format!(
+        "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
+        session.secret,
+        WEB_SESSION_LIFETIME.as_secs(),
+        if secure { "; Secure" } else { "" }
+    );
+    let cookie = HeaderValue::from_str(&cookie)
+        .map_err(|_| HostError::BadRequest("the session could not be written".to_owned()))?;
+    let signed_in = SignedIn {
+        user_id: session.record.user_id,
+        scope: session.record.scope,
+    };
+    Ok((
+        StatusCode::CREATED,
+        [(header::SET_COOKIE, cookie)],
+        Json(signed_in),
+    )
+        .into_response())
+}
+
+/// `GET /session`: who the caller is.
+pub(crate) async fn signed_in(caller: Extension<std::sync::Arc<Caller>>) -> Json<SignedIn> {
+    Json(SignedIn {
+        user_id: caller.user_id.clone(),
+        scope: caller.scope,
+    })
+}
+
+/// `DELETE /session`: ends the session the cookie carries, on every
+/// process of the store, and clears the cookie. Only a session ends so: a
+/// bearer key is revoked with `index keys revoke`.
+pub(crate) async fn sign_out(
+    State(host): State<Host>,
+    caller: Extension<std::sync::Arc<Caller>>,
+    by_cookie: Option<Extension<ByCookie>>,
+) -> Result<Response, HostError> {
+    if by_cookie.is_none() {
+        return Err(HostError::BadRequest(
+            "only a browser's session is ended here; revoke a key with `index keys revoke`"
+                .to_owned(),
+        ));
+    }
+    host.sign_out(&caller).await?;
+    tracing::info!(user = %caller.user_id, key = %caller.key_id, "signed out");
+    let cleared = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    let cleared = HeaderValue::from_str(&cleared)
+        .map_err(|_| HostError::BadRequest("the session could not be cleared".to_owned()))?;
+    Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cleared)]).into_response())
+}
+
+/// `GET /questions`'s answer.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct Questions {
+    /// The questions the caller's person is asked.
+    questions: Vec<AskedQuestion>,
+}
+
+/// `GET /questions`: what the caller's person is asked, as question
+/// messages for the page to read.
+pub(crate) async fn questions(
+    State(host): State<Host>,
+    caller: Extension<std::sync::Arc<Caller>>,
+) -> Result<Json<Questions>, HostError> {
+    Ok(Json(Questions {
+        questions: host.questions(&caller).await?,
+    }))
+}
+
+/// How many of the caller's negotiations an event stream watches: the
+/// newest page's worth.
+const MOST_WATCHED: usize = 50;
+
+/// `GET /events`: server-sent events, a `changed` event naming each of
+/// the caller's negotiations as it changes (its newest [`MOST_WATCHED`],
+/// as the stream began; a browser reconnects to watch newer ones).
+pub(crate) async fn events(
+    State(host): State<Host>,
+    caller: Extension<std::sync::Arc<Caller>>,
+) -> Result<Response, HostError> {
+    let filter = index_negotiation_store::ListFilter {
+        limit: Some(MOST_WATCHED),
+        ..Default::default()
+    };
+    let page = host.list(&caller, &filter).await?;
+    let ids = page.negotiations.into_iter().map(|summary| summary.id);
+    let changes = host.changes_of(&caller, ids).await?;
+    let stream = futures_util::stream::unfold(changes, |mut changes| async move {
+        let id = changes.next().await?;
+        let event = Event::default().event("changed").data(id.as_str());
+        Some((Ok::<_, Infallible>(event), changes))
+    });
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            if let Ok(value) = HeaderValue::from_str(value) {
+                headers.append(*name, value);
+            }
+        }
+        headers
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let sent = headers(&[("cookie", "a=1; index_session=idx_abc; b=2")]);
+        assert_eq!(session_token(&sent), Some("idx_abc"));
+        let split = headers(&[("cookie", "a=1"), ("cookie", "index_session=x")]);
+        assert_eq!(session_token(&split), Some("x"));
+        assert_eq!(
+            session_token(&headers(&[("cookie", "xindex_session=1")])),
+            None
+        );
+    }
+
+    #[test]
+    fn only_a_page_of_this_host_is_same_origin() {
+        let from = |origin: &str, site: Option<&str>| {
+            let mut pairs = vec![("host", "127.0.0.1:8080"), ("origin", origin)];
+            if let Some(site) = site {
+                pairs.push(("sec-fetch-site", site));
+            }
+            same_origin(&headers(&pairs))
+        };
+        assert!(from("http://127.0.0.1:8080", Some("same-origin")));
+        assert!(from("https://127.0.0.1:8080", None));
+        assert!(!from("http://127.0.0.1:8081", None));
+        assert!(!from("http://evil.example", None));
+        assert!(!from("http://127.0.0.1:8080", Some("cross-site")));
+        assert!(!from("null", None));
+        assert!(!same_origin(&headers(&[("host", "127.0.0.1:8080")])));
+    }
+}

@@ -1,0 +1,317 @@
+//! The browser's side of a live host: signing in for a session cookie
+//! (with a key, or once with a login link), the cookie refused for a
+//! change sent from another site, signing out for every process, the
+//! questions as question messages, the event stream, and the security
+//! headers on every answer.
+
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use index_negotiation_store::{MemoryStore, OpportunityId};
+use support::{OPP, Running};
+
+const SECOND: &str = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843";
+
+/// One request with the session `cookie`, from a page at `origin` (if
+/// any): its status and JSON.
+async fn by_cookie(
+    host: &Running,
+    method: &str,
+    path: &str,
+    cookie: &str,
+    origin: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut request = host
+        .http
+        .request(method, format!("{}{path}", host.base))
+        .header("cookie", format!("index_session={cookie}"));
+    if let Some(origin) = origin {
+        request = request.header("origin", origin);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Signs in with `key` from the host's own page: the answer's status,
+/// body and session cookie (with its attributes).
+async fn sign_in(host: &Running, key: &str) -> (u16, Value, Option<String>) {
+    let response = host
+        .http
+        .post(format!("{}/session", host.base))
+        .header("origin", &host.base)
+        .json(&json!({ "key": key }))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let cookie = response
+        .headers()
+        .get("set-cookie")
+        .map(|value| value.to_str().unwrap().to_owned());
+    (status, response.json().await.unwrap_or(Value::Null), cookie)
+}
+
+/// The session key a `Set-Cookie` value carries.
+fn session_of(set_cookie: &str) -> String {
+    let pair = set_cookie.split(';').next().unwrap();
+    pair.strip_prefix("index_session=").unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_signs_a_browser_in_to_a_cookie_the_page_never_reads() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let (status, body, cookie) = sign_in(&host, &host.dana).await;
+    assert_eq!((status, &body["userId"]), (201, &json!("dana")), "{body}");
+    let cookie = cookie.unwrap();
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=43200"] {
+        assert!(cookie.contains(attribute), "{attribute} in {cookie}");
+    }
+    assert!(!cookie.contains("Secure"), "not over TLS: {cookie}");
+    let session = session_of(&cookie);
+    assert_ne!(session, host.dana, "a session of its own, not the key");
+    assert!(!body.to_string().contains(&session), "never in the body");
+
+    let (status, who) = by_cookie(&host, "GET", "/session", &session, None, None).await;
+    assert_eq!((status, &who["userId"]), (200, &json!("dana")));
+    host.open(OPP).await;
+    let (status, page) = by_cookie(&host, "GET", "/negotiations", &session, None, None).await;
+    assert_eq!(
+        (status, page["negotiations"].as_array().unwrap().len()),
+        (200, 1)
+    );
+
+    // A session cannot make another; a stranger's page cannot sign in.
+    assert_eq!(sign_in(&host, &session).await.0, 401);
+    assert_eq!(sign_in(&host, "idx_nope").await.0, 401);
+    let foreign = host
+        .http
+        .post(format!("{}/session", host.base))
+        .header("origin", "http://evil.example")
+        .json(&json!({ "key": host.dana }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 403);
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_by_cookie_must_come_from_a_page_of_this_host() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    let session = session_of(&sign_in(&host, &host.dana).await.2.unwrap());
+    let turn = json!({"action": "propose", "message": "Hello"});
+    let path = format!("/opportunities/{OPP}/negotiation/turns");
+    for origin in [None, Some("http://evil.example"), Some("null")] {
+        let (status, body) =
+            by_cookie(&host, "POST", &path, &session, origin, Some(turn.clone())).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (403, &json!("cross_origin")),
+            "{origin:?}: {body}"
+        );
+    }
+    let seen = host.view(OPP, &host.dana).await;
+    assert_eq!(
+        seen.body["negotiation"]["turnCount"], 0,
+        "nothing was taken"
+    );
+    let (status, body) = by_cookie(
+        &host,
+        "POST",
+        &path,
+        &session,
+        Some(&host.base.clone()),
+        Some(turn),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_out_ends_the_session_and_a_login_link_signs_in_once() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let session = session_of(&sign_in(&host, &host.dana).await.2.unwrap());
+    let base = host.base.clone();
+    let (status, _) = by_cookie(&host, "DELETE", "/session", &session, Some(&base), None).await;
+    assert_eq!(status, 204);
+    let (status, body) = by_cookie(&host, "GET", "/session", &session, None, None).await;
+    assert_eq!(status, 401, "{body}");
+    // A bearer key is not a session to end.
+    let ended = host
+        .call("DELETE", "/session", Some(&host.dana), None)
+        .await;
+    assert_eq!(ended.status, 400);
+
+    let link = index_host::keys::create_login_link(
+        host.store.as_ref(),
+        "sam".parse().unwrap(),
+        Duration::from_secs(600),
+    )
+    .await
+    .unwrap();
+    let (status, body, cookie) = sign_in(&host, &link.secret).await;
+    assert_eq!((status, &body["userId"]), (201, &json!("sam")), "{body}");
+    assert!(cookie.is_some());
+    assert_eq!(sign_in(&host, &link.secret).await.0, 401, "used once");
+    let made = index_host::keys::create_key(
+        host.store.as_ref(),
+        "sam".parse().unwrap(),
+        index_negotiation_store::KeyScope::Agent,
+        &{
+            let mut options = index_host::keys::KeyOptions::default();
+            options.name = Some("index: login link".to_owned());
+            options
+        },
+    )
+    .await;
+    assert!(made.is_err(), "the host's own names are kept for it");
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persons_questions_are_question_messages_one_per_question() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    for id in [OPP, SECOND] {
+        host.open(id).await;
+        support::stall_and_park(&host.store, &OpportunityId::parse(id).unwrap(), "dana").await;
+    }
+    let asked = host.call("GET", "/questions", Some(&host.dana), None).await;
+    assert_eq!(asked.status, 200, "{}", asked.body);
+    let questions = asked.body["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 1, "one question for both: {}", asked.body);
+    let message = questions[0]["message"].as_str().unwrap();
+    let parsed = index_question_block::parse_question_message(message).unwrap();
+    let question = &parsed.block.questions[0];
+    assert_eq!(question.prompt, "How much equity?");
+    let mut named = vec![question.opportunity_id.clone()];
+    named.extend(question.also_unblocks.clone().unwrap_or_default());
+    named.sort();
+    assert_eq!(named, [OPP, SECOND]);
+    let none = host.call("GET", "/questions", Some(&host.sam), None).await;
+    assert_eq!(none.body["questions"], json!([]), "sam is asked nothing");
+
+    let answers = json!({"message": message, "answers": [{"question": 0, "answer": "3%"}]});
+    let answered = host
+        .call("POST", "/answers", Some(&host.dana), Some(answers))
+        .await;
+    let outcomes: Vec<&Value> = answered.body["negotiations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| &n["outcome"])
+        .collect();
+    assert_eq!(outcomes, [&json!("resumed"), &json!("resumed")]);
+    let after = host.call("GET", "/questions", Some(&host.dana), None).await;
+    assert_eq!(after.body["questions"], json!([]));
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_event_stream_names_a_negotiation_as_the_other_seat_moves() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    let session = session_of(&sign_in(&host, &host.sam).await.2.unwrap());
+    let mut stream = host
+        .http
+        .get(format!("{}/events", host.base))
+        .header("cookie", format!("index_session={session}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(
+        stream.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    assert_eq!(
+        host.turn(OPP, &host.dana, "propose", "Hi").await.status,
+        200
+    );
+    let mut seen = String::new();
+    while !seen.contains(OPP) {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk())
+            .await
+            .expect("an event within 10 s")
+            .unwrap()
+            .expect("the stream stays open");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.contains("event: changed"), "{seen}");
+    drop(stream);
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inbox_is_served_with_a_strict_policy_and_so_is_every_answer() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    for (path, kind) in [
+        ("/inbox", "text/html; charset=utf-8"),
+        ("/inbox/inbox.js", "text/javascript; charset=utf-8"),
+        ("/inbox/inbox.css", "text/css; charset=utf-8"),
+        ("/inbox/icon.svg", "image/svg+xml"),
+        ("/inbox/pkg/index.js", "text/javascript; charset=utf-8"),
+        (
+            "/inbox/pkg/index_question_block_bg.wasm",
+            "application/wasm",
+        ),
+        ("/negotiations", "application/json"),
+    ] {
+        let response = host
+            .http
+            .get(format!("{}{path}", host.base))
+            .send()
+            .await
+            .unwrap();
+        let headers = response.headers();
+        let policy = headers["content-security-policy"].to_str().unwrap();
+        for rule in [
+            "default-src 'self'",
+            "script-src 'self' 'wasm-unsafe-eval'",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(policy.contains(rule), "{path}: {rule} in {policy}");
+        }
+        assert!(!policy.contains("unsafe-inline"), "{path}: {policy}");
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(headers["referrer-policy"], "no-referrer", "{path}");
+        assert_eq!(headers["x-frame-options"], "DENY", "{path}");
+        assert_eq!(headers["content-type"], kind, "{path}");
+        let expected = if path == "/negotiations" { 401 } else { 200 };
+        assert_eq!(response.status(), expected, "{path}");
+    }
+    let page = host
+        .http
+        .get(format!("{}/inbox", host.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !page.contains("<script>")
+            && page.contains(r#"<script type="module" src="/inbox/inbox.js">"#),
+        "no inline script: {page}"
+    );
+    host.stop().await;
+}
