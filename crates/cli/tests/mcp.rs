@@ -293,7 +293,7 @@ async fn park_on_hostile_question(db: &str, id: &str) {
         ask_user: AskUser {
             reason: NegotiationConsultationReason::RepeatedNonConvergence,
             question: StructuredQuestion {
-                title: "<i>Terms</i>".to_owned(),
+                title: "```<i>T</i>".to_owned(),
                 prompt: "Which <img src=x onerror=alert(1)> **terms** ```fence``` work\u{2028}for you \u{202e}?gnp.exe".to_owned(),
                 options: vec![option("Yes"), option("No")],
                 multi_select: false,
