@@ -50,8 +50,8 @@ impl IntoResponse for HostError {
 /// documented unserved.
 fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
     use Fails::{
-        Answer, Body, CrossOrigin, HostKey, NotReady, Open, Park, Request, Resume, Seat, SignIn,
-        Turn,
+        Answer, Body, CrossOrigin, HostKey, NotReady, Open, Oversize, Park, Request, Resume, Seat,
+        SignIn, Turn,
     };
     let ok = |schema| Success::Json(StatusCode::OK, schema);
     vec![
@@ -127,7 +127,7 @@ fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
             Operation::new(Method::POST, "/session", "signIn", "Sign a browser in with a person's key or a login link: the session key goes into an HttpOnly cookie.", Success::Json(StatusCode::CREATED, of::<crate::web::SignedIn>))
                 .public()
                 .body(of::<crate::web::SignInBody>)
-                .fails(&[Body, SignIn, CrossOrigin]),
+                .fails(&[Body, SignIn, CrossOrigin, Oversize]),
             post(crate::web::sign_in),
         ),
         (
@@ -200,6 +200,8 @@ pub fn router(host: Host, mcp: Router) -> Router {
             any(|| async { HostError::UnknownRoute }),
         )
         .merge(crate::web::pages())
+        // A sign-in's body is held to the limit too, before any key.
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         .with_state(host.clone());
     let api = api
         .route("/events", get(crate::web::events))

@@ -153,6 +153,8 @@ pub(crate) enum Fails {
     SignIn,
     /// Sent from a page that is not this host's: `cross_origin`, 403.
     CrossOrigin,
+    /// A public route's body over the limit: `payload_too_large`, 413.
+    Oversize,
 }
 
 impl Fails {
@@ -191,6 +193,7 @@ impl Fails {
             )],
             Fails::SignIn => vec![of(HostError::Unauthorized), of(HostError::KeyExpired)],
             Fails::CrossOrigin => vec![of(HostError::CrossOrigin)],
+            Fails::Oversize => vec![of(HostError::PayloadTooLarge)],
         }
     }
 }

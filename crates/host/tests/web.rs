@@ -110,6 +110,22 @@ async fn a_key_signs_a_browser_in_to_a_cookie_the_page_never_reads() {
         .await
         .unwrap();
     assert_eq!(foreign.status(), 403);
+    let oversize = host
+        .http
+        .post(format!("{}/session", host.base))
+        .header("content-type", "application/json")
+        .body(format!(
+            r#"{{"key": "{}"}}"#,
+            "x".repeat(index_host::BODY_LIMIT)
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        oversize.status(),
+        413,
+        "a sign-in is held to the body limit"
+    );
     host.stop().await;
 }
 
