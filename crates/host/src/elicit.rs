@@ -132,8 +132,8 @@ pub(crate) struct Offer<S> {
 pub(crate) enum Offered {
     /// The owner has no open session that advertised elicitation.
     NoClient,
-    /// Answered: the negotiations resumed.
-    Answered(Vec<String>),
+    /// Answered: what the delivery did to each negotiation.
+    Answered(index_negotiation_store::DeliveryReport),
     /// Declined or cancelled: still parked.
     Refused,
     /// No answer in time, or the client failed: still parked.
@@ -258,7 +258,7 @@ impl Form {
         let report = negotiations
             .deliver_answers(&self.owner, &block, &[(0, answer)])
             .await;
-        Offered::Answered(report.resumed().map(str::to_owned).collect())
+        Offered::Answered(report)
     }
 
     /// The owner's other negotiations parked, unanswered, on this very

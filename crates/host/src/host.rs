@@ -714,10 +714,19 @@ impl Host {
         result: &rmcp::model::ElicitResult,
     ) -> crate::elicit::Offered {
         let offered = form.answered(&self.inner.negotiations, result).await;
-        if let crate::elicit::Offered::Answered(_) = &offered {
-            self.changed();
-        }
+        self.took(&offered);
         offered
+    }
+
+    /// What an answer by form did, told as every answer's is: waiters
+    /// woken, the answers counted.
+    fn took(&self, offered: &crate::elicit::Offered) {
+        if let crate::elicit::Offered::Answered(report) = offered {
+            self.inner.metrics.answers(report);
+            if report.resumed().next().is_some() {
+                self.changed();
+            }
+        }
     }
 
     /// The MCP tasks this process runs.
@@ -785,9 +794,7 @@ impl Host {
             tokio::select! {
                 offered = offer.run(&host.inner.elicitors) => {
                     tracing::debug!(?offered, "elicitation offer done");
-                    if matches!(offered, crate::elicit::Offered::Answered(_)) {
-                        host.changed();
-                    }
+                    host.took(&offered);
                 }
                 () = closing.cancelled() => {}
             }

@@ -675,9 +675,9 @@ async fn with_progress<T>(
 /// What a park that asked its person says of their answer.
 fn asked_summary(id: &OpportunityId, offered: &Offered) -> String {
     match offered {
-        Offered::Answered(resumed) => format!(
+        Offered::Answered(report) => format!(
             "Parked {id}, and your person answered: {} negotiation(s) resumed.",
-            resumed.len()
+            report.resumed().count()
         ),
         Offered::Overtaken => format!("Parked {id}, and the question was answered another way."),
         _ => {

@@ -639,6 +639,17 @@ async fn a_park_as_a_task_asks_through_it_and_its_update_answers_once() {
     let done = until_status(&host, &host.dana, id, "completed").await;
     answered_park(&host, &done["result"]).await;
 
+    // Counted as every answer is.
+    let scraped = host
+        .call("GET", "/metrics", Some(&host.host_key), None)
+        .await;
+    let text = scraped.body.as_str().unwrap_or_default();
+    assert!(
+        text.lines()
+            .any(|line| line == r#"index_answers_total{outcome="resumed"} 1"#),
+        "{text}"
+    );
+
     // The key is no longer asked: the same update again changes nothing.
     let other = json!({"inputResponses": {&key: {"action": "accept", "content": {"answer": "0"}}}});
     let again = on_task(&host, &host.dana, "tasks/update", id, other).await;
