@@ -190,6 +190,39 @@ impl Asking {
     fn can(&self) -> bool {
         !matches!(self, Asking::No)
     }
+
+    /// Puts `question`, parked on `id` for the caller's person, to them
+    /// the way this call can (with `report`, what a park that asks did,
+    /// for a retry to answer again).
+    async fn ask(
+        &self,
+        host: &Host,
+        caller: &Caller,
+        id: &OpportunityId,
+        question: &StructuredQuestion,
+        report: Option<ParkReport>,
+    ) -> Asked {
+        match self {
+            Asking::ByRetry => match host.ask_for_answer(caller, id, question, report) {
+                Some(asked) => Asked::Retry(asked),
+                None => Asked::Not,
+            },
+            Asking::InTask(task) => {
+                Asked::InTask(ask_in_task(task, host, caller, id, question).await)
+            }
+            Asking::No => Asked::Not,
+        }
+    }
+}
+
+/// How a call put a parked question to its person.
+enum Asked {
+    /// Not at all: it waits on its question message.
+    Not,
+    /// As the call's answer; the retry carries the person's.
+    Retry(InputRequiredResult),
+    /// Through the call's task, with what the person's answer did.
+    InTask(Offered),
 }
 
 /// Puts `question`, parked on `id` for the caller's person, to them
@@ -328,9 +361,10 @@ impl Tools {
                     let wait = wait_duration(seconds)?;
                     // Parked already: asked at once rather than after the
                     // wait (only a client that can be asked reads first).
-                    let first = match asking.can() {
-                        true => Some(host.view(&caller, &id).await?),
-                        false => None,
+                    let first = if asking.can() {
+                        Some(host.view(&caller, &id).await?)
+                    } else {
+                        None
                     };
                     match first {
                         Some(view) if view.parked.is_some() => view,
@@ -339,19 +373,11 @@ impl Tools {
                 }
             };
             if let Some(parked) = &view.parked {
-                match &asking {
-                    Asking::ByRetry => {
-                        if let Some(asked) =
-                            host.ask_for_answer(&caller, &id, &parked.question, None)
-                        {
-                            return Ok(Answer::Ask(asked));
-                        }
-                    }
-                    Asking::InTask(task) => {
-                        ask_in_task(task, host, &caller, &id, &parked.question).await;
-                        view = host.view(&caller, &id).await?;
-                    }
-                    Asking::No => {}
+                match asking.ask(host, &caller, &id, &parked.question, None).await {
+                    Asked::Retry(asked) => return Ok(Answer::Ask(asked)),
+                    // Answered or not, the negotiation as it is now.
+                    Asked::InTask(_) => view = host.view(&caller, &id).await?,
+                    Asked::Not => {}
                 }
             }
             let summary = match (&view.negotiation.awaiting_user_id, view.negotiation.settled) {
@@ -447,19 +473,13 @@ impl Tools {
             let parked = host.park(&caller, &id, &args).await?;
             let report = parked.report();
             if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
-                match Asking::of(&context) {
-                    Asking::ByRetry => {
-                        if let Some(asked) =
-                            host.ask_for_answer(&caller, &id, &gap.question, Some(report.clone()))
-                        {
-                            return Ok(Answer::Ask(asked));
-                        }
-                    }
-                    Asking::InTask(task) => {
-                        let offered = ask_in_task(&task, host, &caller, &id, &gap.question).await;
+                let asking = Asking::of(&context);
+                match asking.ask(host, &caller, &id, &gap.question, Some(report.clone())).await {
+                    Asked::Retry(asked) => return Ok(Answer::Ask(asked)),
+                    Asked::InTask(offered) => {
                         return Reply::new(&report, asked_summary(&id, &offered)).map(Answer::from);
                     }
-                    Asking::No => {}
+                    Asked::Not => {}
                 }
             }
             let summary = match parked.outcome.kind() {
