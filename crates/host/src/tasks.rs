@@ -78,6 +78,14 @@ enum State {
     Ended(TaskPayload),
 }
 
+impl Held {
+    /// Moves the task to `state`, as of now; what it was.
+    fn become_(&mut self, state: State) -> State {
+        self.task.last_updated_at = current_timestamp();
+        std::mem::replace(&mut self.state, state)
+    }
+}
+
 /// A tool call running as a task, handed to the tool so that it can ask
 /// its caller's person through the task.
 #[derive(Clone)]
@@ -98,12 +106,11 @@ impl InTask {
             if !matches!(entry.state, State::Working) || entry.cancel.is_cancelled() {
                 return None;
             }
-            entry.state = State::Asking {
+            entry.become_(State::Asking {
                 key: key.to_owned(),
                 request: Box::new(request),
                 answer,
-            };
-            entry.task.last_updated_at = current_timestamp();
+            });
         }
         // However the wait ends (answered, or dropped because the work
         // moved on), the task no longer asks.
@@ -121,8 +128,7 @@ impl Drop for Asking<'_> {
             && let Some(entry) = held.get_mut(&self.0.id)
             && matches!(entry.state, State::Asking { .. })
         {
-            entry.state = State::Working;
-            entry.task.last_updated_at = current_timestamp();
+            entry.become_(State::Working);
         }
     }
 }
@@ -199,9 +205,7 @@ impl Tasks {
         if let Some(entry) = held.get_mut(id)
             && !matches!(entry.state, State::Ended(_))
         {
-            entry.task.status = payload.status();
-            entry.task.last_updated_at = current_timestamp();
-            entry.state = State::Ended(payload);
+            entry.become_(State::Ended(payload));
             entry.ended = Some(Instant::now());
         }
     }
@@ -237,16 +241,15 @@ impl Tasks {
         let mut held = self.lock().ok_or_else(|| unknown(id))?;
         sweep(&mut held, Instant::now());
         let entry = theirs(&mut held, caller, id)?;
-        let asked =
-            matches!(&entry.state, State::Asking { key, .. } if responses.contains_key(key));
-        if asked
-            && let State::Asking { key, answer, .. } =
-                std::mem::replace(&mut entry.state, State::Working)
-            && let Some(response) = responses.remove(&key)
+        let response = match &entry.state {
+            State::Asking { key, .. } => responses.remove(key),
+            _ => None,
+        };
+        if let Some(response) = response
+            && let State::Asking { answer, .. } = entry.become_(State::Working)
         {
             // The work gone already is the work's business.
             let _ = answer.send(response);
-            entry.task.last_updated_at = current_timestamp();
         }
         Ok(())
     }
