@@ -186,14 +186,7 @@ pub(crate) async fn sign_in(
     let secure = headers
         .get(header::ORIGIN)
         .is_some_and(|origin| origin.as_bytes().starts_with(b"https://"));
-    let cookie = format!(
-        "{SESSION_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
-        session.secret,
-        WEB_SESSION_LIFETIME.as_secs(),
-        if secure { "; Secure" } else { "" }
-    );
-    let cookie = HeaderValue::from_str(&cookie)
-        .map_err(|_| HostError::BadRequest("the session could not be written".to_owned()))?;
+    let cookie = session_cookie(&session.secret, WEB_SESSION_LIFETIME.as_secs(), secure)?;
     let signed_in = SignedIn {
         user_id: session.record.user_id,
         scope: session.record.scope,
@@ -204,6 +197,16 @@ pub(crate) async fn sign_in(
         Json(signed_in),
     )
         .into_response())
+}
+
+/// The `Set-Cookie` value that keeps `value` as the session for `max_age`
+/// seconds (0 clears it), out of the page's reach and off other sites.
+fn session_cookie(value: &str, max_age: u64, secure: bool) -> Result<HeaderValue, HostError> {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}"
+    ))
+    .map_err(|_| HostError::BadRequest("the session cookie could not be written".to_owned()))
 }
 
 /// `GET /session`: who the caller is.
@@ -230,9 +233,7 @@ pub(crate) async fn sign_out(
     }
     host.sign_out(&caller).await?;
     tracing::info!(user = %caller.user_id, key = %caller.key_id, "signed out");
-    let cleared = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    let cleared = HeaderValue::from_str(&cleared)
-        .map_err(|_| HostError::BadRequest("the session could not be cleared".to_owned()))?;
+    let cleared = session_cookie("", 0, false)?;
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cleared)]).into_response())
 }
 
