@@ -22,7 +22,7 @@ use index_interaction::{
     InteractionValue, elicitation_to_response, interaction_to_elicitation,
 };
 use index_negotiation_store::{NegotiationStore, Negotiations, OpportunityId, UserId};
-use index_question_block::{QuestionBlock, QuestionBlockQuestion, StructuredQuestion};
+use index_question_block::StructuredQuestion;
 
 /// The MCP sessions that can show a person a form: per user, the peers of
 /// the sessions whose client advertised elicitation, newest last.
@@ -249,12 +249,7 @@ impl Form {
             return Offered::NoAnswer;
         };
         let unblocks = self.parked_on_same_question(negotiations).await;
-        let mut question =
-            QuestionBlockQuestion::new(self.question.prompt.clone(), self.id.as_str());
-        if !unblocks.is_empty() {
-            question.also_unblocks = Some(unblocks);
-        }
-        let block = QuestionBlock::new(vec![question]);
+        let block = index_stall_gap::question_block(&self.id, &unblocks, &self.question);
         let report = negotiations
             .deliver_answers(&self.owner, &block, &[(0, answer)])
             .await;
@@ -266,14 +261,14 @@ impl Form {
     async fn parked_on_same_question<S: NegotiationStore>(
         &self,
         negotiations: &Negotiations<S>,
-    ) -> Vec<String> {
+    ) -> Vec<OpportunityId> {
         let Ok(waiting) = negotiations.waiting_on(&self.owner).await else {
             return Vec::new();
         };
         waiting
             .into_iter()
             .filter(|(summary, park)| summary.id != self.id && park.question == self.question)
-            .map(|(summary, _)| summary.id.to_string())
+            .map(|(summary, _)| summary.id)
             .collect()
     }
 }

@@ -71,6 +71,6 @@ pub use safety::{
 #[cfg(feature = "testing")]
 pub use scripted::{Scripted, ScriptedModel};
 pub use stored::{
-    ParkError, ParkReport, ParkRequest, Parked, park_negotiation, question_message,
+    ParkError, ParkReport, ParkRequest, Parked, park_negotiation, question_block, question_message,
     question_message_unblocking,
 };

@@ -347,10 +347,32 @@ pub fn question_message_unblocking(
     for option in &question.options {
         prose.push_str(&format!("\n- {}: {}", option.label, option.description));
     }
+    serialize_question_message_checked(&prose, &question_block(id, also, question))
+}
+
+/// The block that asks `question` of the person whose negotiation `id`
+/// and, as `alsoUnblocks`, the negotiations `also` are parked on it: the
+/// block a question message carries, and the one its answer is delivered
+/// against.
+///
+/// ```
+/// use index_question_block::{QuestionOption, StructuredQuestion};
+/// let option = |l: &str| QuestionOption { label: l.into(), description: format!("Retry with {l}.") };
+/// let question = StructuredQuestion { title: "Budget".into(), prompt: "Which budget?".into(), options: vec![option("Low"), option("High")], multi_select: false };
+/// let id = "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36".parse()?;
+/// let block = index_stall_gap::question_block(&id, &[], &question);
+/// assert_eq!(block.questions[0].prompt, "Which budget?");
+/// assert_eq!(block.questions[0].also_unblocks, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn question_block(
+    id: &OpportunityId,
+    also: &[OpportunityId],
+    question: &StructuredQuestion,
+) -> QuestionBlock {
     let mut asked = QuestionBlockQuestion::new(question.prompt.clone(), id.as_str());
     if !also.is_empty() {
         asked.also_unblocks = Some(also.iter().map(ToString::to_string).collect());
     }
-    let block = QuestionBlock::new(vec![asked]);
-    serialize_question_message_checked(&prose, &block)
+    QuestionBlock::new(vec![asked])
 }
