@@ -81,10 +81,27 @@ pub fn utf16_len(s: &str) -> usize {
         return s.len();
     }
     // Every byte that starts a character counts one unit, and a four-byte
-    // character (lead byte 0xF0 or more) counts a second.
-    let continuation = s.bytes().filter(|&b| b & 0xC0 == 0x80).count();
-    let astral = s.bytes().filter(|&b| b >= 0xF0).count();
-    s.len() - continuation + astral
+    // character (lead byte 0xF0 or more) counts a second. Counted eight
+    // bytes to a word, each byte's verdict in its top bit: a browser build,
+    // compiled for size, would otherwise make a call per byte.
+    const TOP: u64 = 0x8080_8080_8080_8080;
+    let count = |word: u64| {
+        // Continuation bytes are 0b10xx_xxxx; four-byte leads 0b1111_xxxx.
+        let continuation = word & !(word << 1) & TOP;
+        let astral = word & (word << 1) & (word << 2) & (word << 3) & TOP;
+        (astral.count_ones() as usize).wrapping_sub(continuation.count_ones() as usize)
+    };
+    let mut chunks = s.as_bytes().chunks_exact(8);
+    let mut units = s.len();
+    for chunk in &mut chunks {
+        let word = chunk.first_chunk::<8>().copied().unwrap_or_default();
+        units = units.wrapping_add(count(u64::from_le_bytes(word)));
+    }
+    let mut rest = [0; 8];
+    rest.get_mut(..chunks.remainder().len())
+        .unwrap_or_default()
+        .copy_from_slice(chunks.remainder());
+    units.wrapping_add(count(u64::from_le_bytes(rest)))
 }
 
 /// Whether `s` is a UUID as zod 3's `z.string().uuid()` reads one: 8-4-4-4-12
@@ -99,11 +116,22 @@ pub fn utf16_len(s: &str) -> usize {
 /// assert!(!index_js::is_hyphenated_uuid("{00000000-0000-0000-0000-000000000000}"));
 /// ```
 pub fn is_hyphenated_uuid(s: &str) -> bool {
-    s.len() == 36
-        && s.bytes().enumerate().all(|(i, b)| match i {
-            8 | 13 | 18 | 23 => b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
+    // A plain loop over the bytes: a browser build, compiled for size,
+    // would call an iterator adapter per byte.
+    let Ok(bytes) = <&[u8; 36]>::try_from(s.as_bytes()) else {
+        return false;
+    };
+    let mut at = 0;
+    while at < 36 {
+        #[allow(clippy::indexing_slicing, reason = "`at` is below the array's length")]
+        let byte = bytes[at];
+        let hyphen = matches!(at, 8 | 13 | 18 | 23);
+        if (hyphen && byte != b'-') || (!hyphen && !byte.is_ascii_hexdigit()) {
+            return false;
+        }
+        at += 1;
+    }
+    true
 }
 
 #[cfg(test)]
