@@ -251,7 +251,7 @@ pub(crate) fn build(tools: &Toolchain) -> Result<PathBuf, String> {
 /// the module then owns and frees, and returns its result's (pointer,
 /// length), which the caller frees.
 const MODULE_EXPORTS: &str = "export const memory: WebAssembly.Memory;
-export const explainQuestionMessage: (a: number, b: number, c: number) => [number, number];
+export const questionMessage: (a: number, b: number, c: number) => [number, number];
 export const __wbindgen_malloc: (a: number, b: number) => number;
 export const __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
 export const __wbindgen_free: (a: number, b: number, c: number) => void;

@@ -18,11 +18,19 @@ const MARKER = $MARKER;
 const utf8 = new TextEncoder();
 let wasm;
 
-// The text at (pointer, length) in the module's memory. A fresh decoder each
-// time: one that has decoded 2 GiB stops working in Safari. A leading BOM is
-// kept, as JSON.parse must see it.
-const read = (at, length) =>
-  new TextDecoder("utf-8", { ignoreBOM: true }).decode(new Uint8Array(wasm.memory.buffer, at >>> 0, length));
+// The text at (pointer, length) in the module's memory. One decoder,
+// replaced after each gigabyte: making one costs as much as decoding a
+// message, and one that has decoded 2 GiB stops working in Safari. A
+// leading BOM is kept, as JSON.parse must see it.
+let decoder;
+let decoded = Infinity;
+function read(at, length) {
+  if ((decoded += length) > 2 ** 30) {
+    decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    decoded = length;
+  }
+  return decoder.decode(new Uint8Array(wasm.memory.buffer, at >>> 0, length));
+}
 
 // A string as UTF-8 in the module's memory, which the module then owns and
 // frees: its (pointer, length). Encoded in place: room for a byte a unit
@@ -39,10 +47,16 @@ function write(text) {
   return [at, written];
 }
 
-// Calls an export with strings (and a flag); returns and frees the text it
+// What the module's one export does with a text: explain a whole message,
+// decide a message's end from its fence line, or write a block.
+const EXPLAIN = 0;
+const PARSE_FROM_FENCE_LINE = 1;
+const WRITE_BLOCK = 2;
+
+// Calls the module with `text` and a task; returns and frees the text it
 // returns.
-function call(name, texts, ...flags) {
-  const [at, length] = wasm[name](...texts.flatMap(write), ...flags);
+function call(text, task) {
+  const [at, length] = wasm.questionMessage(...write(text), task);
   try {
     return read(at, length);
   } finally {
@@ -114,46 +128,49 @@ function fenceLine(text) {
   return last - start < 3 ? (last < 0 ? -2 : -1) : start && !"\n\r\u2028\u2029".includes(text[start - 1]) ? -1 : start;
 }
 
-// The module's explanation of `text`, read from the line at `from` on, or
-// whole when `from` is -1; false when the line at `from` opens no fence.
-function explain(text, from) {
+// The module's explanation of `text`, or (from the line at `from` on) its
+// decision alone; false when the line at `from` opens no fence.
+function explain(text, from = -1) {
   const whole = from < 0;
-  const explained = JSON.parse(call("explainQuestionMessage", [whole ? text : text.slice(from)], !whole));
+  const explained = JSON.parse(call(whole ? text : text.slice(from), whole ? EXPLAIN : PARSE_FROM_FENCE_LINE));
   if (explained.ok) explained.prose = whole ? text.slice(0, explained.prose) : text.slice(0, from).trimEnd();
   return explained;
 }
 export function parseQuestionMessage(body) {
   const text = String(body);
+  // A message ends with its closing fence and at most whitespace after it,
+  // so a body whose last other character is not a backtick is no message,
+  // and is not read further.
+  if (!text.trimEnd().endsWith("`")) return null;
   const from = fenceLine(text);
-  const explained = from > -2 && ((from >= 0 && explain(text, from)) || explain(text, -1));
+  const explained = from > -2 && ((from >= 0 && explain(text, from)) || explain(text));
   return explained && explained.ok ? { prose: explained.prose, block: explained.block } : null;
 }
-export const explainQuestionMessage = (body) => explain(String(body), -1);
+export const explainQuestionMessage = (body) => explain(String(body));
 
-// A value is checked as the block of a message the module reads: its JSON on
-// the one line between two fences (U+2028 and U+2029, which JSON.stringify
-// leaves raw and which end lines, escaped), so that only the schema can
-// refuse it. `{ok: true, block}` (normalised), or `{ok: false, problems}`
-// and the reason listing them.
-function check(value) {
-  const text = JSON.stringify(value);
-  if (text === undefined) throw new Error("the value has no JSON form");
-  const payload = text.replace(/[\u2028\u2029]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
-  return explain(`\`\`\`${MARKER}\n${payload}\n\`\`\``, 0);
+// A block is checked and written by the module, as the reference's
+// serializer writes it, and read once, through its JSON; one that is not
+// valid is refused as a message that holds it is (which does not start as
+// a block's JSON does: `{` and a line feed).
+function written(block) {
+  const json = JSON.stringify(block);
+  if (json === undefined) throw new Error("the value has no JSON form");
+  const payload = call(json, WRITE_BLOCK);
+  return payload[1] === "\n" ? { ok: true, payload } : JSON.parse(payload);
 }
 export function validateQuestionBlock(value) {
-  const { ok, block, problems } = check(value);
-  return ok ? { ok, block } : { ok, problems };
+  const { ok, payload, problems } = written(value);
+  return ok ? { ok, block: JSON.parse(payload) } : { ok, problems };
 }
-// The block is written by the engine's own JSON.stringify, as the reference
-// writes it, once the module has checked and normalised it; the fence is one
-// backtick longer than the payload's longest run, and at least three.
+// Fenced one backtick longer than the payload's longest run, and at least
+// three, so only runs of three or more need measuring (the reference
+// matches every run); the prose is trimmed and joined here, so it never
+// crosses into the module.
 export function serializeQuestionMessage(prose, block) {
   if (typeof prose !== "string") throw new TypeError("prose must be a string");
-  const checked = check(block);
-  if (!checked.ok) throw new Error(checked.reason);
-  const payload = JSON.stringify(checked.block, null, 2);
-  const fence = "`".repeat(Math.max(2, ...(payload.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const { ok, payload, reason } = written(block);
+  if (!ok) throw new Error(reason);
+  const fence = "`".repeat(Math.max(2, ...(payload.match(/`{3,}/g) ?? []).map((run) => run.length)) + 1);
   const fenced = `${fence}${MARKER}\n${payload}\n${fence}`;
   const trimmed = prose.trimEnd();
   return trimmed ? `${trimmed}\n\n${fenced}` : fenced;

@@ -105,3 +105,59 @@ test("a body that is not a string is read as the reference reads it; prose must 
   assert.equal(qb.explainQuestionMessage(null).rule, "no-marker-fence");
   assert.throws(() => qb.serializeQuestionMessage(undefined, fixture.questionBlockFixture), TypeError);
 });
+
+test("the module's memory is the largest call's, however many calls there are", async () => {
+  // The module on its own, called as index.js calls it: its allocator
+  // starts over once a call's text and result are freed, so memory grows
+  // only for a larger call than any before.
+  const bytes = readFileSync(join(pkg, "index_question_block_bg.wasm"));
+  const module = await WebAssembly.compile(bytes);
+  const [imported] = WebAssembly.Module.imports(module);
+  let wasm;
+  const utf8 = new TextEncoder();
+  const write = (text) => {
+    const encoded = utf8.encode(text);
+    const at = wasm.__wbindgen_malloc(encoded.length, 1) >>> 0;
+    new Uint8Array(wasm.memory.buffer, at, encoded.length).set(encoded);
+    return [at, encoded.length];
+  };
+  const read = (at, length) => new TextDecoder().decode(new Uint8Array(wasm.memory.buffer, at >>> 0, length));
+  const instance = await WebAssembly.instantiate(module, {
+    [imported.module]: {
+      // The host's canonical JSON, as index.js gives it.
+      [imported.name](out, at, length) {
+        let json;
+        try {
+          json = JSON.stringify(JSON.parse(read(at, length)));
+        } catch (error) {
+          json = "\0" + error.message;
+        }
+        const written = write(json);
+        new Int32Array(wasm.memory.buffer, out, 2).set(written);
+      },
+    },
+  });
+  wasm = instance.exports;
+  const message = fixture.questionMessageFixture;
+  const tail = message.slice(message.indexOf("```"));
+  const calls = [
+    [message, 0],
+    [tail, 1],
+    [message.replace('"version": 1', '"version": 1.0'), 0],
+    ["```index-questions\n{nope}\n```", 0],
+    [JSON.stringify(fixture.questionBlockFixture), 2],
+    [JSON.stringify({ version: 2 }), 2],
+    [`${"prose ".repeat(20000)}\n\n${message}`, 0],
+  ];
+  const round = () => {
+    for (const [text, task] of calls) {
+      const [at, length] = wasm.questionMessage(...write(text), task);
+      assert.ok(read(at, length).length > 0);
+      wasm.__wbindgen_free(at, length, 1);
+    }
+  };
+  round();
+  const size = wasm.memory.buffer.byteLength;
+  for (let i = 0; i < 200; i++) round();
+  assert.equal(wasm.memory.buffer.byteLength, size);
+});

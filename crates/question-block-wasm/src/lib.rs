@@ -6,21 +6,21 @@
 //! question messages with exactly the bytes the server does.
 //!
 //! Only text crosses the boundary, which keeps both the module and its
-//! glue small, and the module has one export, [`explain`]: `index.js`
-//! parses with it (from the line of a message's last marker when it can),
-//! and validates and serializes a block by explaining a message that holds
-//! it, writing the block with the engine's own `JSON.stringify`. The
-//! package's `index.js` calls the export directly, not through
-//! wasm-bindgen's generated JavaScript: it writes each string into the
-//! module's memory as UTF-8 with `TextEncoder.encodeInto` (always valid
-//! UTF-8, which the module therefore does not check again) and reads
-//! results back with `TextDecoder`. A payload written plainly is read here
-//! directly (the `canonical` module); any other is handed to the host's
-//! `JSON.parse` (the reference's own semantics) and back as the text
-//! `JSON.stringify` makes of it, so the module carries no JSON library.
-//! Results come back as JSON text, written with the contract's own writer,
-//! for `index.js` to `JSON.parse`. Messages come from the contract's `text`
-//! methods, so nothing here links `core::fmt`.
+//! glue small, and the module has one export, [`question_message`], which
+//! explains a whole message, decides the end of one from the line of its
+//! last marker (how `index.js` parses), or checks and writes a block (how
+//! it validates and serializes). The package's `index.js` calls the export
+//! directly, not through wasm-bindgen's generated JavaScript: it writes
+//! each string into the module's memory as UTF-8 with
+//! `TextEncoder.encodeInto` (always valid UTF-8, which the module therefore
+//! does not check again) and reads results back with `TextDecoder`. A
+//! payload written plainly is read here directly (the `canonical` module);
+//! any other is handed to the host's `JSON.parse` (the reference's own
+//! semantics) and back as the text `JSON.stringify` makes of it, so the
+//! module carries no JSON library. Results come back as JSON text, written
+//! with the contract's own writer, for `index.js` to `JSON.parse`. Messages
+//! come from the contract's `text` methods, so nothing here links
+//! `core::fmt`. The allocator (`arena.rs`) starts over after every call.
 //!
 //! Built by `cargo xtask wasm` into an npm-style package in
 //! `target/wasm-pkg/`, whose `index.js` (from `js/index.js`, checked
@@ -28,24 +28,23 @@
 //! the marker and version constants, and whose `fixture.js` holds the canonical
 //! fixture.
 
+#[cfg(target_arch = "wasm32")]
+mod arena;
 mod canonical;
 
 use wasm_bindgen::prelude::*;
 
 use index_js::{push_decimal, push_json_string, utf16_len};
 use index_question_block::{
-    InvalidQuestionBlock, JsonSyntaxError, NotAQuestionMessage,
-    explain_question_message_from_fence_line_with, explain_question_message_with,
+    InvalidQuestionBlock, JsonSyntaxError, JsonView, MAX_QUESTIONS, NotAQuestionMessage,
+    QuestionBlock, explain_question_message_with,
 };
 
 use crate::canonical::Canonical;
 
-/// The module's allocator: small, and safe to share (a lock, which costs
-/// nothing without threads).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
-    lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
+static ALLOCATOR: arena::Arena = arena::Arena::new();
 
 #[wasm_bindgen]
 extern "C" {
@@ -153,61 +152,71 @@ fn problems(invalid: &InvalidQuestionBlock) -> String {
     list
 }
 
-/// The keys of a block and of its questions, in the order the reference's
-/// schema writes them.
-const KEY_ORDER: [&str; 5] = [
-    "version",
-    "questions",
-    "prompt",
-    "opportunityId",
-    "alsoUnblocks",
-];
-
-/// Reads payloads for [`explain`], remembering a payload that is its own
-/// block: written plainly ([`Canonical::read_plain`]) with its keys in the
-/// schema's order, so that once the block is found valid, `JSON.parse` of
-/// the payload is the block, and the module hands the payload back as it
-/// came instead of writing the block out again.
-#[derive(Default)]
+/// Reads the payloads of one task.
 struct Payloads {
-    as_is: std::cell::RefCell<Option<String>>,
+    /// Only the decision is asked for, so a block with more questions than
+    /// any valid one is refused before it is walked (its reason unsaid).
+    decide: bool,
 }
 
 impl Payloads {
+    /// `payload` as the host's `JSON.parse` reads it: read here when it is
+    /// written plainly ([`Canonical::read_plain`]), else by the host.
     fn read(&self, payload: &str) -> Result<Canonical, JsonSyntaxError> {
-        match Canonical::read_plain(payload) {
-            Some(value) => {
-                if value.keys_in_order(&KEY_ORDER) {
-                    *self.as_is.borrow_mut() = Some(payload.to_owned());
-                }
-                Ok(value)
-            }
-            None => read_payload(payload),
+        let value = match Canonical::read_plain(payload) {
+            Some(value) => value,
+            None => read_payload(payload)?,
+        };
+        let questions = (&value).member("questions");
+        if self.decide
+            && matches!(questions, Some(Canonical::Array(items)) if items.len() > MAX_QUESTIONS)
+        {
+            return Err(JsonSyntaxError {
+                offset: 0,
+                reason: String::new(),
+            });
         }
+        Ok(value)
     }
 }
 
-/// `explainQuestionMessage(body)`, as JSON: `{ok: true, prose, block}` (the
-/// prose as its length in UTF-16 units, which `index.js` slices from the
-/// body), or `{ok: false, rule, reason, problems?}` saying why not.
+/// [`question_message`]'s task: explain a whole message.
+const EXPLAIN: u32 = 0;
+/// [`question_message`]'s task: decide a message's end from its fence line.
+const PARSE_FROM_FENCE_LINE: u32 = 1;
+/// [`question_message`]'s task: write a block as a message holds it.
+const WRITE_BLOCK: u32 = 2;
+
+/// The module's one export, which reads or writes `text` as `task` says
+/// (one export rather than three, as each costs the module its glue):
 ///
-/// With `from_fence_line`, `body` is the end of a message from the line of
-/// its last `index-questions` (see
-/// [`explain_question_message_from_fence_line_with`]), which is how
-/// `index.js` parses a message at a cost that does not grow with its prose;
-/// the result is `false` when that line opens no fence, and `index.js` then
-/// reads the whole message.
-#[wasm_bindgen(js_name = explainQuestionMessage)]
-pub fn explain(body: &str, from_fence_line: bool) -> String {
-    let payloads = Payloads::default();
+/// - `0`, explain: `explainQuestionMessage(text)`, as JSON: `{ok: true,
+///   prose, block}` (the prose as its length in UTF-16 units, which
+///   `index.js` slices from the body), or `{ok: false, rule, reason,
+///   problems?}` saying why not.
+/// - `1`, parse from the fence line: the decision alone for the end of a
+///   message from the line of its last `index-questions`, which decides as
+///   the whole message would when that line opens a fence (see
+///   [`explain_question_message_from_fence_line_with`](index_question_block::explain_question_message_from_fence_line_with)).
+///   This is how `index.js` parses a message at a cost that grows with
+///   neither its prose nor a refused block: the same `{ok: true, ...}`, or
+///   just `{ok: false}`; `false` when the end holds no fence, and
+///   `index.js` then explains the whole message.
+/// - `2`, write a block: a block given as the JSON `JSON.stringify` made of
+///   it, checked and written as the reference's serializer writes it
+///   (`JSON.stringify(block, null, 2)` of the schema's output), which
+///   starts with `{` and a line feed; or the refusal of a message holding
+///   that block, which does not.
+#[wasm_bindgen(js_name = questionMessage)]
+pub fn question_message(text: &str, task: u32) -> String {
+    let payloads = Payloads {
+        decide: task == PARSE_FROM_FENCE_LINE,
+    };
     let read = |payload: &str| payloads.read(payload);
-    let explained = if from_fence_line {
-        match explain_question_message_from_fence_line_with(body, read) {
-            Some(explained) => explained,
-            None => return String::from("false"),
-        }
-    } else {
-        explain_question_message_with(body, read)
+    let explained = match task {
+        EXPLAIN | PARSE_FROM_FENCE_LINE => explain_question_message_with(text, read),
+        WRITE_BLOCK => return write_block(text),
+        _ => return String::from("false"),
     };
     match explained {
         Ok(message) => {
@@ -217,26 +226,45 @@ pub fn explain(body: &str, from_fence_line: bool) -> String {
             let mut prose = String::new();
             push_decimal(&mut prose, utf16_len(&message.prose));
             let object = Object::new().raw("ok", "true").raw("prose", &prose);
-            match payloads.as_is.borrow().as_deref() {
-                Some(payload) => object.raw("block", payload),
-                None => object.raw("block", &message.block.to_pretty_json()),
-            }
-            .done()
+            object.raw("block", &message.block.to_pretty_json()).done()
         }
-        Err(why) => {
-            let refusal = Object::new()
-                .raw("ok", "false")
-                .text("rule", why.rule())
-                .text("reason", &why.text());
-            match &why {
-                NotAQuestionMessage::InvalidBlock(invalid) => {
-                    refusal.raw("problems", &problems(invalid))
-                }
-                _ => refusal,
-            }
-            .done()
-        }
+        // The end from the fence line holds no fence: the message's, if
+        // any, is earlier.
+        Err(NotAQuestionMessage::NoMarkerFence) if payloads.decide => String::from("false"),
+        Err(_) if payloads.decide => String::from("{\"ok\":false}"),
+        Err(why) => refusal(&why),
     }
+}
+
+/// [`WRITE_BLOCK`].
+fn write_block(json: &str) -> String {
+    let why = match (Payloads { decide: false }).read(json) {
+        Ok(value) => match QuestionBlock::from_json(&&value) {
+            Ok(block) => return block.to_pretty_json(),
+            Err(invalid) => NotAQuestionMessage::InvalidBlock(invalid),
+        },
+        // Not reached: JSON.stringify's text is JSON.
+        Err(err) => NotAQuestionMessage::InvalidJson {
+            line: 1,
+            column: 1,
+            reason: err.reason,
+        },
+    };
+    refusal(&why)
+}
+
+/// `{ok: false, rule, reason, problems?}`: why a body is not a question
+/// message, with every problem of an invalid block.
+fn refusal(why: &NotAQuestionMessage) -> String {
+    let refusal = Object::new()
+        .raw("ok", "false")
+        .text("rule", why.rule())
+        .text("reason", &why.text());
+    match why {
+        NotAQuestionMessage::InvalidBlock(invalid) => refusal.raw("problems", &problems(invalid)),
+        _ => refusal,
+    }
+    .done()
 }
 
 #[cfg(test)]
