@@ -1,7 +1,7 @@
 //! API keys in their own table; each operation one statement.
 
 use async_trait::async_trait;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use index_negotiation_store::{
     ApiKeyRecord, ApiKeyStore, KeyHash, StoreError, StoredKey, UnixTime, stored_key,
@@ -65,18 +65,22 @@ impl ApiKeyStore for SqliteStore {
             .await
     }
 
+    /// Found right here when it can be (see `Pool::quick`): every request
+    /// looks its key up, and a revoked key stops at its next request.
     async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
         let hash = *hash;
+        let find = move |conn: &Connection| {
+            conn.prepare_cached(select_key!("WHERE hash = ?1"))
+                .and_then(|mut find| {
+                    find.query_row(params![hash.0.as_slice()], key_from_row)
+                        .optional()
+                })
+        };
+        if let Some(found) = self.pool.quick(find) {
+            return found.transpose();
+        }
         self.pool
-            .run(move |conn| {
-                conn.prepare_cached(select_key!("WHERE hash = ?1"))
-                    .and_then(|mut find| {
-                        find.query_row(params![hash.0.as_slice()], key_from_row)
-                            .optional()
-                    })
-                    .map_err(sql_error)?
-                    .transpose()
-            })
+            .run(move |conn| find(conn).map_err(sql_error)?.transpose())
             .await
     }
 

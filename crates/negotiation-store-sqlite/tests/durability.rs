@@ -1094,3 +1094,42 @@ fn question_loops_killed_between_park_and_answer_lose_and_half_apply_nothing() {
         assert!(parks > 0 && answers > 0);
     });
 }
+
+/// A key is looked up right on the caller's thread when it can be, on a
+/// connection of the store's own: a revoke committed through another store
+/// on the file is seen by the very next lookup, from a runtime with one
+/// thread or several.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_revoked_by_another_store_is_found_revoked_at_once() {
+    use index_negotiation_store::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, UnixTime};
+    let path = scratch("keys");
+    let host = SqliteStore::open(&path).await.unwrap();
+    let tool = SqliteStore::open(&path).await.unwrap();
+    for n in 0..20u8 {
+        let key = ApiKeyRecord::new(
+            format!("key-{n}"),
+            KeyHash([n; 32]),
+            UserId::parse("alice").unwrap(),
+            KeyScope::Agent,
+            UnixTime(1_700_000_000),
+        );
+        assert!(tool.insert_api_key(&key).await.unwrap());
+        let found = host.find_api_key(&KeyHash([n; 32])).await.unwrap().unwrap();
+        assert!(!found.revoked, "a key made by another store is found at once");
+        assert!(tool.revoke_api_key(&key.id).await.unwrap());
+        let found = host.find_api_key(&KeyHash([n; 32])).await.unwrap().unwrap();
+        assert!(found.revoked, "key {n}: a revoke by another store is seen at the next lookup");
+    }
+    // Lookups from many tasks at once: those that find the quick
+    // connection taken read through the pool, and all agree.
+    let host = std::sync::Arc::new(host);
+    let lookups: Vec<_> = (0..64u8)
+        .map(|n| {
+            let host = host.clone();
+            tokio::spawn(async move { host.find_api_key(&KeyHash([n % 20; 32])).await })
+        })
+        .collect();
+    for lookup in lookups {
+        assert!(lookup.await.unwrap().unwrap().unwrap().revoked);
+    }
+}
