@@ -361,11 +361,11 @@ pub(crate) async fn keys(
             Ok(())
         }
         KeysCommand::Revoke { id, db } => {
-            if !store(db, synchronous, Use::Write)
+            let revocation = store(db, synchronous, Use::Write)
                 .await?
                 .revoke_api_key(&id)
-                .await?
-            {
+                .await?;
+            if !revocation.found() {
                 return Err(Failure::Usage(format!("there is no key {id:?}")));
             }
             out.json(&serde_json::json!({ "revoked": id }));

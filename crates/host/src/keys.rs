@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyScope, KeyState, StoreError, UnixTime,
-    UserId,
+    ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyScope, KeyState, Revocation, StoreError,
+    UnixTime, UserId,
 };
 
 use crate::error::HostError;
@@ -237,10 +237,11 @@ pub async fn sign_in(
 ) -> Result<NewKey, HostError> {
     let record = active_key(store, Some(secret)).await?;
     // A login link is spent by its first sign-in: revoked before the
-    // session is made.
+    // session is made, and only the sign-in whose revoke it was goes on,
+    // however many race with it.
     let refused = match record.name.as_deref() {
         Some(WEB_SESSION_NAME) => true,
-        Some(LOGIN_LINK_NAME) => !store.revoke_api_key(&record.id).await?,
+        Some(LOGIN_LINK_NAME) => store.revoke_api_key(&record.id).await? != Revocation::Revoked,
         _ => false,
     };
     if refused {
@@ -385,7 +386,10 @@ mod tests {
                 "{token:?}"
             );
         }
-        assert!(store.revoke_api_key(&key.record.id).await.unwrap());
+        assert_eq!(
+            store.revoke_api_key(&key.record.id).await.unwrap(),
+            Revocation::Revoked
+        );
         assert!(matches!(
             authenticate(&store, Some(&key.secret)).await,
             Err(HostError::Unauthorized)
@@ -398,6 +402,54 @@ mod tests {
                 .iter()
                 .all(|k| k.hash != KeyHash([0; 32]))
         );
+    }
+
+    /// A store whose lookups take a while, so that sign-ins racing with
+    /// one link all find it before any revokes it.
+    struct SlowLookups(MemoryStore);
+
+    #[async_trait::async_trait]
+    impl ApiKeyStore for SlowLookups {
+        async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
+            self.0.insert_api_key(key).await
+        }
+        async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
+            let found = self.0.find_api_key(hash).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            found
+        }
+        async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
+            self.0.list_api_keys().await
+        }
+        async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
+            self.0.revoke_api_key(id).await
+        }
+        async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
+            self.0.record_api_key_use(id, at).await
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_login_link_signs_in_once_however_many_race_with_it() {
+        let store = std::sync::Arc::new(SlowLookups(MemoryStore::new()));
+        let dana = "dana".parse::<UserId>().unwrap();
+        let link = create_login_link(store.as_ref(), dana, Duration::from_secs(600))
+            .await
+            .unwrap();
+        let racers: Vec<_> = (0..16)
+            .map(|_| {
+                let (store, secret) = (store.clone(), link.secret.clone());
+                tokio::spawn(async move { sign_in(store.as_ref(), &secret).await })
+            })
+            .collect();
+        let mut sessions = 0;
+        for racer in racers {
+            match racer.await.unwrap() {
+                Ok(_) => sessions += 1,
+                Err(err) => assert!(matches!(err, HostError::Unauthorized), "{err:?}"),
+            }
+        }
+        assert_eq!(sessions, 1, "one sign-in spends the link");
     }
 
     #[tokio::test]

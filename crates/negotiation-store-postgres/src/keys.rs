@@ -5,7 +5,8 @@ use async_trait::async_trait;
 use tokio_postgres::{AsyncMessage, Client, Connection};
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, StoreError, StoredKey, UnixTime, stored_key,
+    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, Revocation, StoreError, StoredKey, UnixTime,
+    stored_key,
 };
 
 use crate::rows::pg_error;
@@ -80,13 +81,33 @@ impl ApiKeyStore for PostgresStore {
         rows.iter().map(key_from_row).collect()
     }
 
-    async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError> {
+    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
         let client = self.client().await?;
+        // The update is the one that decides; a key is never deleted, so one
+        // it did not change was revoked before, or never was.
         let updated = client
-            .execute("UPDATE api_keys SET revoked = true WHERE id = $1", &[&id])
+            .execute(
+                "UPDATE api_keys SET revoked = true WHERE id = $1 AND NOT revoked",
+                &[&id],
+            )
             .await
             .map_err(pg_error)?;
-        Ok(updated == 1)
+        if updated == 1 {
+            return Ok(Revocation::Revoked);
+        }
+        let exists: bool = client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $1)",
+                &[&id],
+            )
+            .await
+            .and_then(|row| row.try_get(0))
+            .map_err(pg_error)?;
+        Ok(if exists {
+            Revocation::AlreadyRevoked
+        } else {
+            Revocation::NoSuchKey
+        })
     }
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
         let client = self.client().await?;

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, KeyHash, StoreError, StoredKey, UnixTime, stored_key,
+    ApiKeyRecord, ApiKeyStore, KeyHash, Revocation, StoreError, StoredKey, UnixTime, stored_key,
 };
 
 use crate::SqliteStore;
@@ -96,14 +96,34 @@ impl ApiKeyStore for SqliteStore {
             .await
     }
 
-    async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError> {
+    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
         let id = id.to_owned();
         self.pool
             .run_write(move |conn| {
+                // The update is the one that decides; a key is never
+                // deleted, so one it did not change was revoked before, or
+                // never was.
                 let updated = conn
-                    .execute("UPDATE api_keys SET revoked = 1 WHERE id = ?1", params![id])
+                    .execute(
+                        "UPDATE api_keys SET revoked = 1 WHERE id = ?1 AND revoked = 0",
+                        params![id],
+                    )
                     .map_err(sql_error)?;
-                Ok(updated == 1)
+                if updated == 1 {
+                    return Ok(Revocation::Revoked);
+                }
+                let exists: bool = conn
+                    .query_row(
+                        "SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = ?1)",
+                        params![id],
+                        |row| row.get(0),
+                    )
+                    .map_err(sql_error)?;
+                Ok(if exists {
+                    Revocation::AlreadyRevoked
+                } else {
+                    Revocation::NoSuchKey
+                })
             })
             .await
     }

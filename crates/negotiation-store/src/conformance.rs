@@ -43,7 +43,7 @@ use index_question_block::{QuestionOption, StructuredQuestion};
 use crate::{
     ApiKeyRecord, ApiKeyStore, CloseReason, IntentId, KeyHash, KeyScope, ListFilter,
     NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpenRejection, OpportunityId,
-    QuestionLoopSettings, RecordStatus, Seat, StateFilter, UnixTime, UserId,
+    QuestionLoopSettings, RecordStatus, Revocation, Seat, StateFilter, UnixTime, UserId,
 };
 
 /// Generates one `#[tokio::test]` per conformance case, each on a fresh
@@ -91,6 +91,7 @@ macro_rules! negotiation_store_conformance {
             racing_seats_never_lose_or_duplicate_a_turn,
             api_keys_are_found_by_hash_listed_and_revoked,
             api_keys_keep_their_name_expiry_and_last_use,
+            racing_revokes_have_one_winner,
             a_park_waits_on_its_person_and_the_answer_resumes_it,
             a_resumed_negotiation_parks_again_only_after_another_stall,
             racing_parks_have_one_winner_and_the_cap_holds,
@@ -1499,8 +1500,18 @@ pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore +
         store.list_api_keys().await.unwrap(),
         [key(1, KeyScope::Agent), key(2, KeyScope::Host)]
     );
-    assert!(store.revoke_api_key("key-1").await.unwrap());
-    assert!(!store.revoke_api_key("key-404").await.unwrap());
+    assert_eq!(
+        store.revoke_api_key("key-1").await.unwrap(),
+        Revocation::Revoked
+    );
+    assert_eq!(
+        store.revoke_api_key("key-1").await.unwrap(),
+        Revocation::AlreadyRevoked
+    );
+    assert_eq!(
+        store.revoke_api_key("key-404").await.unwrap(),
+        Revocation::NoSuchKey
+    );
     let revoked = store
         .find_api_key(&KeyHash([1; 32]))
         .await
@@ -1508,6 +1519,37 @@ pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore +
         .unwrap();
     assert!(revoked.revoked);
     assert_eq!(revoked.user_id, user(BOB));
+}
+
+/// Of revokes racing on one key, exactly one revokes it: a key meant for
+/// one use is used once, however many present it at the same moment.
+pub async fn racing_revokes_have_one_winner<S: NegotiationStore + ApiKeyStore + 'static>(store: S) {
+    let store = std::sync::Arc::new(store);
+    for n in 0..8u8 {
+        let key = ApiKeyRecord::new(
+            format!("once-{n}"),
+            KeyHash([100 + n; 32]),
+            user(ALICE),
+            KeyScope::Agent,
+            UnixTime(1_700_000_000),
+        );
+        assert!(store.insert_api_key(&key).await.unwrap());
+        let racers: Vec<_> = (0..8)
+            .map(|_| {
+                let (store, id) = (store.clone(), key.id.clone());
+                tokio::spawn(async move { store.revoke_api_key(&id).await.unwrap() })
+            })
+            .collect();
+        let mut revoked = 0;
+        for racer in racers {
+            match racer.await.unwrap() {
+                Revocation::Revoked => revoked += 1,
+                Revocation::AlreadyRevoked => {}
+                Revocation::NoSuchKey => panic!("the key is there"),
+            }
+        }
+        assert_eq!(revoked, 1, "key {n}: one revoke wins");
+    }
 }
 
 /// A key's name, making time and expiry are kept as given; its last use is

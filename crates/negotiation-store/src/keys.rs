@@ -257,6 +257,31 @@ pub fn stored_key(row: StoredKey) -> Result<ApiKeyRecord, StoreError> {
     })
 }
 
+/// What [`ApiKeyStore::revoke_api_key`] did.
+///
+/// ```
+/// use index_negotiation_store::Revocation;
+/// assert!(Revocation::Revoked.found());
+/// assert!(Revocation::AlreadyRevoked.found());
+/// assert!(!Revocation::NoSuchKey.found());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revocation {
+    /// This call revoked the key.
+    Revoked,
+    /// The key had been revoked already.
+    AlreadyRevoked,
+    /// There is no such key.
+    NoSuchKey,
+}
+
+impl Revocation {
+    /// Whether the key exists (and is now revoked, by this call or before).
+    pub fn found(self) -> bool {
+        self != Revocation::NoSuchKey
+    }
+}
+
 /// Where a host keeps its API keys. Every backend of
 /// [`NegotiationStore`](crate::NegotiationStore) implements it, in a table
 /// of its own.
@@ -272,8 +297,11 @@ pub trait ApiKeyStore: Send + Sync {
     /// Every key, oldest first.
     async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError>;
 
-    /// Revokes the key `id`. Returns `false` when there is no such key.
-    async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError>;
+    /// Revokes the key `id`, saying whether this call did: of calls that
+    /// race to revoke one key, on any process of the store, exactly one
+    /// hears [`Revocation::Revoked`], which is how a key meant for one use
+    /// (a login link) is used once.
+    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError>;
 
     /// Records that the key `id` authenticated a request at `at`, unless
     /// its recorded last use is less than [`KEY_USE_RESOLUTION`] before
@@ -295,7 +323,7 @@ macro_rules! forward_keys {
             async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
                 (**self).list_api_keys().await
             }
-            async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError> {
+            async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
                 (**self).revoke_api_key(id).await
             }
             async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {

@@ -52,8 +52,8 @@ pub use index_negotiation::{
     IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid,
 };
 pub use keys::{
-    ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyHash, KeyScope, KeyState, StoredKey,
-    UnixTime, stored_key,
+    ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyHash, KeyScope, KeyState, Revocation,
+    StoredKey, UnixTime, stored_key,
 };
 pub use memory::MemoryStore;
 pub use message_text::{message_from_text, message_parts_text};

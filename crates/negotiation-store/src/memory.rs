@@ -14,7 +14,7 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
-use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash, UnixTime};
+use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash, Revocation, UnixTime};
 use crate::model::{
     CloseReason, Committed, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
     OpenNegotiation, RecordStatus, Seat,
@@ -529,13 +529,16 @@ impl ApiKeyStore for MemoryStore {
         Ok(self.inner.keys.lock().map_err(|_| poisoned())?.clone())
     }
 
-    async fn revoke_api_key(&self, id: &str) -> Result<bool, StoreError> {
+    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
         let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
-        Ok(keys
-            .iter_mut()
-            .find(|k| k.id == id)
-            .map(|k| k.revoked = true)
-            .is_some())
+        Ok(match keys.iter_mut().find(|k| k.id == id) {
+            None => Revocation::NoSuchKey,
+            Some(key) if key.revoked => Revocation::AlreadyRevoked,
+            Some(key) => {
+                key.revoked = true;
+                Revocation::Revoked
+            }
+        })
     }
 
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
