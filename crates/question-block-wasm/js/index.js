@@ -33,25 +33,27 @@ function read(at, length) {
 }
 
 // A string as UTF-8 in the module's memory, which the module then owns and
-// frees: its (pointer, length). Encoded in place: room for a byte a unit
-// first, which is all that ASCII needs, then for three a unit.
+// frees: its (pointer, length). Encoded in place, into room for three bytes
+// a unit, which is then shrunk to what was written (where it is: the
+// module's allocator grows and shrinks its newest allocation in place).
 function write(text) {
-  let room = text.length;
-  let at = wasm.__wbindgen_malloc(room, 1) >>> 0;
-  let { read, written } = utf8.encodeInto(text, new Uint8Array(wasm.memory.buffer, at, room));
-  if (read < room) {
-    at = wasm.__wbindgen_realloc(at, room, (room *= 3), 1) >>> 0;
-    written += utf8.encodeInto(text.slice(read), new Uint8Array(wasm.memory.buffer, at + written, room - written)).written;
-    at = wasm.__wbindgen_realloc(at, room, written, 1) >>> 0;
-  }
-  return [at, written];
+  const room = text.length * 3;
+  const at = wasm.__wbindgen_malloc(room, 1) >>> 0;
+  const { written } = utf8.encodeInto(text, new Uint8Array(wasm.memory.buffer, at, room));
+  return [wasm.__wbindgen_realloc(at, room, written, 1) >>> 0, written];
 }
 
 // What the module's one export does with a text: explain a whole message,
-// decide a message's end from its fence line, or write a block.
+// decide a message's end from its fence line, or check a block.
 const EXPLAIN = 0;
 const PARSE_FROM_FENCE_LINE = 1;
-const WRITE_BLOCK = 2;
+const CHECK_BLOCK = 2;
+
+// The module never writes a block: a payload it accepts is read by the
+// engine's own JSON.parse, as the reference reads it, and is the block
+// once its objects hold their keys in the contract's order; the module
+// says whether they do, and they are put in that order when not.
+const KEYS = $KEYS;
 
 // Calls the module with `text` and a task; returns and frees the text it
 // returns.
@@ -132,9 +134,13 @@ function fenceLine(text) {
 // decision alone; false when the line at `from` opens no fence.
 function explain(text, from = -1) {
   const whole = from < 0;
-  const explained = JSON.parse(call(whole ? text : text.slice(from), whole ? EXPLAIN : PARSE_FROM_FENCE_LINE));
-  if (explained.ok) explained.prose = whole ? text.slice(0, explained.prose) : text.slice(0, from).trimEnd();
-  return explained;
+  const read = whole ? text : text.slice(from);
+  const explained = JSON.parse(call(read, whole ? EXPLAIN : PARSE_FROM_FENCE_LINE));
+  if (!Array.isArray(explained)) return explained;
+  const [prose, start, end, ordered] = explained;
+  let block = JSON.parse(read.slice(start, end));
+  if (!ordered) block = JSON.parse(JSON.stringify(block, KEYS));
+  return { ok: true, prose: whole ? text.slice(0, prose) : text.slice(0, from).trimEnd(), block };
 }
 export function parseQuestionMessage(body) {
   const text = String(body);
@@ -144,19 +150,20 @@ export function parseQuestionMessage(body) {
   if (!text.trimEnd().endsWith("`")) return null;
   const from = fenceLine(text);
   const explained = from > -2 && ((from >= 0 && explain(text, from)) || explain(text));
-  return explained && explained.ok ? { prose: explained.prose, block: explained.block } : null;
+  return explained?.ok ? { prose: explained.prose, block: explained.block } : null;
 }
 export const explainQuestionMessage = (body) => explain(String(body));
 
-// A block is checked and written by the module, as the reference's
-// serializer writes it, and read once, through its JSON; one that is not
-// valid is refused as a message that holds it is (which does not start as
-// a block's JSON does: `{` and a line feed).
+// A block is read once, through its JSON as the reference's serializer
+// writes it, which the module checks; one that is not valid is refused as a
+// message that holds it is.
 function written(block) {
-  const json = JSON.stringify(block);
-  if (json === undefined) throw new Error("the value has no JSON form");
-  const payload = call(json, WRITE_BLOCK);
-  return payload[1] === "\n" ? { ok: true, payload } : JSON.parse(payload);
+  const payload = JSON.stringify(block, null, 2);
+  // JSON.stringify gives undefined, or text that is never empty.
+  if (!payload) throw new Error("the value has no JSON form");
+  const checked = JSON.parse(call(payload, CHECK_BLOCK));
+  if (!Array.isArray(checked)) return checked;
+  return { ok: true, payload: checked[0] ? payload : JSON.stringify(JSON.parse(payload), KEYS, 2) };
 }
 export function validateQuestionBlock(value) {
   const { ok, payload, problems } = written(value);

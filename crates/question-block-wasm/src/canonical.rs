@@ -97,6 +97,13 @@ impl JsonView for &Canonical {
             _ => Vec::new(),
         }
     }
+
+    fn keys_are_among(&self, known: &[&str]) -> bool {
+        match self {
+            Canonical::Object(members) => members.iter().all(|(name, _)| known.contains(&&**name)),
+            _ => true,
+        }
+    }
 }
 
 /// How deep arrays and objects may nest: far past any block, and shallow
@@ -318,13 +325,12 @@ fn plain_run(bytes: &[u8]) -> usize {
         }
         run += 16;
     }
-    // The rest, padded with quotes, which stop the run where the text ends.
+    // The rest, byte by byte.
     let rest = chunks.remainder();
-    let mut last = [b'"'; 16];
-    if let Some(to) = last.get_mut(..rest.len()) {
-        to.copy_from_slice(rest);
-    }
-    run + ends(u8x16::from(last)).trailing_zeros() as usize
+    run + rest
+        .iter()
+        .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+        .unwrap_or(rest.len())
 }
 
 #[cfg(test)]

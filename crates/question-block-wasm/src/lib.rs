@@ -8,8 +8,10 @@
 //! Only text crosses the boundary, which keeps both the module and its
 //! glue small, and the module has one export, [`question_message`], which
 //! explains a whole message, decides the end of one from the line of its
-//! last marker (how `index.js` parses), or checks and writes a block (how
-//! it validates and serializes). The package's `index.js` calls the export
+//! last marker (how `index.js` parses), or checks a block (how it
+//! validates and serializes). It never writes a block: the engine's
+//! `JSON.parse` of an accepted payload is the block, once its keys are in
+//! the contract's order, which the module says. The package's `index.js` calls the export
 //! directly, not through wasm-bindgen's generated JavaScript: it writes
 //! each string into the module's memory as UTF-8 with
 //! `TextEncoder.encodeInto` (always valid UTF-8, which the module therefore
@@ -17,8 +19,8 @@
 //! payload written plainly is read here directly (the `canonical` module);
 //! any other is handed to the host's `JSON.parse` (the reference's own
 //! semantics) and back as the text `JSON.stringify` makes of it, so the
-//! module carries no JSON library. Results come back as JSON text, written
-//! with the contract's own writer, for `index.js` to `JSON.parse`. Messages
+//! module carries no JSON library. Results come back as short JSON text
+//! for `index.js` to `JSON.parse`. Messages
 //! come from the contract's `text` methods, so nothing here links
 //! `core::fmt`. The allocator (`arena.rs`) starts over after every call.
 //!
@@ -32,12 +34,14 @@
 mod arena;
 mod canonical;
 
+use std::cell::Cell;
+
 use wasm_bindgen::prelude::*;
 
 use index_js::{push_decimal, push_json_string, utf16_len};
 use index_question_block::{
     InvalidQuestionBlock, JsonSyntaxError, JsonView, MAX_QUESTIONS, NotAQuestionMessage,
-    QuestionBlock, explain_question_message_with,
+    QUESTION_BLOCK_KEYS, QuestionBlock, explain_question_message_with,
 };
 
 use crate::canonical::Canonical;
@@ -184,49 +188,66 @@ impl Payloads {
 const EXPLAIN: u32 = 0;
 /// [`question_message`]'s task: decide a message's end from its fence line.
 const PARSE_FROM_FENCE_LINE: u32 = 1;
-/// [`question_message`]'s task: write a block as a message holds it.
-const WRITE_BLOCK: u32 = 2;
+/// [`question_message`]'s task: check a block.
+const CHECK_BLOCK: u32 = 2;
 
-/// The module's one export, which reads or writes `text` as `task` says
-/// (one export rather than three, as each costs the module its glue):
+/// The module's one export, which reads `text` as `task` says (one export
+/// rather than three, as each costs the module its glue). The module never
+/// writes a block: the host's `JSON.parse` of the payload the module
+/// accepted is the block, once its keys are in the contract's order
+/// ([`QUESTION_BLOCK_KEYS`]), which the reply says (`ordered`).
 ///
-/// - `0`, explain: `explainQuestionMessage(text)`, as JSON: `{ok: true,
-///   prose, block}` (the prose as its length in UTF-16 units, which
-///   `index.js` slices from the body), or `{ok: false, rule, reason,
+/// - `0`, explain: `explainQuestionMessage(text)`'s decision, as JSON:
+///   `[prose, from, to, ordered]` (the prose's length, and where the
+///   payload starts and ends, in UTF-16 units of `text`, which `index.js`
+///   slices; `ordered` is 1 or 0), or `{ok: false, rule, reason,
 ///   problems?}` saying why not.
 /// - `1`, parse from the fence line: the decision alone for the end of a
 ///   message from the line of its last `index-questions`, which decides as
 ///   the whole message would when that line opens a fence (see
 ///   [`explain_question_message_from_fence_line_with`](index_question_block::explain_question_message_from_fence_line_with)).
 ///   This is how `index.js` parses a message at a cost that grows with
-///   neither its prose nor a refused block: the same `{ok: true, ...}`, or
+///   neither its prose nor a refused block: the same `[prose, ...]`, or
 ///   just `{ok: false}`; `false` when the end holds no fence, and
 ///   `index.js` then explains the whole message.
-/// - `2`, write a block: a block given as the JSON `JSON.stringify` made of
-///   it, checked and written as the reference's serializer writes it
-///   (`JSON.stringify(block, null, 2)` of the schema's output), which
-///   starts with `{` and a line feed; or the refusal of a message holding
-///   that block, which does not.
+/// - `2`, check a block, given as the JSON `JSON.stringify` made of it:
+///   `[ordered]`, or the refusal of a message holding it.
 #[wasm_bindgen(js_name = questionMessage)]
 pub fn question_message(text: &str, task: u32) -> String {
     let payloads = Payloads {
         decide: task == PARSE_FROM_FENCE_LINE,
     };
-    let read = |payload: &str| payloads.read(payload);
+    // Where the payload lies in `text`, in bytes, and whether its keys are
+    // in order.
+    let read = Cell::new((0, 0, false));
     let explained = match task {
-        EXPLAIN | PARSE_FROM_FENCE_LINE => explain_question_message_with(text, read),
-        WRITE_BLOCK => return write_block(text),
+        EXPLAIN | PARSE_FROM_FENCE_LINE => explain_question_message_with(text, |payload| {
+            // The payload is a part of `text` (as the reader promises),
+            // so its address says where.
+            let from = (payload.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            let to = from.saturating_add(payload.len());
+            let value = payloads.read(payload)?;
+            read.set((from, to, in_key_order(&value)));
+            Ok(value)
+        }),
+        CHECK_BLOCK => return check_block(text),
         _ => return String::from("false"),
     };
     match explained {
         Ok(message) => {
+            let (from, to, ordered) = read.get();
+            let before = text.get(..from).unwrap_or_default();
+            let payload = text.get(from..to).unwrap_or_default();
             // The prose is the start of the body, which `index.js` slices
             // from the string it was given: that keeps its lone surrogates,
             // and spares a long prose three copies.
-            let mut prose = String::new();
-            push_decimal(&mut prose, utf16_len(&message.prose));
-            let object = Object::new().raw("ok", "true").raw("prose", &prose);
-            object.raw("block", &message.block.to_pretty_json()).done()
+            let from = utf16_len(before);
+            accepted(&[
+                utf16_len(&message.prose),
+                from,
+                from + utf16_len(payload),
+                usize::from(ordered),
+            ])
         }
         // The end from the fence line holds no fence: the message's, if
         // any, is earlier.
@@ -236,11 +257,32 @@ pub fn question_message(text: &str, task: u32) -> String {
     }
 }
 
-/// [`WRITE_BLOCK`].
-fn write_block(json: &str) -> String {
+/// Whether a valid block's objects hold their keys in the order the
+/// contract writes them. A valid block's keys are all known, and the ones
+/// it must have come first in that order, so its keys are in order exactly
+/// when they start it.
+fn in_key_order(value: &Canonical) -> bool {
+    let (block, question) = QUESTION_BLOCK_KEYS.split_at(2);
+    let written = |value: &Canonical, order: &[&str]| {
+        matches!(value, Canonical::Object(members)
+            if members.iter().zip(order).all(|((key, _), known)| key == known))
+    };
+    written(value, block)
+        && match value.member("questions") {
+            Some(Canonical::Array(questions)) => {
+                questions.iter().all(|item| written(item, question))
+            }
+            _ => true,
+        }
+}
+
+/// [`CHECK_BLOCK`].
+fn check_block(json: &str) -> String {
     let why = match (Payloads { decide: false }).read(json) {
         Ok(value) => match QuestionBlock::from_json(&&value) {
-            Ok(block) => return block.to_pretty_json(),
+            Ok(_) => {
+                return accepted(&[usize::from(in_key_order(&value))]);
+            }
             Err(invalid) => NotAQuestionMessage::InvalidBlock(invalid),
         },
         // Not reached: JSON.stringify's text is JSON.
@@ -251,6 +293,19 @@ fn write_block(json: &str) -> String {
         },
     };
     refusal(&why)
+}
+
+/// An accepted text's reply: its figures, as a JSON array.
+fn accepted(figures: &[usize]) -> String {
+    let mut reply = String::from("[");
+    for figure in figures {
+        if reply.len() > 1 {
+            reply.push(',');
+        }
+        push_decimal(&mut reply, *figure);
+    }
+    reply.push(']');
+    reply
 }
 
 /// `{ok: false, rule, reason, problems?}`: why a body is not a question

@@ -79,6 +79,6 @@ pub use structured::{InvalidStructuredQuestion, QuestionOption, StructuredQuesti
 pub use view::JsonView;
 
 pub use limits::{
-    MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS, QUESTION_BLOCK_MARKER,
-    QUESTION_BLOCK_VERSION,
+    MAX_ALSO_UNBLOCKS, MAX_PROMPT_LENGTH, MAX_QUESTIONS, QUESTION_BLOCK_KEYS,
+    QUESTION_BLOCK_MARKER, QUESTION_BLOCK_VERSION,
 };

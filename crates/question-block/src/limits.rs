@@ -18,3 +18,15 @@ pub const MAX_ALSO_UNBLOCKS: usize = 8;
 /// The longest question prompt, in UTF-16 code units (JavaScript's
 /// `String.length`, which is how the reference counts).
 pub const MAX_PROMPT_LENGTH: usize = 2000;
+
+/// Every key a block's JSON may hold, in the order the contract writes
+/// them (and the reference's schema returns them): the block's two, then a
+/// question's three. A host that parses a payload itself holds the block
+/// exactly when its objects' keys come in this order.
+pub const QUESTION_BLOCK_KEYS: [&str; 5] = [
+    "version",
+    "questions",
+    "prompt",
+    "opportunityId",
+    "alsoUnblocks",
+];

@@ -284,17 +284,22 @@ pub struct JsonSyntaxError {
 /// host's own JSON reader, instead of serde_json: a browser build passes
 /// `JSON.parse`, which has the reference's semantics exactly, and needs no
 /// JSON code of its own. `read_json` gets the payload as the body holds it
-/// and returns a value that the block is read from through [`JsonView`].
+/// (a part of `body` itself, never a copy, so where it lies is known from
+/// its address) and returns a value that the block is read from through
+/// [`JsonView`].
 ///
 /// ```
 /// use index_question_block::{explain_question_message_with, JsonSyntaxError};
 /// let body = "```index-questions\n{\"version\": 1, \"questions\": []}\n```";
+/// let mut at = None;
 /// let read = |payload: &str| {
+///     at = Some(payload.as_ptr() as usize - body.as_ptr() as usize);
 ///     serde_json::from_str::<serde_json::Value>(payload)
 ///         .map_err(|err| JsonSyntaxError { offset: 0, reason: err.to_string() })
 /// };
 /// let why = explain_question_message_with(body, read).unwrap_err();
 /// assert_eq!(why.rule(), "too-few-items");
+/// assert_eq!(at, Some(19));
 /// ```
 ///
 /// # Errors

@@ -39,6 +39,20 @@ pub trait JsonView: Sized {
     /// The object's own keys in the order it holds them; empty for any
     /// other value.
     fn keys(&self) -> Vec<String>;
+    /// Whether every own key of the object is one of `known` (true for
+    /// any other value). The walk asks this of every object, and collects
+    /// [`keys`](Self::keys) only when the answer is no; a reader that can
+    /// answer without copying its keys overrides it.
+    ///
+    /// ```
+    /// use index_question_block::JsonView;
+    /// let value = serde_json::json!({"version": 1});
+    /// assert!((&value).keys_are_among(&["version", "questions"]));
+    /// assert!(!(&value).keys_are_among(&["questions"]));
+    /// ```
+    fn keys_are_among(&self, known: &[&str]) -> bool {
+        self.keys().iter().all(|key| known.contains(&key.as_str()))
+    }
 }
 
 impl JsonView for &serde_json::Value {

@@ -13,15 +13,19 @@ use serde::{Deserialize, Deserializer};
 
 use crate::block::{QuestionBlock, QuestionBlockQuestion, QuestionBlockVersion};
 use crate::error::{InvalidQuestionBlock, IssueCode, JsonType, ValidationIssue};
-use crate::limits::{MAX_QUESTIONS, QUESTION_BLOCK_VERSION};
+use crate::limits::{MAX_QUESTIONS, QUESTION_BLOCK_KEYS, QUESTION_BLOCK_VERSION};
 use crate::rules::{
     At, Issues, check_also_unblocks_count, check_duplicate_refs, check_prompt,
     check_question_count, check_ref,
 };
 use crate::view::JsonView;
 
-const BLOCK_KEYS: [&str; 2] = ["version", "questions"];
-const QUESTION_KEYS: [&str; 3] = ["prompt", "opportunityId", "alsoUnblocks"];
+const BLOCK_KEYS: [&str; 2] = [QUESTION_BLOCK_KEYS[0], QUESTION_BLOCK_KEYS[1]];
+const QUESTION_KEYS: [&str; 3] = [
+    QUESTION_BLOCK_KEYS[2],
+    QUESTION_BLOCK_KEYS[3],
+    QUESTION_BLOCK_KEYS[4],
+];
 
 /// Whether `value` is the literal 1 as JavaScript compares it: any JSON
 /// number whose double value is exactly 1.
@@ -204,6 +208,9 @@ fn expect_string<'v, V: JsonView>(
 }
 
 fn check_unknown_keys<V: JsonView>(at: &At<'_>, object: &V, known: &[&str], issues: &mut Issues) {
+    if object.keys_are_among(known) {
+        return;
+    }
     let mut keys = object.keys();
     keys.retain(|key| !known.contains(&key.as_str()));
     if !keys.is_empty() {
