@@ -83,8 +83,7 @@ impl ApiKeyStore for PostgresStore {
 
     async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
         let client = self.client().await?;
-        // The update is the one that decides; a key is never deleted, so one
-        // it did not change was revoked before, or never was.
+        // The update is the one that decides.
         let updated = client
             .execute(
                 "UPDATE api_keys SET revoked = true WHERE id = $1 AND NOT revoked",
@@ -103,11 +102,7 @@ impl ApiKeyStore for PostgresStore {
             .await
             .and_then(|row| row.try_get(0))
             .map_err(pg_error)?;
-        Ok(if exists {
-            Revocation::AlreadyRevoked
-        } else {
-            Revocation::NoSuchKey
-        })
+        Ok(Revocation::unchanged(exists))
     }
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
         let client = self.client().await?;

@@ -100,9 +100,7 @@ impl ApiKeyStore for SqliteStore {
         let id = id.to_owned();
         self.pool
             .run_write(move |conn| {
-                // The update is the one that decides; a key is never
-                // deleted, so one it did not change was revoked before, or
-                // never was.
+                // The update is the one that decides.
                 let updated = conn
                     .execute(
                         "UPDATE api_keys SET revoked = 1 WHERE id = ?1 AND revoked = 0",
@@ -119,11 +117,7 @@ impl ApiKeyStore for SqliteStore {
                         |row| row.get(0),
                     )
                     .map_err(sql_error)?;
-                Ok(if exists {
-                    Revocation::AlreadyRevoked
-                } else {
-                    Revocation::NoSuchKey
-                })
+                Ok(Revocation::unchanged(exists))
             })
             .await
     }

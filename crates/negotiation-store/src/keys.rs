@@ -280,6 +280,23 @@ impl Revocation {
     pub fn found(self) -> bool {
         self != Revocation::NoSuchKey
     }
+
+    /// What a revoke found when its update (`... WHERE NOT revoked`)
+    /// changed no row: keys are never deleted, so the key was revoked
+    /// before when it `exists`, and there is none when not.
+    ///
+    /// ```
+    /// use index_negotiation_store::Revocation;
+    /// assert_eq!(Revocation::unchanged(true), Revocation::AlreadyRevoked);
+    /// assert_eq!(Revocation::unchanged(false), Revocation::NoSuchKey);
+    /// ```
+    pub fn unchanged(exists: bool) -> Self {
+        if exists {
+            Revocation::AlreadyRevoked
+        } else {
+            Revocation::NoSuchKey
+        }
+    }
 }
 
 /// Where a host keeps its API keys. Every backend of
