@@ -118,14 +118,24 @@ impl<'a> Block<'a> {
             .unwrap_or(0);
         if landing & (self.ends | (self.ends >> 2) | end_of_text) != 0 {
             positions
-        } else if overflow || landing >> 62 != 0 {
+        } else if overflow || self.starts_a_split_terminator(landing) {
             // The last position's line goes on past the block (its blanks
-            // reach the end, or its landing is too near the end to see
-            // the rest of a terminator): only it may still end a fence.
+            // reach the end, or it lands on what may be the first byte of a
+            // terminator whose rest is in the next block): only it may
+            // still end a fence.
             1 << (63 - positions.leading_zeros())
         } else {
             0
         }
+    }
+
+    /// Whether the last of `landing` is so near the block's end that a
+    /// terminator starting there would end in the next block: U+2028 or
+    /// U+2029, whose first byte is 0xE2 (LF and CR are one byte, which
+    /// `ends` already shows). Judged on that one byte, since a landing
+    /// there is on every third block of a body of short lines.
+    fn starts_a_split_terminator(&self, landing: u64) -> bool {
+        landing >> 62 != 0 && self.bytes.get(63 - landing.leading_zeros() as usize) == Some(&0xE2)
     }
 }
 

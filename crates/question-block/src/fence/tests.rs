@@ -52,6 +52,21 @@ fn fences_are_found_across_and_at_block_boundaries() {
 }
 
 #[test]
+fn closing_lines_ending_across_a_block_boundary_are_found() {
+    // Every split of the line's blanks and three-byte terminators (or of
+    // a line that does not end there) across a 64-byte boundary.
+    for pad in 50..70 {
+        for blanks in ["", " ", "\t ", "   "] {
+            for end in ["\u{2028}", "\u{2029}", "\r", "\n", "x", "\u{2027}", ""] {
+                let text = format!("{}\n```{blanks}{end}```\n", "p".repeat(pad));
+                let found = first_close_fence(&text, 3).map(|f| (f.start, f.end));
+                assert_eq!(found, naive::first_close(&text, 3), "{text:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn fences_are_found_across_search_windows() {
     for pad in WINDOW - 40..WINDOW + 40 {
         let body = format!("{}\n```index-questions\n{{}}\n```\n", "x".repeat(pad));
