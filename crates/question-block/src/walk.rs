@@ -20,12 +20,9 @@ use crate::rules::{
 };
 use crate::view::JsonView;
 
-const BLOCK_KEYS: [&str; 2] = [QUESTION_BLOCK_KEYS[0], QUESTION_BLOCK_KEYS[1]];
-const QUESTION_KEYS: [&str; 3] = [
-    QUESTION_BLOCK_KEYS[2],
-    QUESTION_BLOCK_KEYS[3],
-    QUESTION_BLOCK_KEYS[4],
-];
+/// The block's own keys, then a question's.
+const BLOCK_KEYS: &[&str] = QUESTION_BLOCK_KEYS.split_at(2).0;
+const QUESTION_KEYS: &[&str] = QUESTION_BLOCK_KEYS.split_at(2).1;
 
 /// Whether `value` is the literal 1 as JavaScript compares it: any JSON
 /// number whose double value is exactly 1.
@@ -65,7 +62,7 @@ pub(crate) fn block_from_view<V: JsonView>(
             }
         }
     }
-    check_unknown_keys(&root, value, &BLOCK_KEYS, &mut issues);
+    check_unknown_keys(&root, value, BLOCK_KEYS, &mut issues);
 
     if issues.refinement_runs() {
         check_duplicate_refs(&questions, &mut issues);
@@ -150,7 +147,7 @@ fn question_from_view<V: JsonView>(
             None => refs_complete = false,
         }
     }
-    check_unknown_keys(at, value, &QUESTION_KEYS, issues);
+    check_unknown_keys(at, value, QUESTION_KEYS, issues);
 
     match (prompt, opportunity_id, refs_complete) {
         (Some(prompt), Some(id), true) => Some(QuestionBlockQuestion {
