@@ -73,6 +73,11 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     let mut settings = index_host::ServeSettings::default();
     settings.allowed_hosts = args.allowed_hosts;
     settings.shutdown_grace = std::time::Duration::from_secs(args.shutdown_grace);
+    settings.max_connections = args.max_connections;
+    settings.max_connections_per_address = args.max_connections_per_address;
+    settings.max_mcp_sessions = args.max_mcp_sessions;
+    settings.max_mcp_sessions_per_key = args.max_mcp_sessions_per_key;
+    settings.mcp_session_idle = std::time::Duration::from_secs(args.mcp_session_idle);
     index_host::serve_with(host, listener, settings, index_host::shutdown_signal()).await?;
     anstream::eprintln!("stopped");
     Ok(())

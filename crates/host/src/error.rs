@@ -22,6 +22,8 @@ index_js::wire_enum! {
         Forbidden = "forbidden",
         /// A body that is not JSON.
         MalformedJson = "malformed_json",
+        /// A body sent as something other than JSON.
+        UnsupportedMediaType = "unsupported_media_type",
         /// A request the host cannot use.
         InvalidRequest = "invalid_request",
         /// A park asked of a host without a model.
@@ -101,6 +103,11 @@ pub enum HostError {
     /// sent from one).
     #[error("This request must come from a page of this host.")]
     CrossOrigin,
+    /// A body whose `Content-Type` is not JSON, or a body sent without
+    /// one: it is refused rather than read as empty, so nothing a caller
+    /// sent can go unchecked.
+    #[error("A request body must be JSON, sent with `Content-Type: application/json`.")]
+    UnsupportedMediaType,
 }
 
 impl HostError {
@@ -125,6 +132,7 @@ impl HostError {
             HostError::MethodNotAllowed => ErrorCode::MethodNotAllowed.as_str(),
             HostError::PayloadTooLarge => ErrorCode::PayloadTooLarge.as_str(),
             HostError::CrossOrigin => ErrorCode::CrossOrigin.as_str(),
+            HostError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType.as_str(),
         }
     }
 
@@ -140,6 +148,7 @@ impl HostError {
             HostError::Io(_) => StatusCode::SERVICE_UNAVAILABLE,
             HostError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             HostError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            HostError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         }
     }
 

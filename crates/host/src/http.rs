@@ -206,7 +206,10 @@ pub fn router(host: Host, mcp: Router) -> Router {
     let api = api
         .route("/events", get(crate::web::events))
         .with_state(host.clone())
-        .merge(mcp.layer(middleware::from_fn(session_ended)))
+        .merge(
+            mcp.layer(middleware::from_fn(crate::mcp_gate::gate))
+                .layer(middleware::from_fn(session_ended)),
+        )
         .fallback(|| async { HostError::UnknownRoute })
         // Inside authentication: an anonymous client learns nothing, not
         // even the limit.

@@ -17,6 +17,7 @@
 //! # Ok(()) }
 //! ```
 
+mod connection;
 mod elicit;
 mod error;
 mod extract;
@@ -25,11 +26,14 @@ mod http;
 mod input;
 pub mod keys;
 mod mcp;
+mod mcp_gate;
 mod metrics;
 mod openapi;
+mod raw_refusal;
 mod resources;
 mod schema;
 mod serve;
+mod sessions;
 mod tasks;
 mod web;
 

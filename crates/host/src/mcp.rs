@@ -20,12 +20,13 @@ use rmcp::handler::server::tool::{InputResponses, RequestState, ToolCallContext}
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
-    CreateTaskResult, ElicitRequest, ElicitResult, ErrorCode, GetTaskParams, GetTaskResult,
-    Implementation, InitializeRequestParams, InitializeResult, InputRequest, InputRequiredResult,
-    JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, Task,
-    Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    CreateTaskResult, CustomRequest, CustomResult, ElicitRequest, ElicitResult, ErrorCode,
+    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+    InputRequest, InputRequiredResult, JsonObject, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    SubscribeRequestParams, SubscriptionFilter, Task, Tool, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -714,6 +715,26 @@ fn actions(actions: &[NegotiationAction]) -> String {
         .join(", ")
 }
 
+/// The MCP requests the host answers.
+const SERVED_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "tasks/result",
+    "tasks/list",
+];
+
 impl ServerHandler for NegotiatorServer {
     /// The default handshake, and a session whose client advertised
     /// elicitation is remembered as one that can put a parked question to
@@ -732,6 +753,27 @@ impl ServerHandler for NegotiatorServer {
                 .register_elicitor(&caller.user_id, context.peer.clone());
         }
         self.negotiate_initialize(&request)
+    }
+
+    /// A request rmcp could not read as the method it names arrives here
+    /// as a custom one: for a method the host serves, its parameters have
+    /// the wrong shape, which is "invalid params", not an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if SERVED_METHODS.contains(&request.method.as_str()) {
+            return Err(ErrorData::invalid_params(
+                format!("the parameters of {} do not have its shape", request.method),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
     }
 
     fn get_info(&self) -> InitializeResult {

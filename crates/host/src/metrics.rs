@@ -13,7 +13,6 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 /// One answered request.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -53,7 +52,7 @@ pub(crate) struct Metrics {
     answers: Family<OutcomeLabels, Counter>,
     sessions: Gauge,
     /// The MCP service's sessions, counted when the metrics are read.
-    session_manager: OnceLock<Arc<LocalSessionManager>>,
+    session_manager: OnceLock<Arc<crate::sessions::BoundedSessions>>,
 }
 
 /// Latency buckets from half a millisecond to about 16 seconds.
@@ -168,7 +167,7 @@ impl Metrics {
     }
 
     /// The MCP service's session manager, whose sessions are counted.
-    pub(crate) fn watch_sessions(&self, manager: Arc<LocalSessionManager>) {
+    pub(crate) fn watch_sessions(&self, manager: Arc<crate::sessions::BoundedSessions>) {
         // A host served twice keeps the first; both count the same way.
         let _ = self.session_manager.set(manager);
     }
@@ -176,7 +175,7 @@ impl Metrics {
     /// The metrics in Prometheus's text exposition format.
     pub(crate) async fn render(&self) -> String {
         if let Some(manager) = self.session_manager.get() {
-            let open = manager.sessions.read().await.len();
+            let open = manager.open();
             self.sessions.set(i64::try_from(open).unwrap_or(i64::MAX));
         }
         let mut text = String::new();

@@ -5,21 +5,22 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
+use crate::connection::{AddressBudget, InFlight, serve_connection};
 use crate::error::HostError;
 use crate::host::Host;
 use crate::http::{BODY_LIMIT, router};
 use crate::keys::Caller;
 use crate::mcp::NegotiatorServer;
+use crate::raw_refusal::Shaped;
+use crate::sessions::{BoundedSessions, SessionBounds};
 
 /// How [`serve_with`] runs its listener.
 #[derive(Debug, Clone)]
@@ -28,14 +29,30 @@ pub struct ServeSettings {
     /// The `Host` header values MCP requests may carry (empty: loopback
     /// names only, rmcp's guard against DNS rebinding).
     pub allowed_hosts: Vec<String>,
-    /// How long a client may take to send a request's head; a connection
-    /// that has not sent it by then is closed.
+    /// How long a client may take to send a request's head, counted from
+    /// the moment the connection waits for one (its start, or the end of
+    /// its last answer); a connection that has not sent it by then is
+    /// closed.
     pub header_read_timeout: Duration,
     /// How long a shutdown waits for requests in flight before it closes
-    /// the connections that remain.
+    /// the connections that remain (idle and half-sent ones close at once).
     pub shutdown_grace: Duration,
     /// The most connections served at once; more wait to be accepted.
     pub max_connections: usize,
+    /// The most connections one client address holds at once (an IPv6
+    /// address counts by its /64); one more is closed as soon as it is
+    /// accepted, so no one client can take every slot. Behind a proxy,
+    /// every client shares the proxy's address: raise it to
+    /// `max_connections` there.
+    pub max_connections_per_address: usize,
+    /// The most MCP sessions one key holds open; a new one closes the
+    /// key's least recently used session.
+    pub max_mcp_sessions_per_key: usize,
+    /// The most MCP sessions open in all; a new one closes the least
+    /// recently used session of any key.
+    pub max_mcp_sessions: usize,
+    /// How long an MCP session may go unused before it is closed.
+    pub mcp_session_idle: Duration,
 }
 
 impl Default for ServeSettings {
@@ -45,6 +62,10 @@ impl Default for ServeSettings {
             header_read_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(30),
             max_connections: 10_000,
+            max_connections_per_address: 256,
+            max_mcp_sessions_per_key: 32,
+            max_mcp_sessions: 2_048,
+            mcp_session_idle: Duration::from_secs(300),
         }
     }
 }
@@ -52,7 +73,8 @@ impl Default for ServeSettings {
 /// Serves the REST API and `/mcp` on `listener` until `shutdown` resolves;
 /// then stops accepting, lets in-flight requests finish (a commit under
 /// way completes or applies nothing), ends waits and MCP streams, and
-/// returns. `allowed_hosts` are the `Host` header values MCP requests may
+/// returns. Connections speak HTTP/1.1 (see [`ServeSettings`] for the
+/// limits each has). `allowed_hosts` are the `Host` header values MCP requests may
 /// carry (empty: loopback names only, rmcp's guard against DNS rebinding).
 /// The other settings are [`ServeSettings`]'s defaults.
 ///
@@ -98,15 +120,23 @@ pub async fn serve_with(
     settings: ServeSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), HostError> {
-    let cancel = tokio_util::sync::CancellationToken::new();
+    let cancel = CancellationToken::new();
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel.child_token())
         .with_max_request_body_bytes(BODY_LIMIT);
     if !settings.allowed_hosts.is_empty() {
-        config = config.with_allowed_hosts(settings.allowed_hosts);
+        config = config.with_allowed_hosts(settings.allowed_hosts.clone());
     }
     let for_sessions = host.clone();
-    let sessions = Arc::new(LocalSessionManager::default());
+    let mut local = LocalSessionManager::default();
+    local.session_config.keep_alive = Some(settings.mcp_session_idle);
+    let sessions = Arc::new(BoundedSessions::new(
+        local,
+        SessionBounds {
+            per_key: settings.max_mcp_sessions_per_key,
+            total: settings.max_mcp_sessions,
+        },
+    ));
     host.metrics().watch_sessions(sessions.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(NegotiatorServer::per_request(for_sessions.clone())),
@@ -114,13 +144,13 @@ pub async fn serve_with(
         config,
     );
     let app = router(host.clone(), axum::Router::new().nest_service("/mcp", mcp));
-    let mut builder = Builder::new(TokioExecutor::new());
+    let mut builder = hyper::server::conn::http1::Builder::new();
     builder
-        .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(settings.header_read_timeout);
-    let graceful = GracefulShutdown::new();
     let slots = Arc::new(Semaphore::new(settings.max_connections.max(1)));
+    let per_address = AddressBudget::new(settings.max_connections_per_address);
+    let stopping = CancellationToken::new();
     let mut connections = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -133,8 +163,8 @@ pub async fn serve_with(
             () = &mut shutdown => break,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             // A connection that failed before it was accepted (reset, or
             // out of descriptors for a moment) ends only itself.
             Err(err) => {
@@ -143,27 +173,38 @@ pub async fn serve_with(
                 continue;
             }
         };
-        let service = TowerToHyperService::new(app.clone());
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
-        let served = graceful.watch(connection);
+        // Over its address's budget: closed at once, before a byte is read.
+        let Some(address_slot) = per_address.take(peer) else {
+            tracing::debug!(peer = %peer.ip(), "connection refused: its address holds its limit");
+            continue;
+        };
+        let in_flight = InFlight::default();
+        let io = TokioIo::new(Shaped::new(stream, in_flight.clone()));
+        let served = serve_connection(
+            builder.clone(),
+            io,
+            app.clone(),
+            in_flight,
+            stopping.clone(),
+        );
         while connections.try_join_next().is_some() {}
         connections.spawn(async move {
-            if let Err(err) = served.await {
-                tracing::debug!(error = %err, "connection ended");
-            }
-            drop(slot);
+            served.await;
+            drop((slot, address_slot));
         });
     }
     drop(listener);
-    tracing::info!("shutting down: finishing requests in flight");
+    tracing::info!(
+        connections = connections.len(),
+        "shutting down: finishing requests in flight"
+    );
     host.shut_down();
     cancel.cancel();
-    if tokio::time::timeout(settings.shutdown_grace, graceful.shutdown())
-        .await
-        .is_err()
-    {
+    stopping.cancel();
+    let drained = tokio::time::timeout(settings.shutdown_grace, async {
+        while connections.join_next().await.is_some() {}
+    });
+    if drained.await.is_err() {
         tracing::warn!("shutdown grace ended; closing the connections left");
         connections.abort_all();
     }

@@ -94,16 +94,20 @@ pub(crate) fn pages() -> Router<Host> {
 /// sniffing of types, no referrer, no framing.
 pub(crate) async fn secured(mut response: Response) -> Response {
     let headers = response.headers_mut();
-    for (name, value) in [
-        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-    ] {
+    for (name, value) in SECURITY_HEADERS {
         headers.insert(name, HeaderValue::from_static(value));
     }
     response
 }
+
+/// The headers every answer carries, the refusals hyper writes before any
+/// route included.
+pub(crate) const SECURITY_HEADERS: [(header::HeaderName, &str); 4] = [
+    (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::REFERRER_POLICY, "no-referrer"),
+    (header::X_FRAME_OPTIONS, "DENY"),
+];
 
 /// The session key a request's cookie carries, if any.
 pub(crate) fn session_token(headers: &HeaderMap) -> Option<&str> {

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use index_host::{Host, serve};
+use index_host::{Host, serve_with};
 use index_negotiation_store::{HostStore, KeyScope};
 use serde_json::{Value, json};
 
@@ -44,6 +44,15 @@ impl Running {
         store: Arc<dyn HostStore>,
         author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
     ) -> Self {
+        Self::start_with(store, author, index_host::ServeSettings::default()).await
+    }
+
+    /// [`Running::start_with_author`] with the listener's `settings`.
+    pub async fn start_with(
+        store: Arc<dyn HostStore>,
+        author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
+        settings: index_host::ServeSettings,
+    ) -> Self {
         let host = Host::with_author(store.clone(), author).await.unwrap();
         let key = |user: &str, scope| {
             let host = host.clone();
@@ -64,7 +73,7 @@ impl Running {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let served = tokio::spawn(serve(host.clone(), listener, Vec::new(), async move {
+        let served = tokio::spawn(serve_with(host.clone(), listener, settings, async move {
             let _ = stopped.await;
         }));
         Running {
