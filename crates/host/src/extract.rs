@@ -2,10 +2,11 @@
 //! a query, each refusing with the one error shape.
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
 
 use index_negotiation_store::OpportunityId;
 
@@ -28,7 +29,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Negotiation {
     }
 }
 
-/// A JSON body, or the one error shape: `malformed_json`, or
+/// A JSON body, or the one error shape: `malformed_json`,
+/// `unsupported_media_type` for a body not sent as JSON, or
 /// `payload_too_large` for a chunked body found over the limit.
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
@@ -40,6 +42,37 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for ApiJson<
             .await
             .map(|Json(value)| ApiJson(value))
             .map_err(malformed)
+    }
+}
+
+/// A JSON body that may be left out: a request with no `Content-Type`
+/// and nothing in its body is `None`. Any body at all must be JSON, as
+/// [`ApiJson`] takes it: one sent as text, or with no type, is refused,
+/// never read as empty, since what it says may be what a check needs.
+pub(crate) struct OptionalApiJson<T>(pub(crate) Option<T>);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for OptionalApiJson<T> {
+    type Rejection = HostError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, HostError> {
+        if request.headers().contains_key(header::CONTENT_TYPE) {
+            let ApiJson(value) = ApiJson::from_request(request, state).await?;
+            return Ok(OptionalApiJson(Some(value)));
+        }
+        let body = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    HostError::PayloadTooLarge
+                } else {
+                    HostError::BadRequest(rejection.body_text())
+                }
+            })?;
+        if body.is_empty() {
+            Ok(OptionalApiJson(None))
+        } else {
+            Err(HostError::UnsupportedMediaType)
+        }
     }
 }
 
@@ -57,11 +90,15 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequestParts<S> for Api
     }
 }
 
-/// A JSON body refused: `payload_too_large` or `malformed_json`.
-pub(crate) fn malformed(rejection: JsonRejection) -> HostError {
+/// A JSON body refused: `payload_too_large`, `unsupported_media_type`
+/// or `malformed_json`.
+fn malformed(rejection: JsonRejection) -> HostError {
     // A chunked body over the limit is found only while it is read.
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
         return HostError::PayloadTooLarge;
+    }
+    if let JsonRejection::MissingJsonContentType(_) = rejection {
+        return HostError::UnsupportedMediaType;
     }
     HostError::Invalid {
         code: crate::error::ErrorCode::MalformedJson.as_str(),

@@ -131,7 +131,8 @@ pub(crate) enum Fails {
     /// A path id that is malformed, or a negotiation the caller holds no
     /// seat in: `not_found`, alike.
     Seat,
-    /// A body that is not JSON of the right shape: `malformed_json`.
+    /// A body that is not JSON of the right shape: `malformed_json`; or
+    /// not sent as JSON: `unsupported_media_type`, 415.
     Body,
     /// A query or body value the host cannot use: `invalid_request`.
     Request,
@@ -163,7 +164,10 @@ impl Fails {
         let of = |err: HostError| (err.status(), err.code());
         match self {
             Fails::Seat => vec![of(HostError::NotFound)],
-            Fails::Body => vec![(StatusCode::BAD_REQUEST, ErrorCode::MalformedJson.as_str())],
+            Fails::Body => vec![
+                (StatusCode::BAD_REQUEST, ErrorCode::MalformedJson.as_str()),
+                of(HostError::UnsupportedMediaType),
+            ],
             Fails::Request => vec![of(HostError::BadRequest(String::new()))],
             Fails::HostKey => vec![of(HostError::Forbidden)],
             Fails::Turn => NegotiationRejection::ALL
