@@ -39,6 +39,8 @@ index_js::wire_enum! {
         MethodNotAllowed = "method_not_allowed",
         /// A body over the host's limit.
         PayloadTooLarge = "payload_too_large",
+        /// A request that took longer than the host gives one.
+        RequestTimeout = "request_timeout",
         /// A change asked by cookie from a page that is not this host's.
         CrossOrigin = "cross_origin",
     }
@@ -108,6 +110,9 @@ pub enum HostError {
     /// sent can go unchecked.
     #[error("A request body must be JSON, sent with `Content-Type: application/json`.")]
     UnsupportedMediaType,
+    /// The request took longer than [`crate::REQUEST_TIMEOUT`].
+    #[error("The request took longer than the host gives one (90 seconds).")]
+    RequestTimeout,
 }
 
 impl HostError {
@@ -133,6 +138,7 @@ impl HostError {
             HostError::PayloadTooLarge => ErrorCode::PayloadTooLarge.as_str(),
             HostError::CrossOrigin => ErrorCode::CrossOrigin.as_str(),
             HostError::UnsupportedMediaType => ErrorCode::UnsupportedMediaType.as_str(),
+            HostError::RequestTimeout => ErrorCode::RequestTimeout.as_str(),
         }
     }
 
@@ -149,6 +155,7 @@ impl HostError {
             HostError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             HostError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             HostError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            HostError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 

@@ -295,7 +295,8 @@ async fn readyz(State(host): State<Host>) -> Response {
 
 /// The error shape on the answers that the router, its layers and the MCP
 /// service write as plain text or empty: a body over the limit (413), a
-/// method a route does not take (405, keeping its `Allow`).
+/// method a route does not take (405, keeping its `Allow`), a request
+/// past the timeout (408).
 async fn one_error_shape(response: Response) -> Response {
     let json = response
         .headers()
@@ -305,6 +306,7 @@ async fn one_error_shape(response: Response) -> Response {
         _ if json => return response,
         StatusCode::PAYLOAD_TOO_LARGE => HostError::PayloadTooLarge,
         StatusCode::METHOD_NOT_ALLOWED => HostError::MethodNotAllowed,
+        StatusCode::REQUEST_TIMEOUT => HostError::RequestTimeout,
         _ => return response,
     };
     let allow = response.headers().get(header::ALLOW).cloned();
@@ -647,4 +649,21 @@ async fn park(
     let request = request.unwrap_or_default();
     let parked = host.park(&caller, &id, &request).await.map_err(refused)?;
     Ok(Json(parked.report()).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_timeout_layers_empty_answer_is_in_the_error_shape() {
+        let empty = StatusCode::REQUEST_TIMEOUT.into_response();
+        let shaped = one_error_shape(empty).await;
+        assert_eq!(shaped.status(), StatusCode::REQUEST_TIMEOUT);
+        let body = axum::body::to_bytes(shaped.into_body(), 1024)
+            .await
+            .expect("a body");
+        let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(body["error"]["code"], "request_timeout");
+    }
 }
