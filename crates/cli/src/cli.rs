@@ -304,16 +304,16 @@ pub(crate) enum NegotiationCommand {
 #[derive(Debug, Args)]
 pub(crate) struct OpenArgs {
     /// The person who opens and moves first.
-    #[arg(long)]
+    #[arg(long, value_parser = new_user_id)]
     pub(crate) initiator: UserId,
     /// The initiator's intent.
-    #[arg(long)]
+    #[arg(long, value_parser = new_intent_id)]
     pub(crate) initiator_intent: IntentId,
     /// The other person.
-    #[arg(long)]
+    #[arg(long, value_parser = new_user_id)]
     pub(crate) responder: UserId,
     /// The responder's intent.
-    #[arg(long)]
+    #[arg(long, value_parser = new_intent_id)]
     pub(crate) responder_intent: IntentId,
     /// The opportunity's id, a UUID; a new one is generated when absent.
     #[arg(long)]
@@ -411,7 +411,7 @@ pub(crate) enum KeysCommand {
     )]
     Create {
         /// The user the key acts as.
-        #[arg(long)]
+        #[arg(long, value_parser = new_user_id)]
         user: UserId,
         /// A host key, which may also open and close negotiations.
         #[arg(long)]
@@ -462,7 +462,7 @@ pub(crate) enum KeysCommand {
     )]
     LoginLink {
         /// The person it signs in.
-        #[arg(long)]
+        #[arg(long, value_parser = new_user_id)]
         user: UserId,
         /// Where `index serve` is reached, as the person's browser reaches it.
         #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
@@ -566,10 +566,28 @@ pub(crate) enum StoreCommand {
 /// A value from a closed set of wire names: clap offers exactly the
 /// type's own names (in help, errors and completions) and hands back the
 /// typed value, so each name is spelled once, by its type. Ids need no
-/// such helper: they implement `FromStr`, which clap uses as it is.
+/// such helper: they implement `FromStr`, which clap uses as it is (an id
+/// stored for the first time is checked further, by `new_user_id`).
 fn wire<T: WireEnum + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(T::NAMES)
         .try_map(|name| T::from_wire(&name).ok_or("not one of the possible values"))
+}
+
+/// A user id that comes in here to be stored (a key's person, a seat):
+/// as `UserId` reads it, and without a character that would forge or
+/// hide text where it is printed, in the host's log lines and in tables
+/// (see `index_host::names`).
+fn new_user_id(text: &str) -> Result<UserId, String> {
+    index_host::names::check_name("a user id", text).map_err(|err| err.to_string())?;
+    text.parse()
+        .map_err(|err: index_negotiation::InvalidId| err.to_string())
+}
+
+/// An intent id that comes in here to be stored, as [`new_user_id`].
+fn new_intent_id(text: &str) -> Result<IntentId, String> {
+    index_host::names::check_name("an intent id", text).map_err(|err| err.to_string())?;
+    text.parse()
+        .map_err(|err: index_negotiation::InvalidId| err.to_string())
 }
 
 /// One `--answer N=TEXT`, N counting questions from 1.

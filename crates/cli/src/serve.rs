@@ -59,7 +59,7 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
         let secret = std::fs::read_to_string(path)
             .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;
         let caller = host.authenticate(Some(secret.trim())).await?;
-        tracing::info!(user = %caller.user_id, "serving MCP on stdio");
+        tracing::info!(user = ?caller.user_id.as_str(), "serving MCP on stdio");
         return Ok(index_host::serve_stdio(host, caller).await?);
     }
     let listener = tokio::net::TcpListener::bind(args.listen)

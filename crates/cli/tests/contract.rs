@@ -1111,6 +1111,134 @@ fn a_login_link_carries_its_key_in_the_fragment_and_expires() {
 }
 
 #[test]
+fn a_name_that_would_forge_a_log_line_is_refused_where_it_comes_in() {
+    let s = Scratch::new();
+    let db = s.db().display().to_string();
+    for user in [
+        "mallory\nINFO user=root",
+        "dana\u{202e}",
+        "sam\u{200b}",
+        "x\u{2028}",
+    ] {
+        let created = s.run(&["--json", "keys", "create", "--user", user, "--db", &db]);
+        created.fails_with(2, "invalid_value");
+        let message = created.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.contains("--user") && message.contains("control or format characters"),
+            "{message}"
+        );
+        s.run(&["--json", "keys", "login-link", "--user", user, "--db", &db])
+            .fails_with(2, "invalid_value");
+        s.json(&[
+            "open",
+            "--initiator",
+            user,
+            "--initiator-intent",
+            "hire",
+            "--responder",
+            "sam",
+            "--responder-intent",
+            "join",
+        ])
+        .fails_with(2, "invalid_value");
+    }
+    s.json(&[
+        "open",
+        "--initiator",
+        "dana",
+        "--initiator-intent",
+        "hire",
+        "--responder",
+        "sam",
+        "--responder-intent",
+        "nioj\u{202e}",
+    ])
+    .fails_with(2, "invalid_value");
+    assert!(!s.db().exists(), "nothing was made, not even the store");
+}
+
+/// The host's log as `index serve` writes it, after one request with
+/// `key` and the request id `request_id`.
+fn log_of_one_request(s: &Scratch, key: &str, request_id: &str) -> String {
+    use std::io::{Read, Write};
+    let db = s.db().display().to_string();
+    let path = s.dir.path().join("serve.log");
+    let mut child = support::command(s.dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", &db])
+        .env("RUST_LOG", "info")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&path).unwrap())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let address = loop {
+        let log = std::fs::read_to_string(&path).unwrap();
+        if let Some(address) = log
+            .lines()
+            .find_map(|line| line.strip_prefix("listening on http://"))
+            .and_then(|rest| rest.split_whitespace().next())
+        {
+            break address.to_owned();
+        }
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the host did not start: {log}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        stream,
+        "GET /session HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer {key}\r\n\
+         x-request-id: {request_id}\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    let stopped = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    assert!(child.wait().unwrap().success());
+    std::fs::read_to_string(&path).unwrap()
+}
+
+#[test]
+fn the_hosts_log_quotes_a_user_id_so_it_cannot_forge_a_line() {
+    let s = Scratch::new();
+    let db = s.db().display().to_string();
+    let created = s.run(&["keys", "create", "--user", "dana", "--db", &db]);
+    assert_eq!(created.code, Some(0), "{}", created.stderr);
+    let key = created.stdout.trim().to_owned();
+    // A user id stored before ids were checked, or by another program:
+    // the types accept it, so the log must show it as what it is.
+    let store = rusqlite::Connection::open(s.db()).unwrap();
+    store
+        .execute(
+            "UPDATE api_keys SET user_id = ?1",
+            ["mallory\nINFO forged: user=root"],
+        )
+        .unwrap();
+    drop(store);
+    let log = log_of_one_request(&s, &key, "req-7");
+    assert!(
+        log.contains(r#"user="mallory\nINFO forged: user=root""#),
+        "the user id, quoted and escaped: {log}"
+    );
+    assert!(
+        !log.lines().any(|line| line.starts_with("INFO forged")),
+        "no forged line: {log}"
+    );
+    assert!(log.contains(r#"request_id="req-7""#), "{log}");
+}
+
+#[test]
 fn store_check_reads_only_and_finds_a_broken_log() {
     let s = Scratch::new();
     s.open_with_three_turns();

@@ -149,7 +149,7 @@ impl<S: NegotiationStore> Offer<S> {
     pub(crate) async fn run(self, elicitors: &Elicitors) -> Offered {
         let owner = self.form.owner();
         let Some(peer) = elicitors.newest(owner) else {
-            tracing::info!(user = %owner, "parked question not offered by elicitation: no open session of theirs advertised it");
+            tracing::info!(user = ?owner.as_str(), "parked question not offered by elicitation: no open session of theirs advertised it");
             return Offered::NoClient;
         };
         let result = match peer
@@ -158,7 +158,7 @@ impl<S: NegotiationStore> Offer<S> {
         {
             Ok(result) => result,
             Err(err) => {
-                tracing::info!(user = %owner, error = %err, "no answer by elicitation; the question stays parked");
+                tracing::info!(user = ?owner.as_str(), error = %err, "no answer by elicitation; the question stays parked");
                 return Offered::NoAnswer;
             }
         };
@@ -237,12 +237,12 @@ impl Form {
         let response = match elicitation_to_response(&self.request, &result) {
             Ok(response) => response,
             Err(problems) => {
-                tracing::info!(user = %self.owner, problems = problems.len(), "an elicitation answer that breaks the question's spec; still parked");
+                tracing::info!(user = ?self.owner.as_str(), problems = problems.len(), "an elicitation answer that breaks the question's spec; still parked");
                 return Offered::NoAnswer;
             }
         };
         if response.outcome != InteractionOutcome::Accepted {
-            tracing::info!(user = %self.owner, outcome = response.outcome.as_str(), "the person did not answer by elicitation; still parked");
+            tracing::info!(user = ?self.owner.as_str(), outcome = response.outcome.as_str(), "the person did not answer by elicitation; still parked");
             return Offered::Refused;
         }
         let Some(answer) = answer_text(&self.question, response.data.as_ref()) else {

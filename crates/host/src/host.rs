@@ -703,7 +703,7 @@ impl Host {
             .outstanding
             .answered(&caller.user_id, id, state, responses)?;
         let offered = self.answer_form(&answered.form, &answered.result).await;
-        tracing::info!(user = %caller.user_id, ?offered, "a parked question answered through input_required");
+        tracing::info!(user = ?caller.user_id.as_str(), ?offered, "a parked question answered through input_required");
         Some((offered, answered.report))
     }
 
@@ -780,7 +780,7 @@ impl Host {
         // Every question is a select of 2 to 4 options, so a form; one
         // that were not would stay answerable by its question message.
         let Some(form) = crate::elicit::Form::of(owner, id, question) else {
-            tracing::info!(user = %owner, "parked question not offered by elicitation: it is no form");
+            tracing::info!(user = ?owner.as_str(), "parked question not offered by elicitation: it is no form");
             return;
         };
         let offer = crate::elicit::Offer {

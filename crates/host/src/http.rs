@@ -224,25 +224,57 @@ pub fn router(host: Host, mcp: Router) -> Router {
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
         ))
-        .layer(
-            tower_http::trace::TraceLayer::new_for_http().make_span_with(|request: &Request| {
-                let id = request
-                    .headers()
-                    .get(&REQUEST_ID)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default();
-                // The path, never the query or a body: neither is logged.
-                tracing::info_span!(
-                    "request",
-                    request_id = %id,
-                    method = %request.method(),
-                    path = %request.uri().path(),
-                    user = tracing::field::Empty,
-                )
-            }),
-        )
+        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(request_span))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        .layer(middleware::map_request(foreign_request_id_checked))
+}
+
+/// The longest request id the host keeps from a client.
+const REQUEST_ID_LIMIT: usize = 64;
+
+/// Whether a client's `x-request-id` is one to keep: 1 to
+/// [`REQUEST_ID_LIMIT`] letters, digits and `.`, `_`, `:`, `-`, enough for
+/// a UUID, a trace id or a proxy's counter and too plain to forge a log
+/// line or carry markup.
+fn is_plain_request_id(value: &HeaderValue) -> bool {
+    let bytes = value.as_bytes();
+    (1..=REQUEST_ID_LIMIT).contains(&bytes.len())
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b".:_-".contains(b))
+}
+
+/// Drops a client's request id unless it is plain (one header, as
+/// [`is_plain_request_id`] says), before the id is set: the host then
+/// makes a fresh one, which the log and the answer both carry.
+async fn foreign_request_id_checked(mut request: Request) -> Request {
+    let sent = request.headers().get_all(&REQUEST_ID);
+    let mut ids = sent.iter();
+    let kept = ids.next().is_none_or(is_plain_request_id) && ids.next().is_none();
+    if !kept {
+        request.headers_mut().remove(&REQUEST_ID);
+    }
+    request
+}
+
+/// The span every request's events are logged in: its id, method and
+/// path (never the query or a body: neither is logged), and the user once
+/// the key is known. Each is written quoted and escaped, as every string
+/// a client chose is.
+fn request_span(request: &Request) -> tracing::Span {
+    let id = request
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!(
+        "request",
+        request_id = ?id,
+        method = %request.method(),
+        path = ?request.uri().path(),
+        user = tracing::field::Empty,
+    )
 }
 
 /// An MCP session ended by its client (`DELETE /mcp`) answers 204: the
@@ -331,7 +363,7 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
     match host.authenticate(token).await {
         Ok(caller) => {
             tracing::Span::current().record("user", caller.user_id.as_str());
-            tracing::info!(user = %caller.user_id, key = %caller.key_id, "authenticated");
+            tracing::info!(user = ?caller.user_id.as_str(), key = %caller.key_id, "authenticated");
             if cookie.is_some() {
                 request.extensions_mut().insert(crate::web::ByCookie);
             }
@@ -433,7 +465,7 @@ async fn turn(
     }
     let turn = index_negotiation::parse_negotiation_turn(&turn)?;
     let taken = host.turn(&caller, &id, turn).await.map_err(refused)?;
-    tracing::info!(user = %caller.user_id, turn_index = ?taken.decision.permitted().map(|p| p.turn_index), "turn");
+    tracing::info!(user = ?caller.user_id.as_str(), turn_index = ?taken.decision.permitted().map(|p| p.turn_index), "turn");
     Ok(Json(taken).into_response())
 }
 
@@ -509,10 +541,16 @@ struct SeatBody {
 }
 
 impl SeatBody {
+    /// The seat, its ids refused by name when blank or when they hold a
+    /// character that would forge or hide text where they are printed
+    /// (every log line of the seat's requests, `keys list`, listings).
     fn checked(self, what: &str) -> Result<Seat, HostError> {
+        let (user, intent) = (format!("{what}.userId"), format!("{what}.intentId"));
+        crate::names::check_name(&user, &self.user_id)?;
+        crate::names::check_name(&intent, &self.intent_id)?;
         Ok(Seat {
-            user_id: id_field(&format!("{what}.userId"), self.user_id)?,
-            intent_id: id_field(&format!("{what}.intentId"), self.intent_id)?,
+            user_id: id_field(&user, self.user_id)?,
+            intent_id: id_field(&intent, self.intent_id)?,
         })
     }
 }

@@ -108,11 +108,7 @@ fn key_name(name: &str) -> Result<String, HostError> {
             "a key's name has at most {KEY_NAME_LIMIT} characters"
         )));
     }
-    if name.chars().any(char::is_control) {
-        return Err(HostError::BadRequest(
-            "a key's name cannot hold control characters".to_owned(),
-        ));
-    }
+    crate::names::check_name("a key's name", name)?;
     Ok(name.to_owned())
 }
 
@@ -126,7 +122,9 @@ pub fn hash_key(secret: &str) -> KeyHash {
 ///
 /// # Errors
 ///
-/// [`HostError::BadRequest`] for a name or lifetime `options` cannot have;
+/// [`HostError::BadRequest`] for a user id that holds a character no
+/// name may (see [`crate::names`]: it would be printed in every log line
+/// of the key's requests), or a name or lifetime `options` cannot have;
 /// [`HostError::Store`] when the store fails or the system has no
 /// randomness to give.
 pub async fn create_key(
@@ -135,6 +133,7 @@ pub async fn create_key(
     scope: KeyScope,
     options: &KeyOptions,
 ) -> Result<NewKey, HostError> {
+    crate::names::check_name("the user id", user_id.as_str())?;
     let name = options.name.as_deref().map(key_name).transpose()?;
     make_key(store, user_id, scope, name, options.expires_in).await
 }
@@ -205,13 +204,15 @@ pub async fn find_key(
 ///
 /// # Errors
 ///
-/// [`HostError::BadRequest`] for a lifetime under a second or over a day;
-/// [`HostError::Store`] as [`create_key`].
+/// [`HostError::BadRequest`] for a user id as [`create_key`] refuses it,
+/// or a lifetime under a second or over a day; [`HostError::Store`] as
+/// [`create_key`].
 pub async fn create_login_link(
     store: &(impl ApiKeyStore + ?Sized),
     user_id: UserId,
     lifetime: Duration,
 ) -> Result<NewKey, HostError> {
+    crate::names::check_name("the user id", user_id.as_str())?;
     if lifetime > Duration::from_secs(86_400) {
         return Err(HostError::BadRequest(
             "a login link works for a day at most".to_owned(),
@@ -476,6 +477,9 @@ mod tests {
         for (name, expires_in) in [
             (Some(" "), None),
             (Some("a\u{7}bell"), None),
+            (Some("laptop\u{202e}tnega"), None),
+            (Some("zero\u{200b}width"), None),
+            (Some("line\u{2028}break"), None),
             (Some(&*"n".repeat(KEY_NAME_LIMIT + 1)), None),
             (None, Some(Duration::from_millis(999))),
         ] {
@@ -496,6 +500,28 @@ mod tests {
             1,
             "nothing refused is stored"
         );
+    }
+
+    #[tokio::test]
+    async fn a_user_id_a_log_line_could_not_show_as_it_is_gets_no_key() {
+        let store = MemoryStore::new();
+        for user in ["mallory\nINFO user=root", "dana\u{202e}", "sam\u{200b}"] {
+            let user = user.parse::<UserId>().unwrap();
+            let made = create_key(
+                &store,
+                user.clone(),
+                KeyScope::Agent,
+                &KeyOptions::default(),
+            )
+            .await;
+            assert!(
+                matches!(&made, Err(HostError::BadRequest(why)) if why.starts_with("the user id")),
+                "{made:?}"
+            );
+            let link = create_login_link(&store, user, LOGIN_LINK_LIFETIME).await;
+            assert!(matches!(link, Err(HostError::BadRequest(_))), "{link:?}");
+        }
+        assert!(store.list_api_keys().await.unwrap().is_empty());
     }
 
     #[test]

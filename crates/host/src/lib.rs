@@ -28,6 +28,7 @@ pub mod keys;
 mod mcp;
 mod mcp_gate;
 mod metrics;
+pub mod names;
 mod openapi;
 mod raw_refusal;
 mod resources;

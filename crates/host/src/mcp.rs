@@ -251,7 +251,7 @@ async fn ask_in_task(
     else {
         return Offered::NoAnswer;
     };
-    tracing::info!(user = %caller.user_id, "a parked question answered through a task");
+    tracing::info!(user = ?caller.user_id.as_str(), "a parked question answered through a task");
     // Delivered whole on a task of its own, even if the call's task is
     // cancelled while it commits.
     let host = host.clone();
@@ -643,11 +643,11 @@ impl Tools {
                 result.into()
             }
             Ok(Answer::Ask(ask)) => {
-                tracing::info!(%user, tool, "asked the person through input_required");
+                tracing::info!(user = ?user.as_str(), tool, "asked the person through input_required");
                 CallToolResponse::InputRequired(ask)
             }
             Err(err) => {
-                tracing::info!(%user, tool, code = err.code(), "refused");
+                tracing::info!(user = ?user.as_str(), tool, code = err.code(), "refused");
                 failure(&err).into()
             }
         }

@@ -185,7 +185,7 @@ pub(crate) async fn sign_in(
         return Err(HostError::CrossOrigin);
     }
     let session = host.sign_in(index_js::trim(&body.key)).await?;
-    tracing::info!(user = %session.record.user_id, key = %session.record.id, "signed in");
+    tracing::info!(user = ?session.record.user_id.as_str(), key = %session.record.id, "signed in");
     // Secure when the page was served over TLS (by a proxy in front).
     let secure = headers
         .get(header::ORIGIN)
@@ -236,7 +236,7 @@ pub(crate) async fn sign_out(
         ));
     }
     host.sign_out(&caller).await?;
-    tracing::info!(user = %caller.user_id, key = %caller.key_id, "signed out");
+    tracing::info!(user = ?caller.user_id.as_str(), key = %caller.key_id, "signed out");
     let cleared = session_cookie("", 0, false)?;
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cleared)]).into_response())
 }

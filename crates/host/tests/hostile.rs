@@ -1,5 +1,7 @@
 //! What a hostile or careless client sends a live host, and what it gets:
-//! a body that is not sent as JSON is refused, never read as empty.
+//! a body that is not sent as JSON is refused, never read as empty; a
+//! name that would forge a log line is refused where it comes in; a
+//! request id the host cannot log as it is is replaced.
 
 // Tests report failure by panicking.
 #![allow(
@@ -128,5 +130,125 @@ async fn every_body_not_sent_as_json_is_415() {
         seen.body["negotiation"]["turnCount"], 0,
         "nothing was taken"
     );
+    host.stop().await;
+}
+
+/// A user or intent id that would forge a log line (a newline) or hide
+/// what it says (a direction override, a zero-width space) is refused
+/// where it comes in, by name, over REST and MCP; nothing is opened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_id_with_control_or_format_characters_opens_nothing() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let seats = [
+        (
+            "initiator.userId",
+            json!({"userId": "mallory\nINFO user=root", "intentId": "hire"}),
+            json!({"userId": "sam", "intentId": "join"}),
+        ),
+        (
+            "responder.userId",
+            json!({"userId": "dana", "intentId": "hire"}),
+            json!({"userId": "sam\u{200b}", "intentId": "join"}),
+        ),
+        (
+            "responder.intentId",
+            json!({"userId": "dana", "intentId": "hire"}),
+            json!({"userId": "sam", "intentId": "nioj\u{202e}"}),
+        ),
+        (
+            "initiator.intentId",
+            json!({"userId": "dana", "intentId": "hire\u{2028}"}),
+            json!({"userId": "sam", "intentId": "join"}),
+        ),
+    ];
+    let mut admin = host.mcp_session(&host.host_key).await;
+    for (field, initiator, responder) in seats {
+        let body = json!({"opportunityId": OPP, "initiator": initiator, "responder": responder});
+        let opened = host
+            .call(
+                "POST",
+                "/negotiations",
+                Some(&host.host_key),
+                Some(body.clone()),
+            )
+            .await;
+        let message = opened.body["error"]["message"].as_str().unwrap_or_default();
+        assert_eq!(
+            (opened.status, support::code(&opened)),
+            (400, "invalid_request"),
+            "{field}: {}",
+            opened.body
+        );
+        assert!(message.starts_with(field), "{field}: {message}");
+        let tool = admin.call_tool("open_negotiation", body).await;
+        let error = &tool["structuredContent"]["error"];
+        assert_eq!(
+            (&tool["isError"], &error["code"]),
+            (&json!(true), &json!("invalid_request")),
+            "{field}: {tool}"
+        );
+        assert!(
+            error["message"].as_str().unwrap().starts_with(field),
+            "{field}: {tool}"
+        );
+    }
+    let listed = host
+        .call("GET", "/negotiations", Some(&host.dana), None)
+        .await;
+    assert_eq!(listed.body["negotiations"], json!([]), "nothing was opened");
+    assert_eq!(host.open(OPP).await.status, 201, "plain ids still open");
+    host.stop().await;
+}
+
+/// `GET /healthz` with each `x-request-id` header in `sent`: the id the
+/// answer carries.
+async fn request_id_answered(host: &Running, sent: &[&str]) -> String {
+    let mut request = host.http.get(format!("{}/healthz", host.base));
+    for id in sent {
+        request = request.header("x-request-id", *id);
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let ids: Vec<_> = response.headers().get_all("x-request-id").iter().collect();
+    assert_eq!(ids.len(), 1, "one id in the answer: {ids:?}");
+    ids[0].to_str().unwrap().to_owned()
+}
+
+/// A client's own request id is echoed when it is plain; anything else
+/// (too long, spaces, quotes, markup, two of them) is replaced by a fresh
+/// one, so the log's request id is always one the host can print as is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_is_kept_only_when_plain() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let longest = "a".repeat(64);
+    for plain in [
+        "req-1",
+        "0c6e9a52-3b1d-4f7e-a2c8-5d94e1b07f36",
+        "trace.v1:span_2",
+        &longest,
+    ] {
+        assert_eq!(request_id_answered(&host, &[plain]).await, plain);
+    }
+    let huge = "x".repeat(4096);
+    let too_long = "a".repeat(65);
+    for hostile in [
+        &[r#"a" user="root"#][..],
+        &["two words"],
+        &["<script>alert(1)</script>"],
+        &["a\tb"],
+        &[huge.as_str()],
+        &[too_long.as_str()],
+        &["first", "second"],
+    ] {
+        let answered = request_id_answered(&host, hostile).await;
+        assert!(
+            !hostile.contains(&answered.as_str()),
+            "{hostile:?} was replaced, not echoed"
+        );
+        assert!(
+            uuid::Uuid::parse_str(&answered).is_ok(),
+            "a fresh id: {answered}"
+        );
+    }
     host.stop().await;
 }
