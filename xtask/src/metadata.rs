@@ -62,7 +62,7 @@ const ARROWS: &[(&str, &[&str])] = &[
     ),
     (
         "index-negotiation-store-sqlite",
-        &["index-negotiation-store", "index-negotiation"],
+        &["index-js", "index-negotiation-store", "index-negotiation"],
     ),
     (
         "index-negotiation-store-postgres",

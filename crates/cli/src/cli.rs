@@ -551,10 +551,12 @@ pub(crate) enum ModelChoice {
 #[derive(Debug, Subcommand)]
 pub(crate) enum StoreCommand {
     /// Check an SQLite store, read-only: SQLite's own integrity check, then
-    /// every negotiation's rows, turn indexes and messages, its log replayed
-    /// through the rules, and rows that belong to no negotiation; exit 4
-    /// when anything is wrong, listing it. Names the other processes that
-    /// have the store open, whose later commits the check does not cover.
+    /// every table against each rule its readers rely on: every column
+    /// holding what the store writes there, every negotiation's row, turns
+    /// and message record, its log replayed through the rules, rows that
+    /// belong to no negotiation, and every API key; exit 4 when anything is
+    /// wrong, listing it. Names the other processes that have the store
+    /// open, whose later commits the check does not cover.
     #[command(after_help = "Example:\n  index store check --db index.db")]
     Check {
         /// The store [default: $INDEX_DB, else ./index.db].

@@ -50,6 +50,7 @@
 //! # }).unwrap();
 //! ```
 
+mod check;
 #[cfg(unix)]
 mod error;
 mod holders;
@@ -159,14 +160,33 @@ impl SqliteStore {
             .await
     }
 
-    /// Everything [`SqliteStore::check_integrity`] checks, then the store's
-    /// own invariants, negotiation by negotiation: every row reads back
-    /// (known actions, outcomes and statuses), turn indexes are dense,
-    /// every message decodes, and the log replays through the rules to the
-    /// stored state ([`index_negotiation::audit_negotiation_log`]); then
-    /// that no turn or message belongs to a negotiation that is not there.
+    /// Everything [`SqliteStore::check_integrity`] checks, then every rule
+    /// the store's readers rely on and SQLite does not enforce, table by
+    /// table, in one read transaction:
+    ///
+    /// - every column holds what the store writes there: text, an integer,
+    ///   a key's hash a blob, a flag 0 or 1;
+    /// - each negotiation's row reads back (its ids, and known outcomes and
+    ///   statuses); its seats are two people with two intents; it is
+    ///   settled exactly when it has an outcome, with the status the commit
+    ///   that settled it (or not) wrote; a park names its person and its
+    ///   question together, an answer has a park and is stored trimmed;
+    ///   its counters are not negative, its `last_change` is its own and
+    ///   positive;
+    /// - its turn indexes are dense and each turn's message is stored
+    ///   trimmed; its log replays through the rules to the stored state
+    ///   ([`index_negotiation::audit_negotiation_log`]); its round marks
+    ///   fall inside the log, where the log puts them;
+    /// - its message record is dense from position 0, every message
+    ///   decodes, and it holds one question per ask round counted;
+    /// - no turn or message belongs to a negotiation that is not there;
+    /// - every API key reads back as its readers read it (a 32-byte hash,
+    ///   a known scope, a valid user, times not negative), its id is one
+    ///   word, and its name is one a key can be made with.
+    ///
     /// Reads only, so it runs on a store opened with [`Access::ReadOnly`].
-    /// Returns each problem found; empty when there is none.
+    /// Returns each problem found, named after its negotiation or key;
+    /// empty when there is none.
     ///
     /// # Errors
     ///
@@ -177,64 +197,7 @@ impl SqliteStore {
             Err(StoreError::Corrupt(verdict)) => vec![format!("SQLite: {verdict}")],
             Err(other) => return Err(other),
         };
-        let problems_in_rows = self
-            .pool
-            .run(|conn| {
-                let ids: Vec<String> = conn
-                    .prepare("SELECT id FROM negotiations ORDER BY seq")
-                    .and_then(|mut ids| ids.query_map([], |row| row.get(0))?.collect())
-                    .map_err(sql_error)?;
-                let mut found = Vec::new();
-                for id in ids {
-                    let checked = index_negotiation_store::stored_id(id.clone())
-                        .and_then(|id| rows::find(conn, &id))
-                        .and_then(|stored| match stored {
-                            None => Ok(Vec::new()),
-                            Some(stored) => {
-                                let seq = stored.seq;
-                                let (_, state) = stored.read_state(conn, rows::Turns::All)?;
-                                rows::messages(conn, seq)?;
-                                Ok(index_negotiation::audit_negotiation_log(&state))
-                            }
-                        });
-                    match checked {
-                        Ok(faults) => found.extend(
-                            faults
-                                .iter()
-                                .map(|fault| format!("negotiation {id}: {fault}")),
-                        ),
-                        Err(err) => found.push(format!("negotiation {id}: {err}")),
-                    }
-                }
-                found.extend(orphans(conn)?);
-                Ok(found)
-            })
-            .await?;
-        problems.extend(problems_in_rows);
+        problems.extend(self.pool.run(check::problems).await?);
         Ok(problems)
     }
-}
-
-/// Rows that name a negotiation that is not there (SQLite's
-/// `foreign_key_check`, which enforcement alone does not cover: a file
-/// written with foreign keys off keeps them).
-fn orphans(conn: &rusqlite::Connection) -> Result<Vec<String>, StoreError> {
-    let mut check = conn
-        .prepare("PRAGMA foreign_key_check")
-        .map_err(sql_error)?;
-    let rows = check
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, Option<i64>>(1)?,
-                row.get::<_, String>(2)?,
-            ))
-        })
-        .map_err(sql_error)?;
-    rows.map(|row| {
-        let (table, rowid, parent) = row.map_err(sql_error)?;
-        let rowid = rowid.map_or_else(|| "a row".to_owned(), |rowid| format!("row {rowid}"));
-        Ok(format!("{table}: {rowid} refers to a missing {parent} row"))
-    })
-    .collect()
 }
