@@ -1357,3 +1357,89 @@ fn store_check_replays_every_log_through_the_rules() {
         );
     }
 }
+
+/// Damage that `store check` once passed, end to end: each is reported,
+/// named after its negotiation or key, and fails the check. Keys as the
+/// host makes them (a name as long as it allows, a login link, a signed-in
+/// browser's session key) pass, so the check's key rules are the host's.
+#[test]
+fn store_check_holds_every_table_to_what_its_readers_rely_on() {
+    let s = Scratch::new();
+    s.open_with_three_turns();
+    let db = s.db().display().to_string();
+    let longest = "n".repeat(index_host::keys::KEY_NAME_LIMIT);
+    let made = s.run(&[
+        "--json", "keys", "create", "--user", "dana", "--name", &longest, "--db", &db,
+    ]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let key = made.json()["id"].as_str().unwrap().to_owned();
+    let link = s.run(&["keys", "login-link", "--user", "sam", "--db", &db]);
+    assert_eq!(link.code, Some(0), "{}", link.stderr);
+    let raw = rusqlite::Connection::open(s.db()).unwrap();
+    raw.execute(
+        "INSERT INTO api_keys (id, hash, user_id, scope, name, created_at, expires_at) \
+         VALUES ('5e5510aa00bb', randomblob(32), 'dana', 'agent', ?1, 1800000000, 1800043200)",
+        [index_host::keys::WEB_SESSION_NAME],
+    )
+    .unwrap();
+    drop(raw);
+    let clean = s.run(&["--json", "store", "check", "--db", &db]);
+    assert_eq!(clean.code, Some(0), "{}", clean.stdout);
+    let good = std::fs::read(s.db()).unwrap();
+
+    let cases = [
+        (
+            format!("UPDATE api_keys SET scope = 'root' WHERE id = '{key}'"),
+            format!("key {key}: stored data is corrupt: unknown key scope \"root\""),
+        ),
+        (
+            format!("UPDATE api_keys SET name = name || 'n' WHERE id = '{key}'"),
+            format!(
+                "key {key}: its name is longer than {} characters",
+                index_host::keys::KEY_NAME_LIMIT
+            ),
+        ),
+        (
+            "UPDATE turns SET message = message || ' ' WHERE turn_index = 1".to_owned(),
+            format!("negotiation {OPP}: turn 1: its message is not stored trimmed"),
+        ),
+        (
+            "UPDATE negotiations SET park_answer = 'Yes'".to_owned(),
+            format!("negotiation {OPP}: an answer is recorded without a park"),
+        ),
+        (
+            "INSERT INTO messages VALUES (1, 0, 'agent:dana', '[{\"kind\":\"text\",\"text\":\"Hi.\"}]'); \
+             INSERT INTO messages VALUES (1, 2, 'agent:sam', '[{\"kind\":\"text\",\"text\":\"Hello.\"}]')"
+                .to_owned(),
+            format!(
+                "negotiation {OPP}: the message record is not dense: message 1 is stored at position 2"
+            ),
+        ),
+        (
+            "UPDATE negotiations SET round_start = 9".to_owned(),
+            format!("negotiation {OPP}: round_start is 9, past the log's 3 turns"),
+        ),
+    ];
+    for (damage, expected) in &cases {
+        std::fs::write(s.db(), &good).unwrap();
+        let raw = rusqlite::Connection::open(s.db()).unwrap();
+        raw.execute_batch(damage).unwrap();
+        drop(raw);
+        let checked = s.run(&["--json", "store", "check", "--db", &db]);
+        assert_eq!(checked.code, Some(4), "{damage}: {}", checked.stdout);
+        let report = checked.json();
+        assert_eq!(report["ok"], false);
+        assert_eq!(
+            report["problems"],
+            serde_json::json!([expected]),
+            "{damage}"
+        );
+    }
+    // What the first damage did to a reader: the whole listing fails.
+    std::fs::write(s.db(), &good).unwrap();
+    let raw = rusqlite::Connection::open(s.db()).unwrap();
+    raw.execute_batch(&cases[0].0).unwrap();
+    drop(raw);
+    s.run(&["--json", "keys", "list", "--db", &db])
+        .fails_with(4, "store_failed");
+}
