@@ -134,10 +134,21 @@ async fn connect_from(from: [u8; 4], to: SocketAddr) -> std::io::Result<TcpStrea
 }
 
 /// One request on a fresh connection; the status and the whole answer.
-async fn request(from: [u8; 4], to: SocketAddr, head: &str, body: &str) -> std::io::Result<(u16, String)> {
+async fn request(
+    from: [u8; 4],
+    to: SocketAddr,
+    head: &str,
+    body: &str,
+) -> std::io::Result<(u16, String)> {
     let mut stream = connect_from(from, to).await?;
     stream
-        .write_all(format!("{head}content-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).as_bytes())
+        .write_all(
+            format!(
+                "{head}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
         .await?;
     let mut reply = Vec::new();
     stream.read_to_end(&mut reply).await?;
@@ -159,7 +170,12 @@ async fn probe(to: SocketAddr, stop: Arc<AtomicBool>) -> (Vec<Duration>, usize) 
         let started = Instant::now();
         let asked = tokio::time::timeout(
             Duration::from_secs(5),
-            request([127, 0, 0, 2], to, "GET /healthz HTTP/1.1\r\nhost: x\r\n", ""),
+            request(
+                [127, 0, 0, 2],
+                to,
+                "GET /healthz HTTP/1.1\r\nhost: x\r\n",
+                "",
+            ),
         )
         .await;
         match asked {
@@ -190,7 +206,9 @@ impl Phase {
                 return 0.0;
             }
             let i = ((n as f64 * q).ceil() as usize).clamp(1, n) - 1;
-            self.latencies.get(i).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+            self.latencies
+                .get(i)
+                .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
         };
         println!(
             "{:<34} probes {:>5}  failed {:>3}  p50 {:>6.2} ms  p99 {:>6.2} ms  max {:>7.2} ms  RSS {:>6.1} -> {:>6.1} -> {:>6.1} MiB",
@@ -209,7 +227,13 @@ impl Phase {
 
 /// Runs `attack` while the probe asks and the host's memory is sampled;
 /// `settle` is how long to wait after it before the memory is read again.
-async fn phase<F>(name: &'static str, pid: u32, to: SocketAddr, settle: Duration, attack: F) -> Phase
+async fn phase<F>(
+    name: &'static str,
+    pid: u32,
+    to: SocketAddr,
+    settle: Duration,
+    attack: F,
+) -> Phase
 where
     F: std::future::Future<Output = ()>,
 {
@@ -245,27 +269,37 @@ where
     }
 }
 
-/// Opens `count` connections from 127.0.0.1, 256 at a time, each sending
-/// nothing or part of an HTTP/2 preface and held until the host closes it.
+/// Opens `count` connections from 127.0.0.1, 256 connecting at a time,
+/// each sending nothing or part of an HTTP/2 preface and then held until
+/// the host closes it (at most 15,000 held at once, within the
+/// descriptors one process has).
 async fn silent(to: SocketAddr, count: usize) {
-    let gate = Arc::new(tokio::sync::Semaphore::new(256));
+    let connecting = Arc::new(tokio::sync::Semaphore::new(256));
+    let holding = Arc::new(tokio::sync::Semaphore::new(15_000));
     let mut held = tokio::task::JoinSet::new();
     for n in 0..count {
-        let Ok(permit) = gate.clone().acquire_owned().await else { break };
+        let Ok(held_permit) = holding.clone().acquire_owned().await else {
+            break;
+        };
+        let Ok(connect_permit) = connecting.clone().acquire_owned().await else {
+            break;
+        };
         held.spawn(async move {
-            if let Ok(mut stream) = connect_from([127, 0, 0, 1], to).await {
+            let connected = connect_from([127, 0, 0, 1], to).await;
+            if let Ok(mut stream) = connected {
                 let opening: &[u8] = match n % 3 {
                     0 => b"",
                     1 => b"PRI * HTTP/2.0\r\n",
                     _ => b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
                 };
                 let _ = stream.write_all(opening).await;
+                drop(connect_permit);
                 let mut buf = [0u8; 64];
-                // Held until the host closes it (at once when over the
-                // address's budget, else at the head deadline).
+                // Held until the host closes it: at once when over the
+                // address's budget, else at the head deadline.
                 let _ = tokio::time::timeout(Duration::from_secs(15), stream.read(&mut buf)).await;
             }
-            drop(permit);
+            drop(held_permit);
         });
         while held.try_join_next().is_some() {}
     }
@@ -284,11 +318,16 @@ async fn initializes(to: SocketAddr, key: &str, count: usize) -> usize {
     let gate = Arc::new(tokio::sync::Semaphore::new(16));
     let mut calls = tokio::task::JoinSet::new();
     for _ in 0..count {
-        let Ok(permit) = gate.clone().acquire_owned().await else { break };
+        let Ok(permit) = gate.clone().acquire_owned().await else {
+            break;
+        };
         let (head, answered) = (head.clone(), answered.clone());
         calls.spawn(async move {
-            if let Ok(Ok((200, _))) =
-                tokio::time::timeout(Duration::from_secs(10), request([127, 0, 0, 1], to, &head, body)).await
+            if let Ok(Ok((200, _))) = tokio::time::timeout(
+                Duration::from_secs(10),
+                request([127, 0, 0, 1], to, &head, body),
+            )
+            .await
             {
                 answered.fetch_add(1, Ordering::Relaxed);
             }
@@ -304,17 +343,45 @@ async fn run(scale: &Scale, full: bool) -> Result<(), Failure> {
     let dir = tempfile::tempdir()?;
     let path = dir.path();
     for user in ["dana", "sam"] {
-        index(path, &["keys", "create", "--db", "index.db", "--user", user, "--output", &format!("{user}.key")])?;
+        index(
+            path,
+            &[
+                "keys",
+                "create",
+                "--db",
+                "index.db",
+                "--user",
+                user,
+                "--output",
+                &format!("{user}.key"),
+            ],
+        )?;
     }
     index(
         path,
         &[
-            "negotiation", "open", "--db", "index.db", "--initiator", "dana", "--initiator-intent", "hire",
-            "--responder", "sam", "--responder-intent", "join", "--opportunity-id", OPP,
+            "negotiation",
+            "open",
+            "--db",
+            "index.db",
+            "--initiator",
+            "dana",
+            "--initiator-intent",
+            "hire",
+            "--responder",
+            "sam",
+            "--responder-intent",
+            "join",
+            "--opportunity-id",
+            OPP,
         ],
     )?;
-    let dana = std::fs::read_to_string(path.join("dana.key"))?.trim().to_owned();
-    let sam = std::fs::read_to_string(path.join("sam.key"))?.trim().to_owned();
+    let dana = std::fs::read_to_string(path.join("dana.key"))?
+        .trim()
+        .to_owned();
+    let sam = std::fs::read_to_string(path.join("sam.key"))?
+        .trim()
+        .to_owned();
     let (mut child, to) = serve(path, scale)?;
     let pid = child.id();
     println!(
@@ -325,24 +392,40 @@ async fn run(scale: &Scale, full: bool) -> Result<(), Failure> {
         scale.idle_at_stop,
         scale.waits
     );
-    let mut silent_phase = phase("silent connections and h2 prefaces", pid, to, Duration::from_secs(1), silent(to, scale.silent)).await;
+    let mut silent_phase = phase(
+        "silent connections and h2 prefaces",
+        pid,
+        to,
+        Duration::from_secs(1),
+        silent(to, scale.silent),
+    )
+    .await;
     silent_phase.print();
     let answered = Arc::new(AtomicUsize::new(0));
     let counted = answered.clone();
-    let settle = Duration::from_secs(scale.session_idle_secs + 3);
-    let mut sessions_phase = phase("MCP initializes, never deleted", pid, to, settle, async move {
-        counted.store(initializes(to, &dana, scale.initialize).await, Ordering::Relaxed);
-    })
+    // Idle sessions close, then the allocator returns what they held.
+    let settle = Duration::from_secs(scale.session_idle_secs + if full { 15 } else { 3 });
+    let mut sessions_phase = phase(
+        "MCP initializes, never deleted",
+        pid,
+        to,
+        settle,
+        async move {
+            counted.store(
+                initializes(to, &dana, scale.initialize).await,
+                Ordering::Relaxed,
+            );
+        },
+    )
     .await;
     sessions_phase.print();
-    println!("  initializes answered 200: {}", answered.load(Ordering::Relaxed));
+    println!(
+        "  initializes answered 200: {}",
+        answered.load(Ordering::Relaxed)
+    );
 
-    // The stop: idle connections from 40 addresses, and waits from another.
-    let mut idle = Vec::new();
-    for n in 0..scale.idle_at_stop {
-        let from = [127, 0, 1, u8::try_from(n % 40).unwrap_or(0) + 1];
-        idle.push(connect_from(from, to).await?);
-    }
+    // The stop: waits from one address, then idle connections from 40
+    // others (those past the connection cap wait in the backlog).
     let mut waits = tokio::task::JoinSet::new();
     for _ in 0..scale.waits {
         let head = format!(
@@ -351,8 +434,16 @@ async fn run(scale: &Scale, full: bool) -> Result<(), Failure> {
         waits.spawn(async move { request([127, 0, 0, 4], to, &head, "").await });
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut idle = Vec::new();
+    for n in 0..scale.idle_at_stop {
+        let from = [127, 0, 1, u8::try_from(n % 40).unwrap_or(0) + 1];
+        idle.push(connect_from(from, to).await?);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
     let started = Instant::now();
-    Command::new("kill").args(["-TERM", &pid.to_string()]).status()?;
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()?;
     let exit = tokio::task::spawn_blocking(move || child.wait()).await??;
     let took = started.elapsed();
     let mut waits_answered = 0;
