@@ -53,7 +53,8 @@ async function signedIn(who) {
   $("sign-in").hidden = true;
   $("who").textContent = `Signed in as ${me.userId}`;
   for (const id of ["who", "sign-out", "asked", "mine"]) $(id).hidden = false;
-  await refresh();
+  await refresh().catch(failed);
+  if (!me) return;
   events = new EventSource("/events");
   events.addEventListener("changed", () => {
     pending ??= setTimeout(() => {
@@ -61,12 +62,17 @@ async function signedIn(who) {
       refresh().catch(failed);
     }, 50);
   });
-  document.body.dataset.state = "ready";
+  if (loading()) document.body.dataset.state = "ready";
 }
+
+const loading = () => document.body.dataset.state === "loading";
 
 function failed(error) {
   if (error.status === 401) signedOut("Your session ended; sign in again.");
-  else say(error.message, true);
+  else {
+    say(error.message, true);
+    if (loading()) document.body.dataset.state = "error";
+  }
 }
 
 async function refresh() {
@@ -75,7 +81,7 @@ async function refresh() {
     page.negotiations.map((n) => api("GET", `/opportunities/${n.id}/negotiation`).catch(() => null)),
   );
   showNegotiations(page.negotiations, views);
-  showQuestions(asked.questions);
+  showQuestions(asked.questions, asked.unreadable);
 }
 
 function moveOf(n) {
@@ -106,12 +112,14 @@ function showNegotiations(negotiations, views) {
   $("no-negotiations").hidden = negotiations.length > 0;
 }
 
-function showQuestions(questions) {
+function showQuestions(questions, unreadable) {
   const list = $("questions");
-  const shown = [];
+  // Named, never dropped.
+  const lost = (id, why) => element("li", `Could not show the question of ${id}: ${why}`, "unreadable");
+  const shown = unreadable.map((u) => lost(u.opportunityId, u.reason));
   questions.forEach((asked, k) => {
     const parsed = parseQuestionMessage(asked.message);
-    if (!parsed) return;
+    if (!parsed) return shown.push(lost(asked.opportunityIds[0], "not a question message."));
     const item = element("li", undefined, "question");
     item.dataset.negotiations = String(asked.opportunityIds.length);
     item.append(element("p", parsed.prose, "prose"));

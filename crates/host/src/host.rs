@@ -94,6 +94,33 @@ pub struct AskedQuestion {
     pub opportunity_ids: Vec<OpportunityId>,
 }
 
+/// What the caller's person is asked (`GET /questions`): every question
+/// that could be read, and a line for each negotiation whose question
+/// could not, so one damaged negotiation hides nothing else.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
+pub struct Questions {
+    /// The questions, one per distinct question, oldest asked first.
+    pub questions: Vec<AskedQuestion>,
+    /// The negotiations parked on the person whose question could not be
+    /// shown; empty when all could.
+    pub unreadable: Vec<UnreadableQuestion>,
+}
+
+/// A negotiation parked on the caller's person whose question could not
+/// be shown: its park did not read back from the store, or its question
+/// cannot be written as a question message. The cause is logged, never
+/// sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct UnreadableQuestion {
+    /// The negotiation.
+    pub opportunity_id: OpportunityId,
+    /// Why, for a person: one plain sentence.
+    pub reason: String,
+}
+
 /// What a host is built with: settings read once, when it starts (from the
 /// command line and the environment), never inside a request.
 #[derive(Clone, Default)]
@@ -593,16 +620,42 @@ impl Host {
     /// The questions the caller's person is asked: one question message
     /// per distinct question, naming every negotiation of theirs parked on
     /// it unanswered, so that one answer resumes them all (oldest change
-    /// first, as they were asked).
+    /// first, as they were asked); and each negotiation whose question
+    /// could not be read or written, by id.
     ///
     /// # Errors
     ///
-    /// [`HostError::Store`] when the store fails.
-    pub async fn questions(&self, caller: &Caller) -> Result<Vec<AskedQuestion>, HostError> {
-        let mut waiting = self.inner.negotiations.waiting_on(&caller.user_id).await?;
-        waiting.reverse();
+    /// [`HostError::Store`] when the store fails to list the person's
+    /// negotiations.
+    pub async fn questions(&self, caller: &Caller) -> Result<Questions, HostError> {
+        let person = &caller.user_id;
+        let filter = ListFilter {
+            state: Some(StateFilter::Open),
+            ..ListFilter::default()
+        };
+        let open = self.store().list_negotiations(person, &filter).await?;
         let mut asked: Vec<(StructuredQuestion, Vec<OpportunityId>)> = Vec::new();
-        for (summary, park) in waiting {
+        let mut unreadable = Vec::new();
+        // Oldest change first, as they were asked; each park read on its
+        // own, so one that does not read back is named, not fatal.
+        for summary in open.negotiations.into_iter().rev() {
+            if summary.waiting_on.as_ref() != Some(person) {
+                continue;
+            }
+            let park = match self.store().read_negotiation_round(&summary.id).await {
+                Ok(state) => state
+                    .and_then(|state| state.park)
+                    .filter(|park| park.is_open() && park.user_id == *person),
+                Err(err) => {
+                    tracing::error!(opportunity_id = %summary.id, error = %index_negotiation_store::ErrorChain(&err), "a parked question could not be read");
+                    unreadable.push(UnreadableQuestion {
+                        opportunity_id: summary.id,
+                        reason: "The store could not read this negotiation's question.".to_owned(),
+                    });
+                    continue;
+                }
+            };
+            let Some(park) = park else { continue };
             match asked
                 .iter_mut()
                 .find(|(question, _)| *question == park.question)
@@ -611,18 +664,29 @@ impl Host {
                 None => asked.push((park.question, vec![summary.id])),
             }
         }
-        Ok(asked
-            .into_iter()
-            .filter_map(|(question, ids)| {
-                let (first, also) = ids.split_first()?;
-                let message =
-                    index_stall_gap::question_message_unblocking(first, also, &question).ok()?;
-                Some(AskedQuestion {
+        let mut questions = Vec::new();
+        for (question, ids) in asked {
+            let Some((first, also)) = ids.split_first() else {
+                continue;
+            };
+            match index_stall_gap::question_message_unblocking(first, also, &question) {
+                Ok(message) => questions.push(AskedQuestion {
                     message,
                     opportunity_ids: ids,
-                })
-            })
-            .collect())
+                }),
+                Err(err) => {
+                    tracing::error!(opportunity_id = %first, error = %index_negotiation_store::ErrorChain(&err), "a parked question cannot be written as a question message");
+                    unreadable.extend(ids.into_iter().map(|opportunity_id| UnreadableQuestion {
+                        opportunity_id,
+                        reason: "This negotiation's question cannot be written as a question message.".to_owned(),
+                    }));
+                }
+            }
+        }
+        Ok(Questions {
+            questions,
+            unreadable,
+        })
     }
 
     /// Parks a stalled negotiation on a question for the caller's person

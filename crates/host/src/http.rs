@@ -139,7 +139,7 @@ fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
             axum::routing::delete(crate::web::sign_out),
         ),
         (
-            Operation::new(Method::GET, "/questions", "listQuestions", "The questions the caller's person is asked, as question messages, one per distinct question.", ok(of::<crate::web::Questions>)),
+            Operation::new(Method::GET, "/questions", "listQuestions", "The questions the caller's person is asked, as question messages, one per distinct question, and the negotiations whose question could not be read.", ok(of::<crate::host::Questions>)),
             get(crate::web::questions),
         ),
         (

@@ -41,7 +41,7 @@ mod web;
 pub use error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
 pub use host::{
     AskedQuestion, DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT,
-    NegotiationView, ParkedQuestion, Resumed, TurnTaken,
+    NegotiationView, ParkedQuestion, Questions, Resumed, TurnTaken, UnreadableQuestion,
 };
 pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, openapi, router};
 pub use keys::{Caller, NewKey};

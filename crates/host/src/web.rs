@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use index_negotiation_store::{KeyScope, UserId};
 
 use crate::error::HostError;
-use crate::host::{AskedQuestion, Host};
+use crate::host::{Host, Questions};
 use crate::keys::{Caller, WEB_SESSION_LIFETIME};
 
 /// The cookie a signed-in browser carries: its session key.
@@ -241,22 +241,14 @@ pub(crate) async fn sign_out(
     Ok((StatusCode::NO_CONTENT, [(header::SET_COOKIE, cleared)]).into_response())
 }
 
-/// `GET /questions`'s answer.
-#[derive(Serialize, schemars::JsonSchema)]
-pub(crate) struct Questions {
-    /// The questions the caller's person is asked.
-    questions: Vec<AskedQuestion>,
-}
-
 /// `GET /questions`: what the caller's person is asked, as question
-/// messages for the page to read.
+/// messages for the page to read, and which negotiations' questions could
+/// not be read (one damaged negotiation must not hide the others).
 pub(crate) async fn questions(
     State(host): State<Host>,
     caller: Extension<std::sync::Arc<Caller>>,
 ) -> Result<Json<Questions>, HostError> {
-    Ok(Json(Questions {
-        questions: host.questions(&caller).await?,
-    }))
+    Ok(Json(host.questions(&caller).await?))
 }
 
 /// How many of the caller's negotiations an event stream watches: the

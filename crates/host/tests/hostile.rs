@@ -1,7 +1,8 @@
 //! What a hostile or careless client sends a live host, and what it gets:
 //! a body that is not sent as JSON is refused, never read as empty; a
 //! name that would forge a log line is refused where it comes in; a
-//! request id the host cannot log as it is is replaced.
+//! request id the host cannot log as it is is replaced; a damaged park
+//! hides no other question.
 
 // Tests report failure by panicking.
 #![allow(
@@ -17,8 +18,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use index_negotiation_store::MemoryStore;
+use index_negotiation_store::{MemoryStore, OpportunityId};
 use support::{OPP, Running};
+
+const SECOND: &str = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843";
 
 /// `POST path` as `key` with `body` raw, its `Content-Type` `kind` (none
 /// when `None`): the status and the error code, if any.
@@ -83,7 +86,7 @@ async fn every_body_not_sent_as_json_is_415() {
     host.open(OPP).await;
     let turn = r#"{"action": "propose", "message": "Hello"}"#;
     let open = json!({
-        "opportunityId": "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843",
+        "opportunityId": SECOND,
         "initiator": {"userId": "dana", "intentId": "hire"},
         "responder": {"userId": "sam", "intentId": "join"},
     })
@@ -181,7 +184,7 @@ async fn an_id_with_control_or_format_characters_opens_nothing() {
         );
         assert!(message.starts_with(field), "{field}: {message}");
         let tool = admin.call_tool("open_negotiation", body).await;
-        let error = &tool["structuredContent"]["error"];
+        let error = &support::refusal(&tool)["error"];
         assert_eq!(
             (&tool["isError"], &error["code"]),
             (&json!(true), &json!("invalid_request")),
@@ -250,5 +253,53 @@ async fn a_request_id_is_kept_only_when_plain() {
             "a fresh id: {answered}"
         );
     }
+    host.stop().await;
+}
+
+/// One park row that no longer reads back (its question is not JSON) is
+/// named in `unreadable`; the person's other question is still shown, and
+/// the answer is 200, not a 500 that leaves the inbox with nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_unreadable_park_hides_no_other_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("host.db");
+    let store = index_negotiation_store_sqlite::SqliteStore::open(&path)
+        .await
+        .unwrap();
+    let mut host = Running::start(Arc::new(store)).await;
+    for id in [OPP, SECOND] {
+        host.open(id).await;
+        support::stall_and_park(&host.store, &OpportunityId::parse(id).unwrap(), "dana").await;
+    }
+    let damaged = rusqlite::Connection::open(&path).unwrap();
+    let changed = damaged
+        .execute(
+            "UPDATE negotiations SET park_question = '{not json' WHERE id = ?1",
+            [SECOND],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(damaged);
+
+    let asked = host.call("GET", "/questions", Some(&host.dana), None).await;
+    assert_eq!(asked.status, 200, "{}", asked.body);
+    let questions = asked.body["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 1, "{}", asked.body);
+    assert_eq!(questions[0]["opportunityIds"], json!([OPP]));
+    let message = questions[0]["message"].as_str().unwrap();
+    assert!(index_question_block::parse_question_message(message).is_some());
+    let unreadable = asked.body["unreadable"].as_array().unwrap();
+    assert_eq!(unreadable.len(), 1, "{}", asked.body);
+    assert_eq!(unreadable[0]["opportunityId"], SECOND);
+    assert!(
+        !asked.body.to_string().contains("not json"),
+        "the cause is logged, not sent: {}",
+        asked.body
+    );
+    let none = host.call("GET", "/questions", Some(&host.sam), None).await;
+    assert_eq!(
+        (none.status, &none.body),
+        (200, &json!({"questions": [], "unreadable": []}))
+    );
     host.stop().await;
 }
