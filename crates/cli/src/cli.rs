@@ -470,7 +470,7 @@ pub(crate) enum KeysCommand {
         /// How long the link works, as `10min` or `1h` (a day at most).
         #[arg(long, value_name = "DURATION", default_value = "10min", value_parser = humantime::parse_duration)]
         expires_in: std::time::Duration,
-        /// The store [default: $INDEX_DB, else ./index.db].
+        /// The store [default: $INDEX_DB, else ./index.db]; created if missing.
         #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,
     },

@@ -1,14 +1,16 @@
 //! Which store a command uses, read from `--db` or `INDEX_DB`, and how it
-//! opens it: only a command that writes may create a store, and only
-//! `open` does.
+//! opens it: only a command that writes may create a store, and it says so
+//! when it does, since a store made in the wrong directory otherwise shows
+//! up later only as keys or negotiations that seem to be missing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use index_negotiation_store::HostStore;
 use index_negotiation_store_postgres::PostgresStore;
 use index_negotiation_store_sqlite::{Access, SqliteOptions, SqliteStore, Synchronous};
 
 use crate::failure::Failure;
+use crate::output::{NOTE, styled};
 
 /// The schemes `--db` understands, for the usage error that lists them.
 const SCHEMES: &str = "postgres://, postgresql:// or sqlite://";
@@ -25,8 +27,13 @@ pub(crate) enum Database {
 /// What a command does with the store, and so how it opens it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Use {
-    /// Writes, and may create the store (`open`, the demo).
+    /// Writes, and may create the store (`negotiation open`, `keys create`,
+    /// `keys login-link`, `serve`, `demo --db`); a new SQLite file is
+    /// announced on standard error with its absolute path.
     Create,
+    /// Writes to a throwaway store it makes itself (the demo without
+    /// `--db`): nothing to announce, since nothing is left behind.
+    Scratch,
     /// Writes to a store that must exist (`turn`, `resume`).
     Write,
     /// Only reads (`show`, `list`, `messages`): nothing is created or written.
@@ -104,17 +111,49 @@ impl Database {
             Database::Postgres(url) => Box::new(PostgresStore::connect(url).await?),
             Database::Sqlite(path, synchronous) => {
                 let access = match purpose {
-                    Use::Create => Access::Create,
+                    Use::Create | Use::Scratch => Access::Create,
                     Use::Write => Access::Existing,
                     Use::Read => Access::ReadOnly,
                 };
                 let options = SqliteOptions::default()
                     .with_access(access)
                     .with_synchronous(*synchronous);
-                Box::new(SqliteStore::open_with(path, options).await?)
+                let new = purpose == Use::Create && is_missing(path);
+                let store = SqliteStore::open_with(path, options).await?;
+                if new {
+                    // Always, `--json` too: standard error is for people,
+                    // and this is the one hint that a relative path or an
+                    // unset INDEX_DB pointed somewhere unintended.
+                    anstream::eprintln!(
+                        "{}",
+                        styled(
+                            NOTE,
+                            format!(
+                                "created a new store at {} (choose another with --db or INDEX_DB)",
+                                absolute(path).display()
+                            )
+                        )
+                    );
+                }
+                Box::new(store)
             }
         })
     }
+}
+
+/// Whether nothing is at `path` yet, so opening it to write makes a store.
+/// A path that cannot be looked at counts as present: opening it then fails
+/// with the real reason.
+fn is_missing(path: &Path) -> bool {
+    matches!(std::fs::metadata(path), Err(err) if err.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// `path` as people should read it in the notice: absolute, without `..`
+/// or symbolic links, so it names the file whatever directory they are in.
+fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Whether `text` is a URL scheme (RFC 3986: a letter, then letters,

@@ -91,7 +91,12 @@ pub(crate) async fn run(
             synchronous,
         ),
     };
-    let session = Session::open(&database, Use::Create, out).await?;
+    let purpose = if scratch.is_some() {
+        Use::Scratch
+    } else {
+        Use::Create
+    };
+    let session = Session::open(&database, purpose, out).await?;
     out.line(styled(
         BOLD,
         "A negotiation from opening to agreement, on the embedded SQLite store.",

@@ -738,3 +738,143 @@ fn uuid_like(pid: u32) -> String {
         nanos & 0xffff_ffff_ffff
     )
 }
+
+/// The notice a command gives when it makes an SQLite store at `path`.
+fn created_notice(path: &Path) -> String {
+    format!(
+        "created a new store at {}",
+        std::fs::canonicalize(path).unwrap().display()
+    )
+}
+
+#[test]
+fn a_command_that_creates_a_store_names_it_and_one_on_an_existing_store_says_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("index.db");
+    let created = index_in(dir.path(), &["keys", "create", "--user", "dana"], None);
+    assert_eq!(created.status.code(), Some(0), "{}", text(&created.stderr));
+    let stderr = text(&created.stderr);
+    assert!(stderr.contains(&created_notice(&store)), "{stderr}");
+    assert!(
+        !text(&created.stdout).contains("created"),
+        "standard output stays the key alone"
+    );
+
+    // The store exists now: no command mentions creating one.
+    for args in [
+        &["keys", "create", "--user", "sam"][..],
+        &["keys", "login-link", "--user", "dana"],
+        &["keys", "list"],
+        &["negotiation", "list", "--as", "dana"],
+    ] {
+        let again = index_in(dir.path(), args, None);
+        assert_eq!(
+            again.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&again.stderr)
+        );
+        assert!(
+            !text(&again.stderr).contains("created a new store"),
+            "{args:?}: {}",
+            text(&again.stderr)
+        );
+    }
+}
+
+#[test]
+fn every_command_that_may_create_a_store_says_so_when_it_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let named = |name: &str| dir.path().join(name).display().to_string();
+
+    let link = named("link.db");
+    let out = index_in(
+        dir.path(),
+        &["keys", "login-link", "--user", "dana", "--db", &link],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(&created_notice(Path::new(&link))));
+
+    // Under --json too: the JSON is on standard output, the notice beside it.
+    let opened = named("open.db");
+    let out = index_in(
+        dir.path(),
+        &[
+            "--json",
+            "negotiation",
+            "open",
+            "--initiator",
+            "dana",
+            "--initiator-intent",
+            "hire",
+            "--responder",
+            "sam",
+            "--responder-intent",
+            "join",
+            "--db",
+            &opened,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    serde_json::from_slice::<Value>(&out.stdout).unwrap();
+    assert!(text(&out.stderr).contains(&created_notice(Path::new(&opened))));
+
+    // A relative path is named in full.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let out = index_in(
+        dir.path(),
+        &[
+            "keys",
+            "create",
+            "--user",
+            "dana",
+            "--db",
+            "sub/../relative.db",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&created_notice(&dir.path().join("relative.db"))),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // The host says so before it says where it listens.
+    let served = named("serve.db");
+    let mut host = support::command(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", &served])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(host.stderr.take().unwrap()));
+    let mut before = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if line.starts_with("listening on") {
+            break;
+        }
+        before.push(line);
+    }
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let notice = created_notice(Path::new(&served));
+    assert!(
+        before.iter().any(|line| line.contains(&notice)),
+        "{before:?}"
+    );
+
+    // The demo's own throwaway store is nothing to announce.
+    let out = index_in(dir.path(), &["demo"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("created a new store"),
+        "{}",
+        text(&out.stderr)
+    );
+}
