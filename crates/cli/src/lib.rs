@@ -197,9 +197,11 @@ async fn run(
             database::check(Database::select(db, synchronous)?, out).await
         }
         Command::Completions { shell } => {
-            let mut command = cli::command();
-            clap_complete::generate(shell, &mut command, "index", &mut std::io::stdout());
-            Ok(())
+            // Made whole first: clap_complete panics when a write fails,
+            // and a reader that stops early (`| head -1`) makes one fail.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cli::command(), "index", &mut script);
+            output::write_stdout(&script)
         }
     }
 }

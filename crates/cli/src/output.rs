@@ -63,6 +63,22 @@ impl Out {
     }
 }
 
+/// Writes `bytes` to standard output as they are, for output made whole
+/// elsewhere (a completion script). A reader that has gone (`index … |
+/// head -1`) is not a failure: the rest is dropped quietly and the command
+/// ends with its own status, as `anstream::println!` does for every other
+/// line this tool prints.
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), crate::failure::Failure> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(
+            crate::failure::Failure::Input(format!("could not write to standard output: {err}")),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// `text` in `style` (anstream drops the codes where colour is off).
 pub(crate) fn styled(style: Style, text: impl std::fmt::Display) -> String {
     format!("{style}{text}{style:#}")

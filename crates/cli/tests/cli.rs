@@ -878,3 +878,64 @@ fn every_command_that_may_create_a_store_says_so_when_it_does() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_reader_that_goes_away_early_is_no_error() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+
+    // `index completions bash | head -1`: the script is longer than a pipe
+    // holds, so the tool is still writing when its reader goes.
+    let mut child = support::command(dir.path())
+        .args(["completions", "bash"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = Vec::new();
+    let mut byte = [0u8];
+    // A byte at a time, so no more than the first line is taken.
+    while first.last() != Some(&b'\n') {
+        assert_eq!(stdout.read(&mut byte).unwrap(), 1, "{}", text(&first));
+        first.push(byte[0]);
+    }
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert!(text(&first).starts_with("_index()"), "{}", text(&first));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).is_empty(), "{}", text(&out.stderr));
+
+    // Ordinary commands, on a pipe whose reader is gone before they write:
+    // nothing is said about it, and each exits with its own status.
+    let valid = fixtures().join("valid/no-prose.txt");
+    let invalid = fixtures().join("invalid/content-after-block.txt");
+    for (args, status) in [
+        (vec!["--help"], 0),
+        (vec!["completions", "zsh"], 0),
+        (
+            vec![
+                "question-block",
+                "check",
+                valid.to_str().unwrap(),
+                invalid.to_str().unwrap(),
+            ],
+            1,
+        ),
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = support::command(dir.path())
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}
