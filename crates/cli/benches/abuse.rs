@@ -16,6 +16,9 @@
 //! 127.0.1.x for the idle connections at the stop), the probe from
 //! 127.0.0.2, every loop is bounded, and the host is stopped at the end.
 
+// A benchmark reports on standard output and fails by its exit status.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;

@@ -360,24 +360,49 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) shutdown_grace: u64,
     /// The most connections served at once; more wait to be accepted.
-    #[arg(long, value_name = "N", default_value_t = 10_000, conflicts_with = "mcp_stdio")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10_000,
+        conflicts_with = "mcp_stdio"
+    )]
     pub(crate) max_connections: usize,
     /// The most connections one client address holds at once (an IPv6
     /// address counts by its /64); behind a proxy every client shares the
     /// proxy's address, so raise it to --max-connections there.
-    #[arg(long, value_name = "N", default_value_t = 256, conflicts_with = "mcp_stdio")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 256,
+        conflicts_with = "mcp_stdio"
+    )]
     pub(crate) max_connections_per_address: usize,
     /// The most MCP sessions open at once; a new one closes the least
     /// recently used.
-    #[arg(long, value_name = "N", default_value_t = 2_048, conflicts_with = "mcp_stdio")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2_048,
+        conflicts_with = "mcp_stdio"
+    )]
     pub(crate) max_mcp_sessions: usize,
     /// The most MCP sessions one key holds open; a new one closes the key's
     /// least recently used.
-    #[arg(long, value_name = "N", default_value_t = 32, conflicts_with = "mcp_stdio")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 32,
+        conflicts_with = "mcp_stdio"
+    )]
     pub(crate) max_mcp_sessions_per_key: usize,
     /// How long an MCP session may go unused before it is closed, in
     /// seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300, conflicts_with = "mcp_stdio")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300,
+        conflicts_with = "mcp_stdio"
+    )]
     pub(crate) mcp_session_idle: u64,
     /// Speak MCP over standard input and output instead, as the key in
     /// --key-file.

@@ -4,6 +4,14 @@
 //! `/mcp` bodies, MCP sessions without end, and a shutdown with all of it
 //! open.
 
+// Tests report failure by panicking.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod support;
 
 use std::net::SocketAddr;
