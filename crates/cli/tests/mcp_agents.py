@@ -13,7 +13,7 @@ import httpx2
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import arguments, check, key_of, run, serving
+from mcp_support import arguments, check, key_of, refusal_code, run, serving
 
 HTTP_OPP = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 STDIO_OPP = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -65,7 +65,7 @@ async def refusals(url, keys):
                 async with ClientSession(streams[0], streams[1]) as session:
                     await session.initialize()
                     result = await session.call_tool("submit_negotiation_turn", {"opportunityId": HTTP_OPP, "action": action, "message": "Too soon."})
-                    check(result.is_error and result.structured_content["error"]["code"] == code, f"{me}'s {action} is refused: {code}")
+                    check(refusal_code(result) == code, f"{me}'s {action} is refused: {code}")
                     seen = await session.call_tool("get_negotiation", {"opportunityId": HTTP_OPP})
                     check(seen.structured_content["state"]["turns"] == [], "a refusal changes nothing")
 
@@ -80,7 +80,7 @@ async def stranger(url, key):
                     ("submit_negotiation_turn", {"opportunityId": HTTP_OPP, "action": "accept", "message": "Mine."}),
                 ]:
                     result = await session.call_tool(tool, args)
-                    check(result.is_error and result.structured_content["error"]["code"] == "not_found", f"a stranger's {tool} is not_found")
+                    check(refusal_code(result) == "not_found", f"a stranger's {tool} is not_found")
                 listed = await session.call_tool("list_negotiations", {})
                 check(listed.structured_content["negotiations"] == [], "a stranger lists nothing")
 

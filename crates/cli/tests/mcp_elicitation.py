@@ -21,7 +21,7 @@ import asyncio
 import httpx2
 from mcp import Client, ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
-from mcp_support import arguments, check, key_of, run, serving
+from mcp_support import arguments, check, key_of, refusal_code, run, serving
 
 FIRST = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
 SECOND = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
@@ -93,7 +93,7 @@ async def with_elicitation(url, key, log):
                     "message": parked.structured_content["message"],
                     "answers": [{"question": 0, "answer": "  "}],
                 })
-                check(blank.is_error and blank.structured_content["error"]["code"] == "blank_answer", f"a blank answer is refused whole: {blank}")
+                check(refusal_code(blank) == "blank_answer", f"a blank answer is refused whole: {blank}")
                 answered = await session.call_tool("answer_questions", {
                     "message": parked.structured_content["message"],
                     "answers": [{"question": 0, "answer": "Under 1%"}],

@@ -4,6 +4,7 @@ exit code a failure gives."""
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -25,6 +26,15 @@ def check(condition, what):
     if not condition:
         raise AssertionError(what)
     print(f"ok: {what}", flush=True)
+
+
+def refusal_code(result):
+    """The code of a refused tool call: the error object is JSON in its
+    first text block, and a refusal carries no structured content (which a
+    client checks against the tool's output schema)."""
+    if not result.is_error or result.structured_content is not None:
+        return None
+    return json.loads(result.content[0].text)["error"]["code"]
 
 
 def key_of(index, db, user, host=False):

@@ -57,6 +57,9 @@ async function overHttp(url, secret, name, options) {
     requestInit: { headers: { Authorization: `Bearer ${secret}` } },
   });
   await client.connect(transport);
+  // As every agent does first: from here on the SDK checks each result's
+  // structured content against its tool's output schema.
+  await client.listTools();
   return client;
 }
 
@@ -69,6 +72,7 @@ async function overStdio(keyFile, name) {
     stderr: "inherit",
   });
   await client.connect(transport);
+  await client.listTools();
   return client;
 }
 
@@ -136,9 +140,19 @@ try {
   ok(long.negotiation.awaitingUserId === "dana" && Date.now() - started >= 49000, `a 50-second wait answers inside the SDK's default timeout (${Date.now() - started} ms)`);
   ok(short.negotiation.awaitingUserId === "dana" && ticks >= 2, `a 25-second wait outlives a 15-second timeout on ${ticks} progress notifications`);
 
+  // Every refusal reaches a client that listed the tools as its code.
   const stranger = await overHttp(url, mallory.secret, "mallory");
-  const refused = await stranger.callTool({ name: "submit_negotiation_turn", arguments: { opportunityId: HTTP_OPP, action: "accept", message: "Mine." } });
-  ok(refused.isError && refused.structuredContent?.error?.code === "not_found", "a stranger's submit_negotiation_turn is not_found");
+  const refusals = [
+    [stranger, "submit_negotiation_turn", { opportunityId: HTTP_OPP, action: "accept", message: "Mine." }, "not_found"],
+    [sam, "submit_negotiation_turn", { opportunityId: STDIO_OPP, action: "propose", message: "Me first." }, "not_your_turn"],
+    [sam, "get_negotiation", { opportunityId: STDIO_OPP, wait: 61 }, "invalid_request"],
+    [dana, "open_negotiation", { opportunityId: HTTP_OPP, initiator: { userId: "dana", intentId: "a" }, responder: { userId: "sam", intentId: "b" } }, "forbidden"],
+  ];
+  for (const [client, name, args, code] of refusals) {
+    const refused = await client.callTool({ name, arguments: args });
+    const error = refused.isError && refused.structuredContent === undefined ? JSON.parse(refused.content[0].text).error : undefined;
+    ok(error?.code === code, `${name} is refused as ${code}: ${refused.content?.[1]?.text}`);
+  }
   let rejected = false;
   try {
     await overHttp(url, "idx_not-a-key", "nobody");

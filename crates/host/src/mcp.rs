@@ -7,9 +7,10 @@
 //!
 //! Over streamable HTTP the caller comes from the request the tool call
 //! arrived in (the router authenticated it); over stdio it is fixed when
-//! the server starts. Refusals are tool results with `isError` and the
-//! error object as structured content, never protocol errors, so an agent
-//! reads the rejection code and can act on it.
+//! the server starts. Refusals are tool results with `isError` whose first
+//! block is the error object as JSON (see `failure` for why it is not
+//! structured content), never protocol errors, so an agent reads the
+//! rejection code and can act on it.
 
 use std::future::Future;
 use std::sync::{Arc, LazyLock};
@@ -1001,7 +1002,7 @@ impl Tools {
             // answers them with a text-only tool error, given the error
             // shape here (every refusal of ours carries it already).
             CallToolResponse::Complete(result)
-                if result.is_error == Some(true) && result.structured_content.is_none() =>
+                if result.is_error == Some(true) && !carries_error_object(&result) =>
             {
                 let message = result
                     .content
@@ -1016,16 +1017,33 @@ impl Tools {
     }
 }
 
-/// A tool error carrying the error object.
+/// A tool error: the error object as JSON text, then a one-line summary.
+///
+/// It carries no structured content. A client checks structured content
+/// against the tool's output schema, which describes the tool's answer and
+/// not the error object; the TypeScript SDK does so even on `isError`, so
+/// an error object there would reach the agent as a schema failure and
+/// never as the refusal's code. The spec asks for schema-conforming
+/// structured content and says nothing of errors; so the error is text,
+/// which every client passes on.
 fn failure(err: &HostError) -> CallToolResult {
     err.log_cause();
     let body = err.body();
-    let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
-        "{} ({})",
-        body.error.message, body.error.code
-    ))]);
-    result.structured_content = serde_json::to_value(&body).ok();
+    CallToolResult::error(vec![
+        ContentBlock::text(serde_json::to_string(&body).unwrap_or_default()),
+        ContentBlock::text(format!("{} ({})", body.error.message, body.error.code)),
+    ])
+}
+
+/// Whether an error result is one of ours: its first block is the error
+/// object. rmcp's own refusals (arguments a schema refuses) are plain text.
+fn carries_error_object(result: &CallToolResult) -> bool {
     result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text.text).ok())
+        .is_some_and(|value| value.get("error").is_some_and(serde_json::Value::is_object))
 }
 
 #[cfg(test)]

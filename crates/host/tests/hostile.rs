@@ -184,7 +184,7 @@ async fn an_id_with_control_or_format_characters_opens_nothing() {
         );
         assert!(message.starts_with(field), "{field}: {message}");
         let tool = admin.call_tool("open_negotiation", body).await;
-        let error = &tool_error(&tool);
+        let error = &support::refusal(&tool)["error"];
         assert_eq!(
             (&tool["isError"], &error["code"]),
             (&json!(true), &json!("invalid_request")),
@@ -201,16 +201,6 @@ async fn an_id_with_control_or_format_characters_opens_nothing() {
     assert_eq!(listed.body["negotiations"], json!([]), "nothing was opened");
     assert_eq!(host.open(OPP).await.status, 201, "plain ids still open");
     host.stop().await;
-}
-
-/// The error object a tool refusal carries: in its structured content, or
-/// as the JSON of its first text block.
-fn tool_error(result: &Value) -> Value {
-    if let Some(error) = result["structuredContent"].get("error") {
-        return error.clone();
-    }
-    let text = result["content"][0]["text"].as_str().unwrap_or_default();
-    serde_json::from_str::<Value>(text).map_or(Value::Null, |body| body["error"].clone())
 }
 
 /// `GET /healthz` with each `x-request-id` header in `sent`: the id the

@@ -68,7 +68,7 @@ async fn conforming(
 async fn refused(mcp: &mut McpSession<'_>, tool: &str, arguments: Value) -> (String, String) {
     let result = mcp.call_tool(tool, arguments).await;
     assert_eq!(result["isError"], json!(true), "{tool}: {result}");
-    let error = &result["structuredContent"]["error"];
+    let error = &support::refusal(&result)["error"];
     (
         error["code"].as_str().unwrap().to_owned(),
         error["message"].as_str().unwrap().to_owned(),

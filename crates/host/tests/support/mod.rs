@@ -405,3 +405,16 @@ pub async fn stall_and_park<S: index_negotiation_store::NegotiationStore>(
         .unwrap();
     assert!(parked.is_ok(), "{parked:?}");
 }
+
+/// The error object a refused tool call carries: JSON in its first content
+/// block, and no structured content (which a client would check against
+/// the tool's output schema).
+pub fn refusal(result: &Value) -> Value {
+    assert_eq!(result["isError"], json!(true), "not a refusal: {result}");
+    assert!(
+        result.get("structuredContent").is_none(),
+        "a refusal carries no structured content: {result}"
+    );
+    let text = result["content"][0]["text"].as_str().expect("a text block");
+    serde_json::from_str(text).expect("the error object as JSON")
+}
