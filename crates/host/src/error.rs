@@ -110,6 +110,12 @@ pub enum HostError {
     /// sent can go unchecked.
     #[error("A request body must be JSON, sent with `Content-Type: application/json`.")]
     UnsupportedMediaType,
+    /// A host key presented to sign a browser in: an inbox session is a
+    /// person's (`forbidden`, 403).
+    #[error(
+        "An inbox session is a person's: sign in with your own key or a login link, not a host key."
+    )]
+    HostKeySignIn,
     /// The request took longer than [`crate::REQUEST_TIMEOUT`].
     #[error("The request took longer than the host gives one (90 seconds).")]
     RequestTimeout,
@@ -126,7 +132,7 @@ impl HostError {
         match self {
             HostError::Unauthorized => ErrorCode::Unauthorized.as_str(),
             HostError::KeyExpired => ErrorCode::KeyExpired.as_str(),
-            HostError::Forbidden => ErrorCode::Forbidden.as_str(),
+            HostError::Forbidden | HostError::HostKeySignIn => ErrorCode::Forbidden.as_str(),
             HostError::NotFound => NegotiationRejection::NotFound.as_str(),
             HostError::Refused(refusal) => refusal.code(),
             HostError::Invalid { code, .. } => code,
@@ -146,7 +152,9 @@ impl HostError {
     pub fn status(&self) -> StatusCode {
         match self {
             HostError::Unauthorized | HostError::KeyExpired => StatusCode::UNAUTHORIZED,
-            HostError::Forbidden | HostError::CrossOrigin => StatusCode::FORBIDDEN,
+            HostError::Forbidden | HostError::HostKeySignIn | HostError::CrossOrigin => {
+                StatusCode::FORBIDDEN
+            }
             HostError::NotFound | HostError::UnknownRoute => StatusCode::NOT_FOUND,
             HostError::Refused(refusal) => refusal.status(),
             HostError::Invalid { .. } | HostError::BadRequest(_) => StatusCode::BAD_REQUEST,

@@ -214,6 +214,7 @@ pub fn router(host: Host, mcp: Router) -> Router {
         // even the limit.
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(middleware::from_fn(crate::web::forgery_checked))
+        .layer(middleware::from_fn(text_checked))
         .layer(middleware::from_fn_with_state(host.clone(), authenticate));
     public
         .merge(api)
@@ -392,6 +393,56 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
             response
         }
     }
+}
+
+/// Refuses a request whose path or query, percent-decoded, is not UTF-8
+/// (400 `invalid_request`), once its key is known. Read lossily, each bad
+/// byte would become U+FFFD, so a filter or an id the client never sent
+/// would be acted on; and a path id that cannot be text is no negotiation
+/// anyway.
+async fn text_checked(request: Request, next: Next) -> Response {
+    let uri = request.uri();
+    if let Some(part) = [("path", Some(uri.path())), ("query", uri.query())]
+        .into_iter()
+        .find_map(|(part, text)| text.filter(|text| !decodes_to_utf8(text)).map(|_| part))
+    {
+        tracing::info!(part, "refused a request that is not UTF-8");
+        return HostError::BadRequest(format!(
+            "the request's {part}, percent-decoded, is not UTF-8"
+        ))
+        .into_response();
+    }
+    next.run(request).await
+}
+
+/// Whether `text`, each `%` and two hex digits read as the byte they
+/// name (a `%` without them as itself), is UTF-8.
+fn decodes_to_utf8(text: &str) -> bool {
+    fn hex(digit: u8) -> Option<u8> {
+        char::from(digit)
+            .to_digit(16)
+            .and_then(|value| u8::try_from(value).ok())
+    }
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let escaped = match (byte, bytes.get(at + 1), bytes.get(at + 2)) {
+            (b'%', Some(&high), Some(&low)) => hex(high).zip(hex(low)),
+            _ => None,
+        };
+        match escaped {
+            Some((high, low)) => {
+                decoded.push((high << 4) | low);
+                at += 3;
+            }
+            None => {
+                decoded.push(byte);
+                at += 1;
+            }
+        }
+    }
+    std::str::from_utf8(&decoded).is_ok()
 }
 
 type Authed = Extension<Arc<Caller>>;
@@ -692,6 +743,30 @@ async fn park(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_or_query_is_text_only_when_its_escapes_make_utf8() {
+        for text in [
+            "/negotiations",
+            "with=Jos%C3%A9&state=open",
+            "with=%E5%B1%B1%E7%94%B0",
+            "100%",
+            "a%2",
+            "%zz",
+            "with=dana+sam",
+        ] {
+            assert!(decodes_to_utf8(text), "{text}");
+        }
+        for text in [
+            "with=%FF",
+            "/opportunities/%C3/negotiation",
+            "a=%C3%28",
+            "%ED%A0%80",
+            "x=%c0%af",
+        ] {
+            assert!(!decodes_to_utf8(text), "{text}");
+        }
+    }
 
     #[tokio::test]
     async fn the_timeout_layers_empty_answer_is_in_the_error_shape() {

@@ -199,8 +199,9 @@ pub async fn find_key(
 }
 
 /// Makes a login link's key for `user_id`: an agent key that works for
-/// `lifetime` (at most a day) and signs its person into the inbox once,
-/// at `POST /session`, which revokes it as it does.
+/// `lifetime` (at most a day) and only to sign its person into the inbox,
+/// once, at `POST /session`, which revokes it as it does; to
+/// [`authenticate`] it is no key at all.
 ///
 /// # Errors
 ///
@@ -230,22 +231,29 @@ pub async fn create_login_link(
 ///
 /// # Errors
 ///
-/// As [`authenticate`]; and [`HostError::Unauthorized`] for a session
-/// key or a login link already used.
+/// As [`authenticate`]; [`HostError::Unauthorized`] for a session key or
+/// a login link already used; [`HostError::HostKeySignIn`] for a host
+/// key.
 pub async fn sign_in(
     store: &(impl ApiKeyStore + ?Sized),
     secret: &str,
 ) -> Result<NewKey, HostError> {
-    let record = active_key(store, Some(secret)).await?;
+    let record = active_key(store, Some(secret), Presented::ForSignIn).await?;
+    if record.name.as_deref() == Some(WEB_SESSION_NAME) {
+        return Err(HostError::Unauthorized);
+    }
+    // A browser session is a person's: a host key acts for no one person,
+    // and a page that held its powers would be one script away from
+    // opening and closing anyone's negotiations.
+    if record.scope == KeyScope::Host {
+        return Err(HostError::HostKeySignIn);
+    }
     // A login link is spent by its first sign-in: revoked before the
     // session is made, and only the sign-in whose revoke it was goes on,
     // however many race with it.
-    let refused = match record.name.as_deref() {
-        Some(WEB_SESSION_NAME) => true,
-        Some(LOGIN_LINK_NAME) => store.revoke_api_key(&record.id).await? != Revocation::Revoked,
-        _ => false,
-    };
-    if refused {
+    if record.name.as_deref() == Some(LOGIN_LINK_NAME)
+        && store.revoke_api_key(&record.id).await? != Revocation::Revoked
+    {
         return Err(HostError::Unauthorized);
     }
     let name = Some(WEB_SESSION_NAME.to_owned());
@@ -261,7 +269,9 @@ pub async fn sign_in(
 
 /// The caller a request's bearer token names. A missing, malformed,
 /// unknown or revoked key is [`HostError::Unauthorized`] (one answer for
-/// all, so nothing is learned from it); an expired one, which only its
+/// all, so nothing is learned from it), and so is a login link, which
+/// only signs in ([`sign_in`]), and a browser session of a host key made
+/// before such sessions were refused; an expired key, which only its
 /// holder can present, [`HostError::KeyExpired`]. A key's use is recorded
 /// at most once a
 /// [`KEY_USE_RESOLUTION`](index_negotiation_store::KEY_USE_RESOLUTION); a store that fails to record it
@@ -274,7 +284,7 @@ pub async fn authenticate(
     store: &(impl ApiKeyStore + ?Sized),
     token: Option<&str>,
 ) -> Result<Caller, HostError> {
-    let record = active_key(store, token).await?;
+    let record = active_key(store, token, Presented::ForRequest).await?;
     Ok(Caller {
         user_id: record.user_id,
         scope: record.scope,
@@ -282,14 +292,33 @@ pub async fn authenticate(
     })
 }
 
+/// What a key is presented for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presented {
+    /// To authenticate a request.
+    ForRequest,
+    /// To sign a browser in, the one thing a login link does.
+    ForSignIn,
+}
+
 /// The active key `token` is, its use recorded; as [`authenticate`].
 async fn active_key(
     store: &(impl ApiKeyStore + ?Sized),
     token: Option<&str>,
+    presented: Presented,
 ) -> Result<ApiKeyRecord, HostError> {
     let Some(record) = find_key(store, token.unwrap_or_default()).await? else {
         return Err(HostError::Unauthorized);
     };
+    // A login link rides in a URL, where it is likelier to leak than a
+    // key in a file: for anything but a sign-in it is a key that never
+    // was, expired or not, and its use is not recorded.
+    let only_signs_in = record.name.as_deref() == Some(LOGIN_LINK_NAME);
+    let host_session =
+        record.name.as_deref() == Some(WEB_SESSION_NAME) && record.scope == KeyScope::Host;
+    if presented == Presented::ForRequest && (only_signs_in || host_session) {
+        return Err(HostError::Unauthorized);
+    }
     let now = UnixTime::now();
     match record.state(now) {
         KeyState::Active => {}
@@ -522,6 +551,62 @@ mod tests {
             assert!(matches!(link, Err(HostError::BadRequest(_))), "{link:?}");
         }
         assert!(store.list_api_keys().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_login_link_only_signs_in_and_a_host_key_never_does() {
+        let store = MemoryStore::new();
+        let dana = "dana".parse::<UserId>().unwrap();
+        let link = create_login_link(&store, dana.clone(), LOGIN_LINK_LIFETIME)
+            .await
+            .unwrap();
+        assert!(
+            matches!(
+                authenticate(&store, Some(&link.secret)).await,
+                Err(HostError::Unauthorized)
+            ),
+            "a login link is no key for a request"
+        );
+        let stored = find_key(&store, &link.secret).await.unwrap().unwrap();
+        assert_eq!(stored.last_used_at, None, "and its use is not recorded");
+        let session = sign_in(&store, &link.secret).await.unwrap();
+        assert_eq!(
+            authenticate(&store, Some(&session.secret))
+                .await
+                .unwrap()
+                .user_id,
+            dana
+        );
+
+        let host = plain_key(&store, "host", KeyScope::Host).await;
+        let before = store.list_api_keys().await.unwrap().len();
+        assert!(matches!(
+            sign_in(&store, &host.secret).await,
+            Err(HostError::HostKeySignIn)
+        ));
+        assert_eq!(
+            store.list_api_keys().await.unwrap().len(),
+            before,
+            "no session made"
+        );
+        assert_eq!(HostError::HostKeySignIn.code(), "forbidden");
+
+        // A host's browser session made before they were refused acts no
+        // more.
+        let old = format!("{KEY_PREFIX}{}", "ab".repeat(32));
+        let mut record = ApiKeyRecord::new(
+            "feedfacecafe",
+            hash_key(&old),
+            "host".parse().unwrap(),
+            KeyScope::Host,
+            UnixTime::now(),
+        );
+        record.name = Some(WEB_SESSION_NAME.to_owned());
+        assert!(store.insert_api_key(&record).await.unwrap());
+        assert!(matches!(
+            authenticate(&store, Some(&old)).await,
+            Err(HostError::Unauthorized)
+        ));
     }
 
     #[test]

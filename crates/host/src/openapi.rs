@@ -150,7 +150,8 @@ pub(crate) enum Fails {
     Answer,
     /// The store cannot answer (readiness): `store_failed`, 503.
     NotReady,
-    /// A key that signs nothing in: `unauthorized`, `key_expired`.
+    /// A key that signs nothing in: `unauthorized`, `key_expired`; a host
+    /// key, which may not: `forbidden`, 403.
     SignIn,
     /// Sent from a page that is not this host's: `cross_origin`, 403.
     CrossOrigin,
@@ -195,7 +196,11 @@ impl Fails {
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::StoreFailed.as_str(),
             )],
-            Fails::SignIn => vec![of(HostError::Unauthorized), of(HostError::KeyExpired)],
+            Fails::SignIn => vec![
+                of(HostError::Unauthorized),
+                of(HostError::KeyExpired),
+                of(HostError::HostKeySignIn),
+            ],
             Fails::CrossOrigin => vec![of(HostError::CrossOrigin)],
             Fails::Oversize => vec![of(HostError::PayloadTooLarge)],
         }

@@ -2,7 +2,8 @@
 //! a body that is not sent as JSON is refused, never read as empty; a
 //! name that would forge a log line is refused where it comes in; a
 //! request id the host cannot log as it is is replaced; a damaged park
-//! hides no other question.
+//! hides no other question; a login link is no key, a host key signs no
+//! browser in, and a path or query that is not text is refused.
 
 // Tests report failure by panicking.
 #![allow(
@@ -18,7 +19,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use index_negotiation_store::{MemoryStore, OpportunityId};
+use index_negotiation_store::{ApiKeyStore, MemoryStore, OpportunityId};
 use support::{OPP, Running};
 
 const SECOND: &str = "7b2d4f61-0a9c-4e35-8d17-c6f0e2a9b843";
@@ -300,6 +301,115 @@ async fn one_unreadable_park_hides_no_other_question() {
     assert_eq!(
         (none.status, &none.body),
         (200, &json!({"questions": [], "unreadable": []}))
+    );
+    host.stop().await;
+}
+
+/// `GET /negotiations` with `key` as a bearer token: the status, the
+/// body and the challenge.
+async fn listed_with(host: &Running, key: &str) -> (u16, Value, Option<String>) {
+    let response = host
+        .http
+        .get(format!("{}/negotiations", host.base))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|value| value.to_str().unwrap().to_owned());
+    (status, response.json().await.unwrap(), challenge)
+}
+
+/// A login link signs its person in, once, and does nothing else: as a
+/// bearer key, over REST or MCP, it is refused exactly as a key that never
+/// existed is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_link_signs_in_and_is_no_key_anywhere_else() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let link = index_host::keys::create_login_link(
+        host.store.as_ref(),
+        "dana".parse().unwrap(),
+        std::time::Duration::from_secs(600),
+    )
+    .await
+    .unwrap();
+    let unknown = format!("idx_{}", "0".repeat(64));
+    assert_eq!(
+        listed_with(&host, &link.secret).await,
+        listed_with(&host, &unknown).await,
+        "a login link answers as an unknown key"
+    );
+    assert_eq!(listed_with(&host, &link.secret).await.0, 401);
+    assert_eq!(host.mcp_initialize(&link.secret).await.status(), 401);
+    let signed_in = host
+        .http
+        .post(format!("{}/session", host.base))
+        .json(&json!({"key": link.secret}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), 201, "it still signs in");
+    host.stop().await;
+}
+
+/// An inbox session is a person's: a host key that tries to sign a
+/// browser in is refused, and no session is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_key_signs_no_browser_in() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let keys = host.store.list_api_keys().await.unwrap().len();
+    let response = host
+        .http
+        .post(format!("{}/session", host.base))
+        .header("origin", &host.base)
+        .json(&json!({"key": host.host_key}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    assert!(response.headers().get("set-cookie").is_none(), "no cookie");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "forbidden", "{body}");
+    assert_eq!(host.store.list_api_keys().await.unwrap().len(), keys);
+    host.stop().await;
+}
+
+/// A path or query that is not UTF-8 once percent-decoded is refused,
+/// never read with U+FFFD in place of its bytes; a key is asked for first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_path_or_query_that_is_not_utf8_is_refused() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    for path in [
+        "/negotiations?with=%FF".to_owned(),
+        "/negotiations?with=sam%C3%28".to_owned(),
+        "/opportunities/%FF%FE/negotiation".to_owned(),
+        format!("/opportunities/{OPP}/negotiation?wait=%C0%801"),
+    ] {
+        let refused = host.call("GET", &path, Some(&host.dana), None).await;
+        assert_eq!(
+            (refused.status, support::code(&refused)),
+            (400, "invalid_request"),
+            "{path}: {}",
+            refused.body
+        );
+        let anonymous = host.call("GET", &path, None, None).await;
+        assert_eq!(anonymous.status, 401, "{path}");
+    }
+    let text = host
+        .call("GET", "/negotiations?with=sa%6D", Some(&host.dana), None)
+        .await;
+    assert_eq!(
+        (
+            text.status,
+            text.body["negotiations"].as_array().map(Vec::len)
+        ),
+        (200, Some(1)),
+        "{}",
+        text.body
     );
     host.stop().await;
 }
