@@ -24,6 +24,7 @@ mod extract;
 mod host;
 mod http;
 mod input;
+mod keep_alive;
 pub mod keys;
 mod mcp;
 mod mcp_gate;

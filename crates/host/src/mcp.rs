@@ -934,6 +934,13 @@ impl ServerHandler for NegotiatorServer {
 /// How long a task may live beyond what it waits for.
 const TASK_MARGIN: Duration = Duration::from_secs(10 * 60);
 
+/// A call's arguments read as its tool reads them, or `None` when the tool
+/// would refuse them.
+fn arguments<T: serde::de::DeserializeOwned>(request: &CallToolRequestParams) -> Option<T> {
+    let arguments = request.arguments.clone().unwrap_or_default();
+    serde_json::from_value(serde_json::Value::Object(arguments)).ok()
+}
+
 impl Tools {
     /// Starts a long call as a task, when its client takes tasks: a wait,
     /// or a park (a model call, and then perhaps the person's answer).
@@ -945,12 +952,14 @@ impl Tools {
         context: &RequestContext<RoleServer>,
     ) -> Option<Task> {
         let capabilities = context.client_capabilities()?;
+        // Only a call whose arguments hold runs as a task: one they refuse
+        // (a wait over the limit, a malformed id) is refused at once, not
+        // from a task the client must poll to hear it.
         let long = match request.name.as_ref() {
-            "park_negotiation" => true,
-            "get_negotiation" => request
-                .arguments
-                .as_ref()
-                .is_some_and(|arguments| arguments.contains_key("wait")),
+            "park_negotiation" => arguments::<OnNegotiation<ParkRequest>>(request).is_some(),
+            "get_negotiation" => arguments::<OnNegotiation<See>>(request)
+                .and_then(|on| on.args.wait)
+                .is_some_and(|wait| wait_duration(wait).is_ok()),
             _ => false,
         };
         if !capabilities.supports_tasks() || !long {

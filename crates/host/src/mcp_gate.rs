@@ -7,7 +7,8 @@
 //! as a 415, and every refusal as plain text. The gate reads the body
 //! first (413, 415 and `malformed_json` in the error shape), and turns
 //! what rmcp answers in plain text into `{"error": {"code", "message"}}`
-//! with the same status.
+//! with the same status. A call rmcp is slow to answer is held on an event
+//! stream that keeps the connection alive (`crate::keep_alive`).
 
 use std::sync::Arc;
 
@@ -34,7 +35,18 @@ pub(crate) async fn gate(request: Request, next: Next) -> Response {
         Ok(request) => request,
         Err(err) => return err.into_response(),
     };
-    let response = SESSION_KEY.scope(key, next.run(request)).await;
+    let streams = request.method() == Method::POST
+        && request
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|accept| accept.contains("text/event-stream"));
+    let answer = SESSION_KEY.scope(key, next.run(request));
+    let response = if streams {
+        crate::keep_alive::kept_alive(answer).await
+    } else {
+        answer.await
+    };
     shaped(response).await
 }
 

@@ -48,6 +48,8 @@ pub(crate) struct Metrics {
     latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
     commits: Family<CommitLabels, Counter>,
     waits: Gauge,
+    /// Told each time a wait ends, for a shutdown waiting on the last one.
+    wait_ended: tokio::sync::Notify,
     parks: Family<OutcomeLabels, Counter>,
     answers: Family<OutcomeLabels, Counter>,
     sessions: Gauge,
@@ -105,6 +107,7 @@ impl Default for Metrics {
             latency,
             commits,
             waits,
+            wait_ended: tokio::sync::Notify::new(),
             parks,
             answers,
             sessions,
@@ -145,7 +148,22 @@ impl Metrics {
     /// A wait under way until the guard is dropped.
     pub(crate) fn wait(&self) -> WaitGuard<'_> {
         self.waits.inc();
-        WaitGuard(&self.waits)
+        WaitGuard(self)
+    }
+
+    /// Resolves once no wait is under way.
+    pub(crate) async fn waits_ended(&self) {
+        loop {
+            let ended = self.wait_ended.notified();
+            let mut ended = std::pin::pin!(ended);
+            // Registered before the count is read, so an end between the
+            // two is not missed.
+            ended.as_mut().enable();
+            if self.waits.get() <= 0 {
+                return;
+            }
+            ended.await;
+        }
     }
 
     /// Counts a park that ended in `outcome`.
@@ -186,11 +204,12 @@ impl Metrics {
 }
 
 /// Holds a wait in the in-flight gauge.
-pub(crate) struct WaitGuard<'a>(&'a Gauge);
+pub(crate) struct WaitGuard<'a>(&'a Metrics);
 
 impl Drop for WaitGuard<'_> {
     fn drop(&mut self) {
-        self.0.dec();
+        self.0.waits.dec();
+        self.0.wait_ended.notify_waiters();
     }
 }
 

@@ -22,6 +22,13 @@ use crate::mcp::NegotiatorServer;
 use crate::raw_refusal::Shaped;
 use crate::sessions::{BoundedSessions, SessionBounds};
 
+/// How long a shutdown gives waits to answer before it ends MCP's streams;
+/// a wait answers as soon as the host stops, so this is only a bound.
+const WAITS_ANSWER_WITHIN: Duration = Duration::from_secs(2);
+
+/// How long the answers of waits just ended get to reach their streams.
+const ANSWERS_REACH_STREAMS: Duration = Duration::from_millis(100);
+
 /// How [`serve_with`] runs its listener.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -123,7 +130,10 @@ pub async fn serve_with(
     let cancel = CancellationToken::new();
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel.child_token())
-        .with_max_request_body_bytes(BODY_LIMIT);
+        .with_max_request_body_bytes(BODY_LIMIT)
+        // Under the read timeout common HTTP clients use, so a session's
+        // stream that waits is never taken for a dead one.
+        .with_sse_keep_alive(Some(crate::keep_alive::KEEP_ALIVE));
     if !settings.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(settings.allowed_hosts.clone());
     }
@@ -198,7 +208,21 @@ pub async fn serve_with(
         connections = connections.len(),
         "shutting down: finishing requests in flight"
     );
+    // Waits answer first, each with the negotiation as it is, while MCP's
+    // streams are still open to carry the answers; only then are the
+    // streams ended (a wait's answer on a stream ended first never reaches
+    // its client, which then waits for its own timeout).
     host.shut_down();
+    let answered = tokio::time::timeout(
+        settings.shutdown_grace.min(WAITS_ANSWER_WITHIN),
+        host.metrics().waits_ended(),
+    );
+    if answered.await.is_err() {
+        tracing::warn!("waits still open after the shutdown's first seconds; ending them");
+    }
+    // A wait's guard ends as it returns, a moment before rmcp puts its
+    // answer on the stream: that moment, before the streams end.
+    tokio::time::sleep(ANSWERS_REACH_STREAMS).await;
     cancel.cancel();
     stopping.cancel();
     let drained = tokio::time::timeout(settings.shutdown_grace, async {

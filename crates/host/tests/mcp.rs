@@ -590,6 +590,30 @@ async fn a_wait_runs_as_a_task_only_its_caller_can_read() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn arguments_a_tool_refuses_are_refused_at_once_never_as_a_task() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    for (tool, arguments) in [
+        ("get_negotiation", json!({"opportunityId": OPP, "wait": 61})),
+        ("get_negotiation", json!({"opportunityId": OPP, "wait": -1})),
+        ("get_negotiation", json!({"opportunityId": "not-an-id", "wait": 5})),
+        ("park_negotiation", json!({"opportunityId": OPP, "unknown": 1})),
+    ] {
+        let params = json!({"name": tool, "arguments": arguments});
+        let answer = host
+            .current(&host.dana, "tools/call", params, FORMS_AND_TASKS)
+            .await;
+        let result = &answer["result"];
+        assert_ne!(result["resultType"], "task", "{tool} {arguments}: {answer}");
+        assert_eq!(
+            support::refusal(result)["error"]["code"], "invalid_request",
+            "{tool} {arguments}: {answer}"
+        );
+    }
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_park_as_a_task_asks_through_it_and_its_update_answers_once() {
     let mut host =
         Running::start_with_author(Arc::new(MemoryStore::new()), Some(scripted_author())).await;
