@@ -176,6 +176,7 @@ fn python_mcp_clients_negotiate_through_index_serve() {
         &[],
         &[
             "ok: over HTTP the seats agree",
+            "ok: the waits ran their whole length",
             "ok: a stranger's submit_negotiation_turn is not_found",
             "ok: an unknown key gets 401 from /mcp",
             "ok: over stdio the seats agree",

@@ -8,14 +8,17 @@ usage: python mcp_agents.py --index PATH/TO/index --dir SCRATCH_DIR
 
 import asyncio
 import os
+import time
 
 import httpx2
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_support import arguments, check, key_of, refusal_code, run, serving
 
 HTTP_OPP = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81"
+# Nobody moves here: sam waits on it, dana being to move.
+QUIET_OPP = "2b6d8f0a-4c5e-4a71-9b3d-5e7f9a1c3d5e"
 STDIO_OPP = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b"
 
 # What each seat says, in order: the initiator proposes, the responder
@@ -85,6 +88,31 @@ async def stranger(url, key):
                 check(listed.structured_content["negotiations"] == [], "a stranger lists nothing")
 
 
+async def patient(url, key):
+    """Sam waits 40 seconds on a negotiation nobody moves, through clients
+    on httpx's default timeout (5 seconds without a byte fails a read), on
+    both protocols at once: each wait is answered when it ends."""
+    async def session_wait():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
+            async with streamable_http_client(url, http_client=http) as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    return await session.call_tool("get_negotiation", {"opportunityId": QUIET_OPP, "wait": 40})
+
+    async def current_wait():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+                return await client.call_tool("get_negotiation", {"opportunityId": QUIET_OPP, "wait": 40})
+
+    started = time.monotonic()
+    old, new = await asyncio.gather(session_wait(), current_wait())
+    waited = time.monotonic() - started
+    for how, seen in [("a session", old), ("a current client", new)]:
+        check(not seen.is_error and seen.structured_content["negotiation"]["awaitingUserId"] == "dana",
+              f"{how} on httpx's default timeout holds a 40-second wait ({waited:.0f} s)")
+    check(waited >= 39, "the waits ran their whole length")
+
+
 async def bad_key(base):
     async with httpx2.AsyncClient(headers={"Authorization": "Bearer idx_" + "0" * 64}) as http:
         reply = await http.post(base + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
@@ -108,7 +136,7 @@ async def main():
 
     with serving(args.index, db) as (base, log):
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys['host']}"}) as host:
-            for opp in (HTTP_OPP, STDIO_OPP):
+            for opp in (HTTP_OPP, STDIO_OPP, QUIET_OPP):
                 opened = await host.post(base + "/negotiations", json={
                     "opportunityId": opp,
                     "initiator": {"userId": "dana", "intentId": "hire-founding-engineer"},
@@ -117,9 +145,10 @@ async def main():
                 check(opened.status_code == 201, f"the host key opens {opp}")
 
         await refusals(base + "/mcp", keys)
-        dana, sam = await asyncio.gather(
+        dana, sam, _ = await asyncio.gather(
             over_http(base + "/mcp", keys["dana"], "dana", HTTP_OPP),
             over_http(base + "/mcp", keys["sam"], "sam", HTTP_OPP),
+            patient(base + "/mcp", keys["sam"]),
         )
         check(dana["negotiation"]["outcome"] == "agreed" == sam["negotiation"]["outcome"], "over HTTP the seats agree")
         check(len(dana["state"]["turns"]) == 4, "four turns, none lost or doubled")
@@ -132,7 +161,7 @@ async def main():
         )
         check(dana["negotiation"]["status"] == "pending" == sam["negotiation"]["status"], "over stdio the seats agree")
     text = "".join(log)
-    check("authenticated" in text and "user=dana" in text, "the host logs who called")
+    check("authenticated" in text and 'user="dana"' in text, "the host logs who called")
     check(not any(key in text for key in keys.values()), "no key reaches the log")
     check(not any(message in text for turns in SCRIPTS.values() for _, message in turns), "no message body reaches the log")
     print("all agents done", flush=True)
