@@ -26,7 +26,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   fixtures [--check]   rewrite fixtures/ from the crates' literals (or fail if stale)
-  man [--check]        rewrite docs/man/index.1 from the CLI's definition (or fail if stale)
+  man [--check]        rewrite docs/man/ from the CLI's definition (or fail if stale)
   openapi [--check]    rewrite docs/openapi.json from the host's routes (or fail if stale)
   check [--no-tests]   fixtures, the man page, the dependency rules, fmt, clippy, docs,
                        the public API snapshots, the browser size budget, the tests

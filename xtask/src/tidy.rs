@@ -183,6 +183,7 @@ mod tests {
             ),
             ("crates/stall-gap/src/openai.rs", "pub fn from_env()"),
             ("crates/cli/src/database.rs", "pub(crate) fn select("),
+            ("crates/cli/src/man.rs", "fn default_dirs()"),
         ];
         let read = ["env::", "var"].concat();
         let mut found = Vec::new();

@@ -78,6 +78,18 @@ pub(crate) enum Command {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
+    /// Install the man pages: write a page for every command (index.1,
+    /// index-serve.1, index-negotiation-turn.1, …) into a directory,
+    /// creating it, and print where they went.
+    #[command(
+        after_help = "Example:\n  index man\n  man index-negotiation-turn\n  index man --dir /usr/local/share/man/man1"
+    )]
+    Man {
+        /// Where to write the pages [default: $XDG_DATA_HOME/man/man1, else
+        /// ~/.local/share/man/man1: the first that can be written].
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

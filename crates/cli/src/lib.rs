@@ -1,8 +1,9 @@
 //! `index`: the command-line tool for the Index protocol's contracts.
 //!
 //! The binary is a thin `main` over [`main`]; the library exists so that
-//! the clap definition ([`command`]) can generate completions and the man
-//! page (`cargo xtask man`) without running the tool.
+//! the clap definition ([`command`]) can generate completions, and the man
+//! pages ([`man_pages`]) can be kept in `docs/man` by `cargo xtask man`,
+//! without running the tool.
 
 // A command-line tool: printing is its output.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -18,6 +19,7 @@ mod database;
 mod demo;
 mod failure;
 mod logging;
+mod man;
 mod negotiation;
 mod output;
 mod question_block;
@@ -35,6 +37,13 @@ use crate::failure::Failure;
 use crate::negotiation::Session;
 use crate::output::{Out, read_input};
 use index_negotiation_store::ListFilter;
+
+/// Every man page, as `(file name, roff text)`: `index.1`, then one per
+/// command and subcommand (`index-negotiation-turn.1`), each with the exit
+/// statuses its command can return. `index man` installs exactly these.
+pub fn man_pages() -> Result<Vec<(String, String)>, String> {
+    man::pages()
+}
 
 /// Runs the tool on the process's arguments and returns its exit code.
 pub fn main() -> ExitCode {
@@ -54,17 +63,20 @@ pub fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     let out = Out { json: cli.json };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            anstream::eprintln!("error: could not start: {err}");
-            return ExitCode::from(4);
-        }
+    let result = match run_offline(cli.command, out) {
+        Ok(result) => result,
+        Err(command) => match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime.block_on(run(*command, cli.sqlite_sync.into(), out)),
+            Err(err) => {
+                anstream::eprintln!("error: could not start: {err}");
+                return ExitCode::from(4);
+            }
+        },
     };
-    match runtime.block_on(run(cli.command, cli.sqlite_sync.into(), out)) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             out.failure(&failure);
@@ -73,12 +85,12 @@ pub fn main() -> ExitCode {
     }
 }
 
-async fn run(
-    command: Command,
-    synchronous: index_negotiation_store_sqlite::Synchronous,
-    out: Out,
-) -> Result<(), Failure> {
-    match command {
+/// Runs a command that needs neither a store nor the network, without the
+/// async runtime: it starts no threads, and the runtime's failure to
+/// start (exit 4) is not among its exit statuses, as its man page says.
+/// Any other command comes back to be run by [`run`].
+fn run_offline(command: Command, out: Out) -> Result<Result<(), Failure>, Box<Command>> {
+    Ok(match command {
         Command::QuestionBlock(command) => match command {
             QuestionBlockCommand::Parse { file } => question_block::parse(file.as_deref(), out),
             QuestionBlockCommand::Serialize {
@@ -94,6 +106,28 @@ async fn run(
             QuestionBlockCommand::Check { files } => question_block::check(&files, out),
             QuestionBlockCommand::Render { file } => questions::render(file.as_deref(), out),
         },
+        Command::Completions { shell } => {
+            // Made whole first: clap_complete panics when a write fails,
+            // and a reader that stops early (`| head -1`) makes one fail.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cli::command(), "index", &mut script);
+            output::write_stdout(&script)
+        }
+        Command::Man { dir } => man::install(dir, out),
+        other => return Err(Box::new(other)),
+    })
+}
+
+async fn run(
+    command: Command,
+    synchronous: index_negotiation_store_sqlite::Synchronous,
+    out: Out,
+) -> Result<(), Failure> {
+    let command = match run_offline(command, out) {
+        Ok(result) => return result,
+        Err(command) => *command,
+    };
+    match command {
         Command::Negotiation(args) => {
             let database = Database::select(args.db, synchronous)?;
             let purpose = match &args.command {
@@ -196,12 +230,7 @@ async fn run(
         Command::Store(cli::StoreCommand::Check { db }) => {
             database::check(Database::select(db, synchronous)?, out).await
         }
-        Command::Completions { shell } => {
-            // Made whole first: clap_complete panics when a write fails,
-            // and a reader that stops early (`| head -1`) makes one fail.
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut cli::command(), "index", &mut script);
-            output::write_stdout(&script)
-        }
+        // run_offline ran these above.
+        Command::QuestionBlock(_) | Command::Completions { .. } | Command::Man { .. } => Ok(()),
     }
 }

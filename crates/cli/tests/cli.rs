@@ -939,3 +939,126 @@ fn a_reader_that_goes_away_early_is_no_error() {
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }
+
+/// The statuses a man page's EXIT STATUS section lists.
+fn exit_statuses(page: &str) -> Vec<String> {
+    page.lines()
+        .skip_while(|line| *line != ".SH \"EXIT STATUS\"")
+        .skip(1)
+        .take_while(|line| !line.starts_with(".SH"))
+        .filter_map(|line| line.strip_prefix("\\fB")?.strip_suffix("\\fR"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn man_installs_every_page_each_with_its_own_exit_statuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("share/man/man1");
+    let out = index_in(
+        dir.path(),
+        &["man", "--dir", target.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    // Exactly the pages docs/man holds, byte for byte: one generator for both.
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/man");
+    let names = |dir: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let pages = names(&docs);
+    assert_eq!(names(&target), pages);
+    for name in &pages {
+        assert_eq!(
+            std::fs::read_to_string(target.join(name)).unwrap(),
+            std::fs::read_to_string(docs.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let said = text(&out.stdout);
+    let target = std::fs::canonicalize(&target).unwrap();
+    assert!(
+        said.contains(&format!(
+            "Wrote {} man pages to {}",
+            pages.len(),
+            target.display()
+        )),
+        "{said}"
+    );
+
+    // Each page lists what its own command can return.
+    let statuses = |name: &str| exit_statuses(&std::fs::read_to_string(target.join(name)).unwrap());
+    assert_eq!(statuses("index-question-block-check.1"), ["0", "1", "2"]);
+    assert_eq!(statuses("index-negotiation-turn.1"), ["0", "2", "3", "4"]);
+    assert_eq!(
+        statuses("index-negotiation-wait.1"),
+        ["0", "2", "3", "4", "6", "7", "8"]
+    );
+    assert_eq!(statuses("index-serve.1"), ["0", "2", "4"]);
+    assert_eq!(statuses("index-keys-whoami.1"), ["0", "1", "2", "4"]);
+    assert_eq!(
+        statuses("index.1"),
+        ["0", "1", "2", "3", "4", "5", "6", "7", "8"]
+    );
+
+    // Under --json: where, and which pages.
+    let other = dir.path().join("other");
+    let out = index_in(
+        dir.path(),
+        &["--json", "man", "--dir", other.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["dir"],
+        std::fs::canonicalize(&other).unwrap().display().to_string()
+    );
+    assert_eq!(json["pages"].as_array().unwrap().len(), pages.len());
+    assert_eq!(json["pages"][0], "index.1");
+}
+
+#[test]
+fn man_without_a_dir_takes_the_first_default_it_can_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let (xdg, home) = (dir.path().join("data"), dir.path().join("home"));
+    let env = [
+        ("XDG_DATA_HOME", xdg.to_str().unwrap()),
+        ("HOME", home.to_str().unwrap()),
+    ];
+    let out = support::index(dir.path(), &["man"], None, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(xdg.join("man/man1/index-man.1").is_file());
+    assert!(!home.exists());
+
+    // A data directory that cannot be made (a file is in the way): home.
+    let blocked = dir.path().join("a-file");
+    std::fs::write(&blocked, "").unwrap();
+    let xdg = blocked.join("data");
+    let env = [
+        ("XDG_DATA_HOME", xdg.to_str().unwrap()),
+        ("HOME", home.to_str().unwrap()),
+    ];
+    let out = support::index(dir.path(), &["man"], None, &env);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(home.join(".local/share/man/man1/index.1").is_file());
+
+    // Nowhere to write: exit 2, naming each directory tried.
+    let env = [
+        ("XDG_DATA_HOME", xdg.to_str().unwrap()),
+        ("HOME", blocked.to_str().unwrap()),
+    ];
+    let out = support::index(dir.path(), &["man"], None, &env);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(xdg.to_str().unwrap()) && stderr.contains(blocked.to_str().unwrap()),
+        "{stderr}"
+    );
+}
