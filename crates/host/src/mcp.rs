@@ -112,7 +112,10 @@ static LISTED: LazyLock<Vec<Tool>> = LazyLock::new(|| {
     tools
 });
 
-/// The tools as `tools/list` shows them, in name order.
+/// The tools only a host key may call.
+const HOST_ONLY: &[&str] = &["open_negotiation", "close_negotiation"];
+
+/// Every tool, as `tools/list` shows them to a host key, in name order.
 pub fn tools() -> Vec<Tool> {
     LISTED.clone()
 }
@@ -873,12 +876,23 @@ impl ServerHandler for NegotiatorServer {
         Ok(())
     }
 
+    /// The tools the caller may call: an agent key is not offered the two
+    /// that need a host key (called anyway, they are refused `forbidden`).
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        let host = self
+            .tools
+            .caller(&context)
+            .is_some_and(|caller| caller.scope == index_negotiation_store::KeyScope::Host);
+        let offered = LISTED
+            .iter()
+            .filter(|tool| host || !HOST_ONLY.contains(&tool.name.as_ref()))
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(offered))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

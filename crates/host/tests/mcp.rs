@@ -91,7 +91,7 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
     let mut admin = host.mcp_session(&host.host_key).await;
     let mut dana = host.mcp_session(&host.dana).await;
     let mut sam = host.mcp_session(&host.sam).await;
-    let tools = listed(&mut dana).await;
+    let tools = listed(&mut admin).await;
     assert_eq!(
         tools.keys().map(String::as_str).collect::<Vec<_>>(),
         [
@@ -100,6 +100,19 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
             "get_negotiation",
             "list_negotiations",
             "open_negotiation",
+            "park_negotiation",
+            "resume_negotiation",
+            "submit_negotiation_turn",
+        ]
+    );
+    // An agent key is offered only what it may call.
+    let offered = listed(&mut dana).await;
+    assert_eq!(
+        offered.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "answer_questions",
+            "get_negotiation",
+            "list_negotiations",
             "park_negotiation",
             "resume_negotiation",
             "submit_negotiation_turn",
