@@ -598,11 +598,17 @@ pub(crate) fn install(dir: Option<PathBuf>, out: Out) -> Result<(), Failure> {
             pages.len(),
             dir.display()
         ));
-        if let Some(root) = dir.parent() {
-            out.line(format!(
+        // man searches a section directory (man1) under each MANPATH entry;
+        // pages anywhere else are read by their path.
+        match dir.parent().filter(|_| dir.ends_with("man1")) {
+            Some(root) => out.line(format!(
                 "Read one with `man index-negotiation-turn`; if man does not find it, add {} to MANPATH.",
                 root.display()
-            ));
+            )),
+            None => out.line(format!(
+                "Read one with `man {}`.",
+                dir.join("index-negotiation-turn.1").display()
+            )),
         }
         return Ok(());
     }

@@ -991,6 +991,28 @@ fn man_installs_every_page_each_with_its_own_exit_statuses() {
         )),
         "{said}"
     );
+    assert!(
+        said.contains(&format!(
+            "add {} to MANPATH",
+            target.parent().unwrap().display()
+        )),
+        "{said}"
+    );
+    // A directory that is no man1 of a manual tree: read by path.
+    let loose = dir.path().join("loose");
+    let out = index_in(dir.path(), &["man", "--dir", loose.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains(&format!(
+            "man {}",
+            std::fs::canonicalize(&loose)
+                .unwrap()
+                .join("index-negotiation-turn.1")
+                .display()
+        )),
+        "{said}"
+    );
 
     // Each page lists what its own command can return.
     let statuses = |name: &str| exit_statuses(&std::fs::read_to_string(target.join(name)).unwrap());
