@@ -6,7 +6,6 @@
 //! response carries an `x-request-id`; bodies over [`BODY_LIMIT`] get 413.
 
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
@@ -28,12 +27,7 @@ use crate::host::{Host, ListQuery, NegotiationView, Resumed, TurnTaken, id_field
 use crate::keys::{Caller, bearer_token};
 use crate::openapi::{Fails, Operation, Success, of};
 
-/// The largest request body accepted, in bytes.
-pub const BODY_LIMIT: usize = 64 * 1024;
-
-/// How long one request may take before it is answered 408; waits are
-/// bounded by [`crate::MAX_WAIT`], below this.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(90);
+pub use crate::limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 

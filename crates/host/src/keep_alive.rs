@@ -105,7 +105,11 @@ async fn forward(response: Response, sender: &tokio::sync::mpsc::Sender<Bytes>) 
     }
     let mut event = b"event: message\ndata: ".to_vec();
     // A JSON answer is one line; any line break in it would end the field.
-    event.extend(json.iter().copied().filter(|byte| !matches!(byte, b'\n' | b'\r')));
+    event.extend(
+        json.iter()
+            .copied()
+            .filter(|byte| !matches!(byte, b'\n' | b'\r')),
+    );
     event.extend_from_slice(b"\n\n");
     let _ = sender.send(Bytes::from(event)).await;
 }
@@ -137,10 +141,7 @@ mod tests {
             response
         })
         .await;
-        assert_eq!(
-            response.headers()[header::CONTENT_TYPE],
-            "application/json"
-        );
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
         assert_eq!(text(response).await, "{\"ok\":1}");
     }
 

@@ -26,6 +26,7 @@ mod http;
 mod input;
 mod keep_alive;
 pub mod keys;
+mod limits;
 mod mcp;
 mod mcp_gate;
 mod metrics;
@@ -44,7 +45,8 @@ pub use host::{
     AskedQuestion, DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT,
     NegotiationView, ParkedQuestion, Questions, Resumed, TurnTaken, UnreadableQuestion,
 };
-pub use http::{BODY_LIMIT, REQUEST_TIMEOUT, openapi, router};
+pub use http::{openapi, router};
 pub use keys::{Caller, NewKey};
+pub use limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 pub use mcp::{NegotiatorServer, tools};
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};

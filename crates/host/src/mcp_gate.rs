@@ -20,8 +20,8 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 
 use crate::error::{ErrorCode, HostError};
-use crate::http::BODY_LIMIT;
 use crate::keys::Caller;
+use crate::limits::BODY_LIMIT;
 use crate::sessions::SESSION_KEY;
 
 /// The gate itself, as an axum middleware in front of the MCP service.

@@ -609,8 +609,14 @@ async fn arguments_a_tool_refuses_are_refused_at_once_never_as_a_task() {
     for (tool, arguments) in [
         ("get_negotiation", json!({"opportunityId": OPP, "wait": 61})),
         ("get_negotiation", json!({"opportunityId": OPP, "wait": -1})),
-        ("get_negotiation", json!({"opportunityId": "not-an-id", "wait": 5})),
-        ("park_negotiation", json!({"opportunityId": OPP, "unknown": 1})),
+        (
+            "get_negotiation",
+            json!({"opportunityId": "not-an-id", "wait": 5}),
+        ),
+        (
+            "park_negotiation",
+            json!({"opportunityId": OPP, "unknown": 1}),
+        ),
     ] {
         let params = json!({"name": tool, "arguments": arguments});
         let answer = host
@@ -619,7 +625,8 @@ async fn arguments_a_tool_refuses_are_refused_at_once_never_as_a_task() {
         let result = &answer["result"];
         assert_ne!(result["resultType"], "task", "{tool} {arguments}: {answer}");
         assert_eq!(
-            support::refusal(result)["error"]["code"], "invalid_request",
+            support::refusal(result)["error"]["code"],
+            "invalid_request",
             "{tool} {arguments}: {answer}"
         );
     }
