@@ -54,6 +54,9 @@ pub(crate) enum Command {
     Negotiation(NegotiationArgs),
     /// Walk through a whole negotiation, step by step, on a fresh store
     /// (text only: `--json` is refused).
+    ///
+    /// A second negotiation is then left parked on a question for dana:
+    /// with `--db`, `index serve` on that store shows it in her inbox.
     #[command(after_help = "Example:\n  index demo\n  index demo --db demo.db")]
     Demo(DemoArgs),
     /// Run the negotiation host: the REST API and MCP (streamable HTTP at

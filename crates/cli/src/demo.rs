@@ -1,5 +1,6 @@
 //! `index demo`: a whole negotiation, step by step, with the command a user
-//! would type for each step.
+//! would type for each step; then a second one left parked on a question,
+//! so that a kept store gives the person something to answer in the inbox.
 
 use std::path::PathBuf;
 
@@ -16,6 +17,7 @@ use crate::questions;
 
 const DANA: &str = "dana";
 const SAM: &str = "sam";
+const LEE: &str = "lee";
 
 /// A user or intent id of the demo, checked as the command line checks one.
 fn demo_id<T: TryFrom<String, Error = InvalidId>>(text: &str) -> Result<T, Failure> {
@@ -91,6 +93,14 @@ pub(crate) async fn run(
             synchronous,
         ),
     };
+    // The store the closing hint names, as a shell reads it: a kept SQLite
+    // file's path (a PostgreSQL URL may hold a password, so it is not
+    // repeated).
+    let kept = match (&scratch, &database) {
+        (Some(_), _) => None,
+        (None, Database::Sqlite(path, _)) => Some(shell_quote(&path.display().to_string())),
+        (None, Database::Postgres(_)) => Some("<the same URL>".to_owned()),
+    };
     let purpose = if scratch.is_some() {
         Use::Scratch
     } else {
@@ -99,7 +109,7 @@ pub(crate) async fn run(
     let session = Session::open(&database, purpose, out).await?;
     out.line(styled(
         BOLD,
-        "A negotiation from opening to agreement, on the embedded SQLite store.",
+        "A negotiation from opening to agreement, then one left on a question for the person, on the embedded SQLite store.",
     ));
     out.line(styled(DIM, format!("Store: {}", database.describe())));
 
@@ -285,11 +295,101 @@ pub(crate) async fn run(
     typed(out, &format!("index negotiation list --as {DANA}"));
     negotiation::list(&session, &demo_id(DANA)?, &ListFilter::default()).await?;
 
+    heading(
+        out,
+        8,
+        "Dana's agent talks with a second candidate, Lee; that round stalls too, and its question is left for Dana",
+    );
+    let second = negotiation::new_opportunity_id();
+    typed(
+        out,
+        &format!(
+            "index negotiation open --initiator {DANA} --initiator-intent hire-founding-engineer --responder {LEE} --responder-intent join-climate-startup --opportunity-id {second}"
+        ),
+    );
+    let second = negotiation::open(
+        &session,
+        Opening {
+            id: second,
+            initiator: Seat {
+                user_id: demo_id(DANA)?,
+                intent_id: demo_id("hire-founding-engineer")?,
+            },
+            responder: Seat {
+                user_id: demo_id(LEE)?,
+                intent_id: demo_id("join-climate-startup")?,
+            },
+        },
+    )
+    .await?;
+    let round: [(&str, NegotiationAction, &str); 12] = [
+        (
+            DANA,
+            Propose,
+            "Founding engineer role, 140k and 0.5% equity.",
+        ),
+        (LEE, Counter, "Is there room on the equity?"),
+        (DANA, Propose, "0.8% on a four-year vest."),
+        (LEE, Counter, "Could it reach 2%?"),
+        (DANA, Propose, "1% with a one-year cliff."),
+        (LEE, Counter, "What would move it past 1%?"),
+        (
+            DANA,
+            Propose,
+            "1% now and a review after the first customer.",
+        ),
+        (LEE, Counter, "A review is no commitment."),
+        (DANA, Propose, "1.2% on a four-year vest."),
+        (LEE, Counter, "Lee would need at least 1.8%."),
+        (DANA, Propose, "1.3% and the first-engineer title."),
+        (LEE, Counter, "Still short of 1.8%; over to Dana."),
+    ];
+    for (who, action, message) in round {
+        turn(&session, &second, who, action, message).await?;
+    }
+    typed(
+        out,
+        &format!(
+            "index negotiation park {second} --as {DANA} --model scripted --name Dana --counterparty-name Lee"
+        ),
+    );
+    let left = questions::park(
+        &session,
+        &second,
+        &demo_id(DANA)?,
+        ParkArgs {
+            id: second.clone(),
+            user: demo_id(DANA)?,
+            model: ModelChoice::Scripted,
+            name: Some("Dana".into()),
+            signal_title: Some("Founding engineer".into()),
+            signal: Some("Hire a founding engineer for a climate-data startup".into()),
+            seed_reasoning: None,
+            counterparty_name: Some("Lee".into()),
+            network: "climate-founders".into(),
+            ask_rounds_cap: None,
+        },
+    )
+    .await?;
+    if left.is_empty() {
+        return Err(Failure::Input("the demo expected a second park".into()));
+    }
+    typed(out, &format!("index negotiation list --as {DANA}"));
+    negotiation::list(&session, &demo_id(DANA)?, &ListFilter::default()).await?;
+
     out.line("");
     out.line(styled(
         BOLD,
-        "Done: the opportunity is pending, waiting for Dana and Sam to review it.",
+        "Done: the first opportunity is pending, waiting for Dana and Sam to review it; the second waits on Dana's answer.",
     ));
+    out.line(match &kept {
+        Some(db) => format!(
+            "Answer it in the inbox: run `index serve --db {db}` and open the link `index keys login-link --user {DANA} --db {db}` prints."
+        ),
+        None => format!(
+            "This store is thrown away; to answer the question in the inbox, keep it with `index demo --db index.db`, then run `index serve` and open the link `index keys login-link --user {DANA}` prints."
+        ),
+    });
     drop(session);
     if let Some(dir) = scratch {
         let _ = std::fs::remove_dir_all(dir);

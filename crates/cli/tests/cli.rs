@@ -9,6 +9,8 @@
     clippy::panic
 )]
 
+#[path = "support/serve.rs"]
+mod serve;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -673,8 +675,76 @@ fn the_demo_runs_start_to_finish() {
         None,
     );
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    assert_eq!(listed["negotiations"][0]["status"], "pending");
-    assert_eq!(listed["negotiations"][0]["turnCount"], 17);
+    let listed = listed["negotiations"].as_array().unwrap();
+    let with = |user: &str| {
+        listed
+            .iter()
+            .find(|n| n["responder"]["userId"] == user)
+            .unwrap_or_else(|| panic!("a negotiation with {user}: {listed:?}"))
+    };
+    assert_eq!(with("sam")["status"], "pending");
+    assert_eq!(with("sam")["turnCount"], 17);
+}
+
+/// The demo ends with a question left for dana, so that `index serve` on
+/// its store shows her the question loop in the inbox.
+#[test]
+fn the_demo_leaves_dana_one_question_to_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = index_in(dir.path(), &["demo", "--db", "index.db"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for expected in [
+        "8. Dana's agent talks with a second candidate, Lee",
+        "--as lee --action counter --message 'Still short of 1.8%; over to Dana.'",
+        "Round ended (turn_limit)",
+        "--as dana --model scripted --name Dana --counterparty-name Lee",
+        "the second waits on Dana's answer.",
+        "Answer it in the inbox: run `index serve --db 'index.db'` and open the link `index keys login-link --user dana --db 'index.db'` prints.",
+    ] {
+        assert!(stdout.contains(expected), "{expected} missing: {stdout}");
+    }
+    let db = dir.path().join("index.db").display().to_string();
+    let listed = index_in(
+        dir.path(),
+        &["--json", "negotiation", "list", "--as", "dana", "--db", &db],
+        None,
+    );
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let waiting: Vec<&Value> = listed["negotiations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["waitingOn"] == "dana")
+        .collect();
+    assert_eq!(waiting.len(), 1, "{listed}");
+    assert_eq!(waiting[0]["responder"]["userId"], "lee");
+
+    // What the inbox reads: one question, for that negotiation alone.
+    let key = index_in(
+        dir.path(),
+        &["keys", "create", "--user", "dana", "--db", &db],
+        None,
+    );
+    assert_eq!(key.status.code(), Some(0), "{}", text(&key.stderr));
+    let key = text(&key.stdout).trim().to_owned();
+    let host = serve::Host::start(dir.path(), &db);
+    let (status, asked) = host.request("GET", "/questions", &key, None);
+    assert_eq!(status, 200, "{asked}");
+    assert_eq!(asked["questions"].as_array().unwrap().len(), 1, "{asked}");
+    assert_eq!(
+        asked["questions"][0]["opportunityIds"],
+        serde_json::json!([waiting[0]["id"]])
+    );
+    assert!(
+        asked["questions"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("How much equity can you offer a founding engineer?"),
+        "{asked}"
+    );
+    assert_eq!(asked["unreadable"], serde_json::json!([]));
+    host.stop();
 }
 
 #[test]
