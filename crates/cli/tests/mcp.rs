@@ -24,6 +24,8 @@
     clippy::panic
 )]
 
+#[path = "support/serve.rs"]
+mod serve;
 #[path = "support/stall.rs"]
 mod stall;
 mod support;
@@ -404,4 +406,122 @@ fn a_person_answers_in_the_inbox_in_chromium() {
         "the screenshot is written"
     );
     assert_eq!(fake.request_count(), 2, "two parks, two model calls");
+}
+
+/// One call of the MCP Inspector's command line at `url` as `key`: its
+/// exit status, what it printed (the JSON answer) and what it warned.
+fn inspector(bin: &str, url: &str, key: &str, args: &[&str]) -> (bool, serde_json::Value, String) {
+    let out = Command::new(bin)
+        .args(["--cli", "--transport", "http", "--server-url", url])
+        .args(["--header", &format!("Authorization: Bearer {key}")])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let answer = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+    (
+        out.status.success(),
+        answer,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The error object a refused call's answer carries, as the Inspector
+/// printed it: the JSON of its first text block.
+fn refusal_code(answer: &serde_json::Value) -> String {
+    assert_eq!(answer["isError"], true, "{answer}");
+    assert!(answer.get("structuredContent").is_none(), "{answer}");
+    let text = answer["content"][0]["text"].as_str().unwrap();
+    let error: serde_json::Value = serde_json::from_str(text).unwrap();
+    error["error"]["code"].as_str().unwrap().to_owned()
+}
+
+#[test]
+#[ignore = "needs the MCP Inspector's command line: INDEX_TEST_MCP_INSPECTOR=path/to/mcp-inspector (see .ci/run) cargo test -- --ignored"]
+fn the_mcp_inspector_lists_turns_is_refused_waits_and_parks() {
+    let bin = std::env::var("INDEX_TEST_MCP_INSPECTOR").expect(
+        "INDEX_TEST_MCP_INSPECTOR names the Inspector's mcp-inspector (.ci/run installs it)",
+    );
+    let (_runtime, fake, base) = model_asking(&[EQUITY; 1]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("inspector.db").display().to_string();
+    let stalled = "5d1e8c2a-7b4f-4e90-a1c3-9f0b2d4e6a81";
+    let open = "9a3c5e7f-1b2d-4f60-8e9a-0c1d2e3f4a5b";
+    stall::stall(dir.path(), &db, stalled);
+    stall::open(dir.path(), &db, open);
+    let key = |user: &str| {
+        let out = support::index(
+            dir.path(),
+            &["keys", "create", "--user", user, "--db", &db],
+            None,
+            &[],
+        );
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    let (dana, sam) = (key("dana"), key("sam"));
+    let host = serve::Host::start_with(
+        dir.path(),
+        &db,
+        &[
+            ("INDEX_MODEL_BASE_URL", base.as_str()),
+            ("INDEX_MODEL", "gpt-4o"),
+            ("INDEX_MODEL_API_KEY", "sk-inspector"),
+        ],
+    );
+    let url = format!("http://{}/mcp", host.address);
+
+    // Its strict schema check finds nothing to warn of.
+    let (ok, listed, warned) =
+        inspector(&bin, &url, &dana, &["--method", "tools/list", "--strict"]);
+    assert!(ok && !warned.contains("Warning"), "{warned}");
+    assert_eq!(
+        listed["tools"].as_array().map(Vec::len),
+        Some(6),
+        "{listed}"
+    );
+
+    let call = |key: &str, tool: &str, args: &[&str]| {
+        let mut all = vec!["--method", "tools/call", "--tool-name", tool, "--tool-arg"];
+        all.extend_from_slice(args);
+        inspector(&bin, &url, key, &all)
+    };
+    let opp = format!("opportunityId={open}");
+    // A turn.
+    let (ok, taken, warned) = call(
+        &dana,
+        "submit_negotiation_turn",
+        &[&opp, "action=propose", "message=Intro call?"],
+    );
+    assert!(ok, "{warned}");
+    assert_eq!(
+        taken["structuredContent"]["decision"]["turnIndex"], 0,
+        "{taken}"
+    );
+    // A refusal, read as its code.
+    let (_, refused, _) = call(
+        &dana,
+        "submit_negotiation_turn",
+        &[&opp, "action=propose", "message=Again?"],
+    );
+    assert_eq!(refusal_code(&refused), "not_your_turn");
+    let (_, refused, _) = call(&sam, "get_negotiation", &[&opp, "wait=61"]);
+    assert_eq!(refusal_code(&refused), "invalid_request");
+    // A wait, answered with the negotiation.
+    let (ok, seen, warned) = call(&dana, "get_negotiation", &[&opp, "wait=2"]);
+    assert!(ok, "{warned}");
+    assert_eq!(
+        seen["structuredContent"]["negotiation"]["awaitingUserId"], "sam",
+        "{seen}"
+    );
+    // A park, answered with its report.
+    let (ok, parked, warned) = call(
+        &dana,
+        "park_negotiation",
+        &[&format!("opportunityId={stalled}"), "counterpartyName=sam"],
+    );
+    assert!(ok, "{warned}");
+    assert_eq!(parked["structuredContent"]["outcome"], "parked", "{parked}");
+    assert_eq!(fake.request_count(), 1, "one park, one model call");
+    host.stop();
 }

@@ -180,10 +180,7 @@ impl Asking {
         let forms = context
             .client_capabilities()
             .is_some_and(|capabilities| capabilities.elicitation.is_some());
-        let current = context
-            .meta
-            .protocol_version()
-            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let current = speaks_current(context);
         match context.extensions.get::<InTask>() {
             _ if !forms => Asking::No,
             Some(task) => Asking::InTask(task.clone()),
@@ -948,6 +945,15 @@ impl ServerHandler for NegotiatorServer {
 /// How long a task may live beyond what it waits for.
 const TASK_MARGIN: Duration = Duration::from_secs(10 * 60);
 
+/// Whether a request is of the current protocol (2026-07-28 or later):
+/// per-request capabilities and no session, so nothing can be pushed to it.
+fn speaks_current(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
 /// A call's arguments read as its tool reads them, or `None` when the tool
 /// would refuse them.
 fn arguments<T: serde::de::DeserializeOwned>(request: &CallToolRequestParams) -> Option<T> {
@@ -976,7 +982,11 @@ impl Tools {
                 .is_some_and(|wait| wait_duration(wait).is_ok()),
             _ => false,
         };
-        if !capabilities.supports_tasks() || !long {
+        // The tasks extension is the current protocol's, declared in each
+        // request's capabilities. An older session that lists it when it
+        // initializes (the Inspector does) reads a task as a tool result
+        // without its structured content, so it gets the result itself.
+        if !capabilities.supports_tasks() || !speaks_current(context) || !long {
             return None;
         }
         let caller = self.caller(context)?;

@@ -54,7 +54,8 @@ pub(crate) fn tool_schema<T: JsonSchema>(contract: Contract) -> Arc<JsonObject> 
 }
 
 /// A finished schema, or a document of them, made plain throughout: every
-/// description as prose, and no `format` JSON Schema does not define
+/// description as prose, every nullable type as one-type branches, and no
+/// `format` JSON Schema does not define
 /// (schemars names Rust's integer and float types, `uint`, `double`, …,
 /// which validators such as ajv warn about and no client can use). Ours
 /// are made so here, and so are the tools' input schemas rmcp makes.
@@ -79,6 +80,22 @@ fn plain_object(object: &mut serde_json::Map<String, Value>) {
         .is_some_and(|format| RUST_FORMATS.contains(&format))
     {
         object.remove("format");
+    }
+    // A nullable field as branches of one type each: `type: ["string",
+    // "null"]` is JSON Schema, but clients that map schemas onto a
+    // one-type dialect (the MCP Inspector warns of it, and some model
+    // providers' function declarations) drop or refuse it. The other
+    // keywords stay beside the branches, where each applies to its type.
+    if !object.contains_key("anyOf")
+        && let Some(Value::Array(types)) = object.get("type")
+        && types.len() > 1
+    {
+        let branches = types
+            .iter()
+            .map(|kind| serde_json::json!({ "type": kind }))
+            .collect();
+        object.remove("type");
+        object.insert("anyOf".to_owned(), Value::Array(branches));
     }
 }
 
@@ -164,6 +181,23 @@ mod tests {
         );
         assert_eq!(for_people("an [`unclosed"), "an [`unclosed");
         assert_eq!(for_people("é [`ü`](x) ö"), "é `ü` ö");
+    }
+
+    #[test]
+    fn a_nullable_type_becomes_branches_of_one_type_each() {
+        let mut schema = serde_json::json!({
+            "properties": {
+                "outcome": {"type": ["string", "null"], "minLength": 1},
+                "type": {"type": "string"},
+            }
+        });
+        plain(&mut schema);
+        assert_eq!(
+            schema["properties"]["outcome"],
+            serde_json::json!({"anyOf": [{"type": "string"}, {"type": "null"}], "minLength": 1})
+        );
+        // A property named `type` is a schema, left as it is.
+        assert_eq!(schema["properties"]["type"], serde_json::json!({"type": "string"}));
     }
 
     #[test]

@@ -20,9 +20,15 @@ impl Host {
     /// Starts `index serve` in `dir` on `db`, on a port the system picks,
     /// and reads the address from its first line.
     pub fn start(dir: &Path, db: &str) -> Host {
+        Self::start_with(dir, db, &[])
+    }
+
+    /// [`Host::start`] with `env` besides the test's own.
+    pub fn start_with(dir: &Path, db: &str, env: &[(&str, &str)]) -> Host {
         let mut child = support::command(dir)
             .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
