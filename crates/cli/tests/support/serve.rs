@@ -1,6 +1,9 @@
 //! A running `index serve` on a free local port, spoken to over plain
 //! HTTP/1.1, and stopped as a service manager stops it.
 
+// Each test binary uses its own part of this.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
