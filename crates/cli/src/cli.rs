@@ -59,8 +59,13 @@ pub(crate) enum Command {
     /// with `--db`, `index serve` on that store shows it in her inbox.
     #[command(after_help = "Example:\n  index demo\n  index demo --db demo.db")]
     Demo(DemoArgs),
-    /// Run the negotiation host: the REST API and MCP (streamable HTTP at
-    /// /mcp) on one listener, or MCP over stdio for one key.
+    /// Run the negotiation host: the REST API, MCP (streamable HTTP at
+    /// /mcp) and the inbox (a person's web page, at /inbox) on one
+    /// listener, or MCP over stdio for one key.
+    ///
+    /// A browser that opens the host's address is sent to /inbox. A person
+    /// signs in there with their key or with the link `index keys
+    /// login-link --user NAME` prints.
     #[command(
         after_help = "Examples:\n  index serve --listen 127.0.0.1:8080\n  index serve --mcp-stdio --key-file ~/.config/index/dana.key\n  index serve --db postgres://index@db.internal/index"
     )]

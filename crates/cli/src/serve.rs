@@ -69,7 +69,7 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
         .local_addr()
         .map_err(|err| Failure::Usage(err.to_string()))?;
     // The one line a script waits for; the port is real even for :0.
-    anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp)");
+    anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp, inbox at /inbox)");
     let mut settings = index_host::ServeSettings::default();
     settings.allowed_hosts = args.allowed_hosts;
     settings.shutdown_grace = std::time::Duration::from_secs(args.shutdown_grace);

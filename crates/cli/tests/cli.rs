@@ -686,6 +686,41 @@ fn the_demo_runs_start_to_finish() {
     assert_eq!(with("sam")["turnCount"], 17);
 }
 
+/// `index serve` says where it listens and where each of its faces is,
+/// the inbox included; its help and man page name the inbox too.
+#[test]
+fn serve_names_the_inbox_where_it_listens() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = support::command(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", "serve.db"])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(host.stderr.take().unwrap()));
+    let line = lines
+        .find_map(|line| line.ok().filter(|line| line.starts_with("listening on")))
+        .unwrap();
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let address = line
+        .strip_prefix("listening on http://")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap();
+    assert!(address.starts_with("127.0.0.1:"), "{line}");
+    assert_eq!(
+        line,
+        format!("listening on http://{address} (REST at /, MCP at /mcp, inbox at /inbox)")
+    );
+    let help = index_in(dir.path(), &["serve", "--help"], None);
+    assert!(text(&help.stdout).contains("the inbox (a person's web page, at /inbox)"));
+    assert!(
+        text(&help.stdout).contains("A browser that opens the host's address is sent to /inbox")
+    );
+}
+
 /// The demo ends with a question left for dana, so that `index serve` on
 /// its store shows her the question loop in the inbox.
 #[test]

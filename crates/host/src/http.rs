@@ -212,6 +212,7 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .layer(middleware::from_fn_with_state(host.clone(), authenticate));
     public
         .merge(api)
+        .layer(middleware::from_fn(crate::web::browser_home))
         .layer(middleware::map_response(one_error_shape))
         .layer(middleware::map_response(crate::web::secured))
         .layer(middleware::from_fn_with_state(host, counted))

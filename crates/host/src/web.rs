@@ -90,6 +90,41 @@ pub(crate) fn pages() -> Router<Host> {
         })
 }
 
+/// Sends a browser that opens the host's own address (`GET /`, asking for
+/// a page) to the inbox. Any other request at `/` goes on as before: an
+/// API client gets the error shape (401 without a key, 404 with one).
+pub(crate) async fn browser_home(request: Request, next: Next) -> Response {
+    let home = request.uri().path() == "/"
+        && matches!(*request.method(), Method::GET | Method::HEAD)
+        && wants_a_page(request.headers());
+    if home {
+        return (StatusCode::SEE_OTHER, [(header::LOCATION, "/inbox")]).into_response();
+    }
+    next.run(request).await
+}
+
+/// Whether `Accept` names HTML, as a browser's does when it opens a page
+/// (and not with `q=0`, which refuses it); `*/*` alone is an API client's.
+fn wants_a_page(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|accept| accept.split(','))
+        .any(|range| {
+            let mut parts = range.split(';').map(str::trim);
+            let html = parts
+                .next()
+                .is_some_and(|kind| kind.eq_ignore_ascii_case("text/html"));
+            let refused = parts.any(|param| {
+                param.split_once('=').is_some_and(|(name, q)| {
+                    name.trim() == "q" && q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+                })
+            });
+            html && !refused
+        })
+}
+
 /// Adds the security headers to every answer: the policy above, no
 /// sniffing of types, no referrer, no framing.
 pub(crate) async fn secured(mut response: Response) -> Response {
@@ -303,6 +338,20 @@ mod tests {
             session_token(&headers(&[("cookie", "xindex_session=1")])),
             None
         );
+    }
+
+    #[test]
+    fn a_browser_asks_for_a_page_and_an_api_client_does_not() {
+        let accepts = |value: &str| wants_a_page(&headers(&[("accept", value)]));
+        assert!(accepts(
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+        ));
+        assert!(accepts("application/json, TEXT/HTML;q=0.5"));
+        assert!(!accepts("application/json"));
+        assert!(!accepts("*/*"));
+        assert!(!accepts("text/html;q=0"));
+        assert!(!accepts("text/htmlx"));
+        assert!(!wants_a_page(&HeaderMap::new()));
     }
 
     #[test]

@@ -331,3 +331,77 @@ async fn the_inbox_is_served_with_a_strict_policy_and_so_is_every_answer() {
     );
     host.stop().await;
 }
+
+/// A browser that opens the host's own address is sent to the inbox; an
+/// API client at `/` gets the error shape it always got.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_at_the_root_is_sent_to_the_inbox() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let root = format!("{}/", host.base);
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    for method in [reqwest::Method::GET, reqwest::Method::HEAD] {
+        let sent = http
+            .request(method.clone(), &root)
+            .header("accept", browser)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sent.status(), 303, "{method}");
+        assert_eq!(sent.headers()["location"], "/inbox", "{method}");
+        assert_eq!(sent.headers()["x-frame-options"], "DENY", "{method}");
+        assert!(sent.headers().contains_key("x-request-id"), "{method}");
+    }
+    // Followed, it is the inbox page.
+    let page = host
+        .http
+        .get(&root)
+        .header("accept", browser)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+
+    // Anything else at `/` is answered as before.
+    let api = |key: Option<&str>, accept: Option<&str>, method: reqwest::Method| {
+        let mut request = http.request(method, &root);
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        if let Some(accept) = accept {
+            request = request.header("accept", accept);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (
+                status,
+                response.json::<Value>().await.unwrap_or(Value::Null),
+            )
+        }
+    };
+    for accept in [None, Some("application/json"), Some("*/*")] {
+        let (status, body) = api(None, accept, reqwest::Method::GET).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (401, &json!("unauthorized")),
+            "{accept:?}"
+        );
+        let (status, body) = api(Some(&host.dana), accept, reqwest::Method::GET).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (404, &json!("unknown_route")),
+            "{accept:?}"
+        );
+    }
+    let (status, body) = api(None, Some(browser), reqwest::Method::POST).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (401, &json!("unauthorized"))
+    );
+    host.stop().await;
+}
