@@ -192,6 +192,25 @@ fn python_mcp_clients_negotiate_through_index_serve() {
 
 #[test]
 #[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
+fn a_stopping_host_answers_python_mcp_waits_on_both_protocols() {
+    let dir = tempfile::tempdir().unwrap();
+    run_python(
+        "mcp_shutdown.py",
+        dir.path(),
+        &[],
+        &[
+            "ok: a session's wait is answered with the negotiation as the host stops",
+            "ok: a current client's wait is answered with the negotiation as the host stops",
+            "ok: the stop answered the waits at once",
+            "ok: an ordinary stop logs no error",
+            "ok: the host stops cleanly on SIGTERM",
+            "shutdown done",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
 fn a_python_mcp_client_answers_a_park_by_elicitation() {
     let (_runtime, fake, base) = model_asking(&[EQUITY; 5]);
     let dir = tempfile::tempdir().unwrap();

@@ -43,6 +43,16 @@ def key_of(index, db, user, host=False):
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip()
 
 
+# The running hosts by base URL, so a script may stop one early.
+_SERVERS = {}
+
+
+def stop_now(base):
+    """Sends SIGTERM to the host serving `base`, as a service manager
+    stops it; `serving` still checks that it ends cleanly."""
+    _SERVERS[base].send_signal(signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def serving(index, db, *args, env=None):
     """`index serve` on `db` (with `args`, and `env` besides the process's
@@ -59,6 +69,7 @@ def serving(index, db, *args, env=None):
         line = server.stderr.readline()
         check(line.startswith("listening on http://"), f"the host is up: {line.strip()}")
         reader.start()
+        _SERVERS[line.split()[2]] = server
         yield line.split()[2], log
     finally:
         server.send_signal(signal.SIGTERM)
