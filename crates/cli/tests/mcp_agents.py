@@ -67,6 +67,7 @@ async def refusals(url, keys):
             async with streamable_http_client(url, http_client=http) as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
                     await session.initialize()
+                    await session.list_tools()  # as agents do first
                     result = await session.call_tool("submit_negotiation_turn", {"opportunityId": HTTP_OPP, "action": action, "message": "Too soon."})
                     check(refusal_code(result) == code, f"{me}'s {action} is refused: {code}")
                     seen = await session.call_tool("get_negotiation", {"opportunityId": HTTP_OPP})
@@ -78,6 +79,7 @@ async def stranger(url, key):
         async with streamable_http_client(url, http_client=http) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.initialize()
+                await session.list_tools()  # as agents do first
                 for tool, args in [
                     ("get_negotiation", {"opportunityId": HTTP_OPP}),
                     ("submit_negotiation_turn", {"opportunityId": HTTP_OPP, "action": "accept", "message": "Mine."}),
@@ -97,6 +99,7 @@ async def patient(url, key):
             async with streamable_http_client(url, http_client=http) as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
                     await session.initialize()
+                    await session.list_tools()  # as agents do first
                     return await session.call_tool("get_negotiation", {"opportunityId": QUIET_OPP, "wait": 40})
 
     async def current_wait():

@@ -63,6 +63,7 @@ async def with_elicitation(url, key, log):
         async with streamable_http_client(url, http_client=http) as streams:
             async with ClientSession(streams[0], streams[1], elicitation_callback=on_elicit) as session:
                 await session.initialize()
+                await session.list_tools()  # as agents do first
 
                 await replies.put(types.ElicitResult(action="decline"))
                 parked = await session.call_tool("park_negotiation", {"opportunityId": FIRST, "counterpartyName": "sam"})
@@ -107,6 +108,7 @@ async def without_elicitation(url, key, log):
         async with streamable_http_client(url, http_client=http) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.initialize()
+                await session.list_tools()  # as agents do first
                 parked = await session.call_tool("park_negotiation", {"opportunityId": THIRD, "counterpartyName": "sam"})
                 check(parked.structured_content["outcome"] == "parked", "a client without elicitation parks the third")
                 check(await logged(log, "not offered"), "and is never sent a form")

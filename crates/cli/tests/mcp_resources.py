@@ -69,6 +69,7 @@ async def legacy(base, keys):
         async with streamable_http_client(base + "/mcp", http_client=http) as streams:
             async with ClientSession(streams[0], streams[1], message_handler=on_message) as session:
                 initialized = await session.initialize()
+                await session.list_tools()  # as agents do first
                 check(initialized.capabilities.resources.subscribe, "an older client is offered subscriptions")
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
