@@ -130,17 +130,19 @@ mod tests {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
+    /// rmcp's answer to a call: `body` as JSON.
+    fn json(body: &'static str) -> Response {
+        let mut response = Response::new(Body::from(body));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        response
+    }
+
     #[tokio::test]
     async fn a_quick_answer_is_rmcps_own() {
-        let response = kept_alive(async {
-            let mut response = Response::new(Body::from("{\"ok\":1}"));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
-        })
-        .await;
+        let response = kept_alive(async { json("{\"ok\":1}") }).await;
         assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
         assert_eq!(text(response).await, "{\"ok\":1}");
     }
@@ -149,12 +151,7 @@ mod tests {
     async fn a_slow_answer_is_held_on_a_stream_that_keeps_talking() {
         let response = kept_alive(async {
             tokio::time::sleep(Duration::from_secs(10)).await;
-            let mut response = Response::new(Body::from("{\"jsonrpc\":\"2.0\",\n\"id\":1}"));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
+            json("{\"jsonrpc\":\"2.0\",\n\"id\":1}")
         })
         .await;
         assert_eq!(
