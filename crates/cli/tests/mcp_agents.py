@@ -105,6 +105,7 @@ async def patient(url, key):
     async def current_wait():
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
             async with Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+                await client.list_tools()  # as agents do first
                 return await client.call_tool("get_negotiation", {"opportunityId": QUIET_OPP, "wait": 40})
 
     started = time.monotonic()

@@ -126,6 +126,7 @@ async def current_client(url, key):
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60) as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode="2026-07-28", elicitation_callback=on_elicit) as client:
+            await client.list_tools()  # as agents do first
             parked = await client.call_tool("park_negotiation", {"opportunityId": FIFTH, "counterpartyName": "sam"})
             check(len(asked) == 1 and "How much equity could you offer?" in asked[0].message, "a current client is asked through input_required")
             # The third is still parked on the same question: one answer

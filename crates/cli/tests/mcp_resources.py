@@ -37,6 +37,7 @@ async def current(base, keys):
     turns = iter(["Lunch on Friday?", "Friday it is, at noon?"])
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys['dana']}"}, timeout=60) as http:
         async with Client(streamable_http_client(base + "/mcp", http_client=http), mode="2026-07-28") as client:
+            await client.list_tools()  # as agents do first
             listed = await client.list_resources()
             check([r.uri for r in listed.resources] == [URI], f"dana's negotiations are listed as resources: {[r.uri for r in listed.resources]}")
             templates = await client.list_resource_templates()

@@ -126,6 +126,8 @@ async def agents(url, dana_key, sam_key):
     dana_http, dana = client(url, dana_key, [dana_tasks])
     sam_http, sam = client(url, sam_key, [Tasks()])
     async with dana_http, sam_http, dana, sam:
+        for agent in (dana, sam):
+            await agent.list_tools()  # as agents do first
         waiting = asyncio.create_task(dana.call_tool("get_negotiation", {"opportunityId": FIRST, "wait": 40}))
         await asyncio.sleep(1.5)
         check(not waiting.done() and len(dana_tasks.started) == 1, "dana's wait runs as a task")
