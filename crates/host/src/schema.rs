@@ -197,7 +197,10 @@ mod tests {
             serde_json::json!({"anyOf": [{"type": "string"}, {"type": "null"}], "minLength": 1})
         );
         // A property named `type` is a schema, left as it is.
-        assert_eq!(schema["properties"]["type"], serde_json::json!({"type": "string"}));
+        assert_eq!(
+            schema["properties"]["type"],
+            serde_json::json!({"type": "string"})
+        );
     }
 
     #[test]
