@@ -43,6 +43,8 @@ index_js::wire_enum! {
         RequestTimeout = "request_timeout",
         /// A change asked by cookie from a page that is not this host's.
         CrossOrigin = "cross_origin",
+        /// A sign-in with a login link that was used already (or revoked).
+        LoginLinkUsed = "login_link_used",
     }
 }
 
@@ -60,6 +62,13 @@ pub enum HostError {
     /// The key was valid and its expiry has passed.
     #[error("this API key has expired: ask for a new one (`index keys create`)")]
     KeyExpired,
+    /// A sign-in with a login link that signed in already (a link signs
+    /// in once) or was revoked. Only the link's holder can present it, so
+    /// telling it apart from an unknown key gives nothing away.
+    #[error(
+        "this login link was used already (a link signs in once) or revoked: ask for a new one (`index keys login-link`)"
+    )]
+    LoginLinkUsed,
     /// The key is valid but may not do this (opening or closing needs a
     /// host key).
     #[error("this needs a host key")]
@@ -132,6 +141,7 @@ impl HostError {
         match self {
             HostError::Unauthorized => ErrorCode::Unauthorized.as_str(),
             HostError::KeyExpired => ErrorCode::KeyExpired.as_str(),
+            HostError::LoginLinkUsed => ErrorCode::LoginLinkUsed.as_str(),
             HostError::Forbidden | HostError::HostKeySignIn => ErrorCode::Forbidden.as_str(),
             HostError::NotFound => NegotiationRejection::NotFound.as_str(),
             HostError::Refused(refusal) => refusal.code(),
@@ -151,7 +161,9 @@ impl HostError {
     /// The HTTP status, with the reference host's map for rejections.
     pub fn status(&self) -> StatusCode {
         match self {
-            HostError::Unauthorized | HostError::KeyExpired => StatusCode::UNAUTHORIZED,
+            HostError::Unauthorized | HostError::KeyExpired | HostError::LoginLinkUsed => {
+                StatusCode::UNAUTHORIZED
+            }
             HostError::Forbidden | HostError::HostKeySignIn | HostError::CrossOrigin => {
                 StatusCode::FORBIDDEN
             }

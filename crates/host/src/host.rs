@@ -92,6 +92,10 @@ pub struct AskedQuestion {
     pub message: String,
     /// The negotiations parked on it, which one answer resumes.
     pub opportunity_ids: Vec<OpportunityId>,
+    /// The question as its person's agent asked it: its options (what the
+    /// message's prose lists), each with its description, and whether
+    /// several may be chosen, for a client that offers them as choices.
+    pub question: StructuredQuestion,
 }
 
 /// What the caller's person is asked (`GET /questions`): every question
@@ -673,6 +677,7 @@ impl Host {
                 Ok(message) => questions.push(AskedQuestion {
                     message,
                     opportunity_ids: ids,
+                    question,
                 }),
                 Err(err) => {
                     tracing::error!(opportunity_id = %first, error = %index_negotiation_store::ErrorChain(&err), "a parked question cannot be written as a question message");

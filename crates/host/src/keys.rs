@@ -231,9 +231,9 @@ pub async fn create_login_link(
 ///
 /// # Errors
 ///
-/// As [`authenticate`]; [`HostError::Unauthorized`] for a session key or
-/// a login link already used; [`HostError::HostKeySignIn`] for a host
-/// key.
+/// As [`authenticate`]; [`HostError::Unauthorized`] for a session key;
+/// [`HostError::LoginLinkUsed`] for a login link already used (or
+/// revoked); [`HostError::HostKeySignIn`] for a host key.
 pub async fn sign_in(
     store: &(impl ApiKeyStore + ?Sized),
     secret: &str,
@@ -254,7 +254,7 @@ pub async fn sign_in(
     if record.name.as_deref() == Some(LOGIN_LINK_NAME)
         && store.revoke_api_key(&record.id).await? != Revocation::Revoked
     {
-        return Err(HostError::Unauthorized);
+        return Err(HostError::LoginLinkUsed);
     }
     let name = Some(WEB_SESSION_NAME.to_owned());
     make_key(
@@ -322,6 +322,9 @@ async fn active_key(
     let now = UnixTime::now();
     match record.state(now) {
         KeyState::Active => {}
+        // A link is revoked as it signs in: revoked, it was spent (or
+        // taken back), which only its holder can learn.
+        KeyState::Revoked if only_signs_in => return Err(HostError::LoginLinkUsed),
         KeyState::Expired => return Err(HostError::KeyExpired),
         _ => return Err(HostError::Unauthorized),
     }
@@ -476,7 +479,7 @@ mod tests {
         for racer in racers {
             match racer.await.unwrap() {
                 Ok(_) => sessions += 1,
-                Err(err) => assert!(matches!(err, HostError::Unauthorized), "{err:?}"),
+                Err(err) => assert!(matches!(err, HostError::LoginLinkUsed), "{err:?}"),
             }
         }
         assert_eq!(sessions, 1, "one sign-in spends the link");

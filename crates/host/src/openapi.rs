@@ -150,8 +150,9 @@ pub(crate) enum Fails {
     Answer,
     /// The store cannot answer (readiness): `store_failed`, 503.
     NotReady,
-    /// A key that signs nothing in: `unauthorized`, `key_expired`; a host
-    /// key, which may not: `forbidden`, 403.
+    /// A key that signs nothing in: `unauthorized`, `key_expired`, a login
+    /// link used already: `login_link_used`; a host key, which may not:
+    /// `forbidden`, 403.
     SignIn,
     /// Sent from a page that is not this host's: `cross_origin`, 403.
     CrossOrigin,
@@ -199,6 +200,7 @@ impl Fails {
             Fails::SignIn => vec![
                 of(HostError::Unauthorized),
                 of(HostError::KeyExpired),
+                of(HostError::LoginLinkUsed),
                 of(HostError::HostKeySignIn),
             ],
             Fails::CrossOrigin => vec![of(HostError::CrossOrigin)],

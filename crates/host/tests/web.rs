@@ -188,7 +188,13 @@ async fn signing_out_ends_the_session_and_a_login_link_signs_in_once() {
     let (status, body, cookie) = sign_in(&host, &link.secret).await;
     assert_eq!((status, &body["userId"]), (201, &json!("sam")), "{body}");
     assert!(cookie.is_some());
-    assert_eq!(sign_in(&host, &link.secret).await.0, 401, "used once");
+    let (status, again, cookie) = sign_in(&host, &link.secret).await;
+    assert_eq!(
+        (status, &again["error"]["code"]),
+        (401, &json!("login_link_used")),
+        "used once, and said so: {again}"
+    );
+    assert!(cookie.is_none());
     let made = index_host::keys::create_key(
         host.store.as_ref(),
         "sam".parse().unwrap(),
@@ -219,6 +225,17 @@ async fn a_persons_questions_are_question_messages_one_per_question() {
     let parsed = index_question_block::parse_question_message(message).unwrap();
     let question = &parsed.block.questions[0];
     assert_eq!(question.prompt, "How much equity?");
+    // Beside the message, the question as asked: its options to offer as
+    // choices.
+    assert_eq!(
+        questions[0]["question"],
+        serde_json::to_value(support::question()).unwrap()
+    );
+    assert_eq!(questions[0]["question"]["multiSelect"], false);
+    assert_eq!(
+        questions[0]["question"]["options"][1],
+        json!({"label": "3%", "description": "Retry with 3%."})
+    );
     let mut named = vec![question.opportunity_id.clone()];
     named.extend(question.also_unblocks.clone().unwrap_or_default());
     named.sort();
@@ -402,6 +419,55 @@ async fn a_browser_at_the_root_is_sent_to_the_inbox() {
     assert_eq!(
         (status, &body["error"]["code"]),
         (401, &json!("unauthorized"))
+    );
+    host.stop().await;
+}
+
+/// Each way a sign-in fails has its own code, for the page to say what
+/// happened: a link used already, a link or key past its time, a key the
+/// host does not know (or a session key), a host key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_that_fails_says_why() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let link = |lifetime| {
+        index_host::keys::create_login_link(
+            host.store.as_ref(),
+            "dana".parse().unwrap(),
+            Duration::from_secs(lifetime),
+        )
+    };
+    let (used, expiring) = (link(600).await.unwrap(), link(1).await.unwrap());
+    assert_eq!(sign_in(&host, &used.secret).await.0, 201);
+    let session = session_of(&sign_in(&host, &host.dana).await.2.unwrap());
+    // A link revoked before it was used reads as spent too.
+    let revoked = link(600).await.unwrap();
+    host.store.revoke_api_key(&revoked.record.id).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let unknown = format!("idx_{}", "0".repeat(64));
+    for (key, status, code) in [
+        (used.secret.as_str(), 401, "login_link_used"),
+        (revoked.secret.as_str(), 401, "login_link_used"),
+        (expiring.secret.as_str(), 401, "key_expired"),
+        (unknown.as_str(), 401, "unauthorized"),
+        ("not a key", 401, "unauthorized"),
+        (session.as_str(), 401, "unauthorized"),
+        (host.host_key.as_str(), 403, "forbidden"),
+    ] {
+        let (got, body, cookie) = sign_in(&host, key).await;
+        assert_eq!(
+            (got, &body["error"]["code"]),
+            (status, &json!(code)),
+            "{body}"
+        );
+        assert!(cookie.is_none(), "{code}");
+    }
+    // Anywhere but a sign-in, a used link is still a key that never was.
+    let listed = host
+        .call("GET", "/negotiations", Some(&used.secret), None)
+        .await;
+    assert_eq!(
+        (listed.status, support::code(&listed)),
+        (401, "unauthorized")
     );
     host.stop().await;
 }
