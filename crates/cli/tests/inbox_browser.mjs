@@ -3,23 +3,29 @@
 // on the official TypeScript MCP SDK.
 //
 // dana signs in with a login link (the link works once, and the key never
-// stays in the address bar or the page); her negotiations are listed,
-// and one moves to "Your move" when sam's agent takes a turn over MCP,
-// without a reload. Her agent parks two stalled negotiations on the same
-// question; the inbox shows it once, read from its question message by
-// the WebAssembly package, with its prose and prompt as text. She answers;
-// both negotiations resume and the question is gone. A hostile question
-// (markup, a fence, U+2028, a right-to-left override), parked on a fourth
-// behind the safety gate's back, is shown as its text, exactly as
-// `index question-block render` reads it. She signs out,
-// and the old cookie gets 401.
+// stays in the address bar or the page); opened again, the link says it
+// was used, and an unknown key and a host key say what they are, each in
+// words for a person. Her negotiations are listed, each card naming her
+// intent and the other person, and one moves to "Your agent's move" when
+// sam's agent takes a turn over MCP, without a reload. Her agent parks two
+// stalled negotiations on the same question; the inbox shows it once, read
+// from its question message by the WebAssembly package, with its prose
+// and prompt as text and its options as radio buttons. She clicks one and
+// sends it; both negotiations resume with her choice, the page says what
+// happens next, and the question is gone. A hostile question (markup, a
+// fence, U+2028, a right-to-left override), parked on a fourth behind the
+// safety gate's back, is shown as its text, exactly as `index
+// question-block render` reads it, its options as checkboxes; both
+// checked, her answer is the two labels. She signs out, and the old
+// cookie gets 401; signed in again, a session ended elsewhere is said to
+// have ended.
 //
 // usage: node inbox_browser.mjs --index BIN --dir DIR --db DB --model-base URL
 //          --sdk PATH/TO/@modelcontextprotocol/sdk --puppeteer PATH/TO/puppeteer-core
-//          --screenshot FILE --first ID --second ID --third ID --fourth ID
+//          --phone FILE --desktop FILE --first ID --second ID --third ID --fourth ID
 
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -59,6 +65,8 @@ const browser = await puppeteer.launch({
   args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 const problems = [];
+// Refusals the test asks for are no problem.
+let refusing = false;
 try {
   const mcp = new URL("/mcp", base);
   const sam = await agent(mcp, "sam");
@@ -66,8 +74,8 @@ try {
   const page = await browser.newPage();
   await page.setViewport({ width: 390, height: 844 });
   page.on("pageerror", (error) => problems.push(String(error)));
-  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
-  page.on("response", (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.request().method()} ${response.url()}`));
+  page.on("console", (message) => message.type() === "error" && !refusing && problems.push(message.text()));
+  page.on("response", (response) => response.status() >= 400 && !refusing && problems.push(`${response.status()} ${response.request().method()} ${response.url()}`));
 
   const link = cli("keys", "login-link", "--user", "dana", "--base", base.origin);
   await page.goto(link);
@@ -80,13 +88,38 @@ try {
   });
   ok(again.status === 401, "the link signs in once");
 
+  // Sign-in failures, in a browser of their own: each says what happened
+  // and what to do.
+  const elsewhere = await browser.createBrowserContext();
+  const other = await elsewhere.newPage();
+  const said = () => other.$eval("#status", (e) => e.textContent);
+  await other.goto(link);
+  await other.waitForSelector('body[data-state="signed-out"]');
+  ok((await said()).startsWith("This sign-in link was used already: a link signs you in once."), `a used link says so: ${await said()}`);
+  const paste = async (key) => {
+    const before = await said();
+    await other.type("#key", key);
+    await other.click("#sign-in button");
+    await other.waitForFunction((was) => document.getElementById("status").textContent !== was, {}, before);
+    return said();
+  };
+  const unknown = await paste(`idx_${"0".repeat(64)}`);
+  ok(unknown.startsWith("This host does not know that key"), `an unknown key says so: ${unknown}`);
+  const hostKey = await paste(cli("keys", "create", "--user", "host", "--host"));
+  ok(hostKey.startsWith("That is a host key"), `a host key says so: ${hostKey}`);
+  ok(!`${unknown}${hostKey}`.includes("bearer"), "in words for a person, not the API's");
+  await elsewhere.close();
+
   const move = (id) => page.$eval(`li[data-opportunity-id="${id}"] .move`, (e) => e.textContent).catch(() => null);
   ok((await page.$$("li.negotiation")).length === 4, "her four negotiations are listed");
-  ok((await move(third)) === "sam's move", "the third waits on sam");
+  const titles = await page.$$eval("li.negotiation h3", (items) => items.map((h) => h.textContent));
+  ok(new Set(titles).size === 4 && [first, second, third, fourth].every((id) => titles.includes(`hire-${id}, with sam`)), `each card says which it is, by her intent and the other person: ${titles}`);
+  ok((await move(third)) === "Waiting on sam's agent", "the third waits on sam's agent");
   const turned = await sam.callTool({ name: "submit_negotiation_turn", arguments: { opportunityId: third, action: "counter", message: "Meet halfway?" } });
   ok(!turned.isError, "sam's agent counters over MCP");
-  await page.waitForFunction((id) => document.querySelector(`li[data-opportunity-id="${id}"] .move`)?.textContent === "Your move", { timeout: 15000 }, third);
-  ok((await page.$eval(`li[data-opportunity-id="${third}"] .meta`, (e) => e.textContent)).includes("Meet halfway?"), "the inbox shows it live: her move, and sam's last turn");
+  await page.waitForFunction((id) => document.querySelector(`li[data-opportunity-id="${id}"] .move`)?.textContent === "Your agent's move", { timeout: 15000 }, third);
+  const [lastMove, changed] = await page.$$eval(`li[data-opportunity-id="${third}"] .meta`, (items) => items.map((e) => e.textContent));
+  ok(lastMove === "Last move (turn 2): sam countered — Meet halfway?" && /^Changed at \d\d?:\d\d/.test(changed), `the inbox shows it live: her agent's move, sam's last turn, and when it came: ${lastMove} ${changed}`);
 
   for (const id of [first, second]) {
     const parked = await danas.callTool({ name: "park_negotiation", arguments: { opportunityId: id, counterpartyName: "sam" } });
@@ -103,14 +136,32 @@ try {
   ok(questions.length === 1 && questions[0].negotiations === "2", "the question appears once for both negotiations");
   ok(questions[0].prose.startsWith("Your agent paused a negotiation") && questions[0].prompts[0] === "How much equity could you offer?", "read from its question message: the prose and the prompt");
   ok(!questions[0].text.includes(first) && !questions[0].text.includes("index-questions"), "no ids and no block shown");
-  await page.screenshot({ path: arg("screenshot"), fullPage: true });
-  ok(true, `a screenshot of the parked question: ${arg("screenshot")}`);
+  const offered = await page.$$eval(`${equity} fieldset label`, (labels) => labels.map((label) => ({
+    type: label.querySelector("input").type,
+    text: [...label.querySelectorAll("span")].map((span) => span.textContent),
+  })));
+  ok(
+    JSON.stringify(offered) === JSON.stringify([
+      { type: "radio", text: ["Under 1%", "Retry with an offer below one percent."] },
+      { type: "radio", text: ["1% to 3%", "Retry with an offer between one and three percent."] },
+    ]),
+    `its options are radio buttons, each with its description: ${JSON.stringify(offered)}`,
+  );
+  ok(!(await page.$eval(`${equity} textarea`, (e) => e.required)) && (await page.$eval(`${equity} label[for]`, (e) => e.textContent)) === "Or write your own answer", "beside a box to write her own");
+  for (const [name, width, height] of [["phone", 390, 844], ["desktop", 1280, 800]]) {
+    await page.setViewport({ width, height });
+    await page.screenshot({ path: arg(name), fullPage: true });
+    ok(existsSync(arg(name)) && statSync(arg(name)).size > 0, `a screenshot of the parked question at ${width} px: ${arg(name)}`);
+  }
 
-  await page.type(`${equity} textarea`, "1% to 3%");
+  const [choice] = await page.$$(`${equity} fieldset label`).then((labels) => labels.slice(1));
+  await choice.click();
+  ok(await page.$eval(`${equity} fieldset label:nth-of-type(2) input`, (e) => e.checked), "she chooses 1% to 3% with a click");
   await page.click(`${equity} button`);
-  await page.waitForFunction(() => document.getElementById("status").textContent.includes("2 negotiation(s) resumed"), { timeout: 15000 });
-  await page.waitForFunction(() => document.querySelectorAll("li.question").length === 1);
-  ok(true, "her answer resumes both, and the question is gone");
+  await page.waitForFunction(() => document.querySelectorAll("li.question").length === 1, { timeout: 15000 });
+  const next = await page.$eval("#status", (e) => e.textContent);
+  ok(next === "Sent. Your agent picks the 2 negotiations up from here; nothing more is needed from you.", `her answer resumes both, the page says what happens next, and the question is gone: ${next}`);
+  for (const id of [first, second]) ok((await move(id)) === "Your agent's move", "each card says it is her agent's move");
   for (const id of [first, second]) {
     const seen = await danas.callTool({ name: "get_negotiation", arguments: { opportunityId: id } });
     const view = seen.structuredContent;
@@ -129,12 +180,39 @@ try {
   const rendered = render(message);
   ok(shown.prose === rendered.prose && JSON.stringify(shown.prompts) === JSON.stringify(rendered.block.questions.map((q) => q.prompt)), "exactly as `index question-block render` reads it");
 
+  // Several may be chosen: checkboxes, and the answer is their labels.
+  const boxes = await page.$$("li.question fieldset input");
+  ok(boxes.length === 2 && (await page.$$eval("li.question fieldset input", (inputs) => inputs.every((input) => input.type === "checkbox"))), "a question that takes several options offers checkboxes");
+  for (const box of boxes) await box.click();
+  await page.click("li.question button");
+  await page.waitForFunction(() => document.querySelectorAll("li.question").length === 0, { timeout: 15000 });
+  const both = (await danas.callTool({ name: "get_negotiation", arguments: { opportunityId: fourth } })).structuredContent;
+  ok(both.state.park.answer === "Yes; No", `both chosen, her answer is both labels: ${both.state.park.answer}`);
+  // The page has read what the answer changed (its event stream aside).
+  await page.waitForFunction((id) => document.querySelector(`li[data-opportunity-id="${id}"] .move`)?.textContent === "Your agent's move", {}, fourth);
+  await page.waitForNetworkIdle({ idleTime: 500, concurrency: 1 });
+
   const [cookie] = (await page.cookies()).filter((c) => c.name === "index_session");
   ok(cookie?.httpOnly && cookie?.sameSite === "Strict", "the session cookie is HttpOnly and SameSite=Strict");
   await page.click("#sign-out");
   await page.waitForSelector('body[data-state="signed-out"]');
   const old = await fetch(new URL("/session", base), { headers: { cookie: `index_session=${cookie.value}` } });
   ok(old.status === 401, "signed out: the old cookie gets 401");
+
+  // Signed in again with her key, then her session is ended elsewhere:
+  // the page says so when it next reads.
+  await page.type("#key", cli("keys", "create", "--user", "dana"));
+  await page.click("#sign-in button");
+  await page.waitForSelector('body[data-state="ready"]');
+  const [session] = (await page.cookies()).filter((c) => c.name === "index_session");
+  const ended = await fetch(new URL("/session", base), { method: "DELETE", headers: { cookie: `index_session=${session.value}`, origin: base.origin } });
+  ok(ended.status === 204, "her session ends elsewhere");
+  refusing = true;
+  const proposed = await danas.callTool({ name: "submit_negotiation_turn", arguments: { opportunityId: third, action: "propose", message: "Three days a week." } });
+  ok(!proposed.isError, "her agent moves");
+  await page.waitForSelector('body[data-state="signed-out"]', { timeout: 15000 });
+  const gone = await page.$eval("#status", (e) => e.textContent);
+  ok(gone.startsWith("Your session has ended"), `the page says her session ended: ${gone}`);
   ok(problems.length === 0, `no script errors: ${problems.join("; ")}`);
   await sam.close();
   await danas.close();

@@ -321,7 +321,7 @@ async fn park_on_hostile_question(db: &str, id: &str) {
                 title: "```<i>T</i>".to_owned(),
                 prompt: "Which <img src=x onerror=alert(1)> **terms** ```fence``` work\u{2028}for you \u{202e}?gnp.exe".to_owned(),
                 options: vec![option("Yes"), option("No")],
-                multi_select: false,
+                multi_select: true,
             },
         },
     };
@@ -377,8 +377,17 @@ fn a_person_answers_in_the_inbox_in_chromium() {
             "Two days a week?",
         ],
     );
-    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inbox.png");
-    let screenshot = screenshot.display().to_string();
+    // Kept after the test, for a person to look at.
+    let shot = |name: &str| {
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("inbox-{name}.png"))
+            .display()
+            .to_string()
+    };
+    let (phone, desktop) = (shot("phone"), shot("desktop"));
+    for file in [&phone, &desktop] {
+        let _ = std::fs::remove_file(file);
+    }
     run_script(
         "node",
         "inbox_browser.mjs",
@@ -392,8 +401,10 @@ fn a_person_answers_in_the_inbox_in_chromium() {
             &sdk,
             "--puppeteer",
             &puppeteer,
-            "--screenshot",
-            &screenshot,
+            "--phone",
+            &phone,
+            "--desktop",
+            &desktop,
             "--first",
             first,
             "--second",
@@ -408,22 +419,38 @@ fn a_person_answers_in_the_inbox_in_chromium() {
             "ok: the key leaves the address bar",
             "ok: the page cannot read its session cookie",
             "ok: the link signs in once",
-            "ok: the inbox shows it live: her move, and sam's last turn",
+            "ok: a used link says so: This sign-in link was used already",
+            "ok: an unknown key says so",
+            "ok: a host key says so",
+            "ok: in words for a person, not the API's",
+            "ok: each card says which it is, by her intent and the other person",
+            "ok: the inbox shows it live: her agent's move, sam's last turn, and when it came",
             "ok: the question appears once for both negotiations",
             "ok: read from its question message: the prose and the prompt",
             "ok: no ids and no block shown",
-            "ok: her answer resumes both, and the question is gone",
+            "ok: its options are radio buttons, each with its description",
+            "ok: beside a box to write her own",
+            "ok: a screenshot of the parked question at 390 px",
+            "ok: a screenshot of the parked question at 1280 px",
+            "ok: she chooses 1% to 3% with a click",
+            "ok: her answer resumes both, the page says what happens next, and the question is gone",
+            "ok: each card says it is her agent's move",
             "ok: a hostile question is shown as its text, inert",
             "ok: exactly as `index question-block render` reads it",
+            "ok: a question that takes several options offers checkboxes",
+            "ok: both chosen, her answer is both labels",
             "ok: signed out: the old cookie gets 401",
+            "ok: her session ends elsewhere",
+            "ok: the page says her session ended",
             "ok: no script errors",
             "inbox done",
         ],
     );
-    assert!(
-        Path::new(&screenshot).is_file(),
-        "the screenshot is written"
-    );
+    for file in [&phone, &desktop] {
+        let written = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        assert!(written > 0, "the screenshot {file} is written");
+        println!("screenshot: {file}");
+    }
     assert_eq!(fake.request_count(), 2, "two parks, two model calls");
 }
 

@@ -21,6 +21,7 @@ async function api(method, path, body) {
   if (!response.ok) {
     const error = new Error(json?.error?.message ?? response.statusText);
     error.status = response.status;
+    error.code = json?.error?.code;
     throw error;
   }
   return json;
@@ -36,11 +37,16 @@ function element(tag, text, className) {
 let me = null;
 let events = null;
 let pending = null;
+// When the page saw each negotiation change (the store keeps no clock).
+const moved = new Map();
+const done = { propose: "proposed", counter: "countered", accept: "accepted", decline: "declined" };
 
 function signedOut(message) {
   me = null;
   events?.close();
   events = null;
+  clearTimeout(pending);
+  pending = null;
   for (const id of ["who", "sign-out", "asked", "mine"]) $(id).hidden = true;
   $("sign-in").hidden = false;
   document.body.dataset.state = "signed-out";
@@ -52,11 +58,13 @@ async function signedIn(who) {
   me = who;
   $("sign-in").hidden = true;
   $("who").textContent = `Signed in as ${me.userId}`;
+  document.body.dataset.state = "loading";
   for (const id of ["who", "sign-out", "asked", "mine"]) $(id).hidden = false;
   await refresh().catch(failed);
   if (!me) return;
   events = new EventSource("/events");
-  events.addEventListener("changed", () => {
+  events.addEventListener("changed", (event) => {
+    moved.set(event.data, new Date());
     pending ??= setTimeout(() => {
       pending = null;
       refresh().catch(failed);
@@ -67,8 +75,21 @@ async function signedIn(who) {
 
 const loading = () => document.body.dataset.state === "loading";
 
+// Why a sign-in failed, and what to do, for a person; `link` when they
+// came with a login link rather than a pasted key.
+function refusal(error, link) {
+  const fresh = "Ask for a new sign-in link (index keys login-link makes one), or sign in with your key below.";
+  const known = {
+    login_link_used: `This sign-in link was used already: a link signs you in once. ${fresh}`,
+    key_expired: link ? `This sign-in link has expired: a link works for a short time only. ${fresh}` : "That key has expired. Ask for a new one, or sign in with a sign-in link.",
+    unauthorized: link ? `This host does not know that sign-in link. Check you opened all of it. ${fresh}` : "This host does not know that key: check you pasted all of it. It may also have been revoked.",
+    forbidden: "That is a host key: it acts for no one person, so it cannot open an inbox. Sign in with your own key or a sign-in link.",
+  };
+  return known[error.code] ?? `You are not signed in: ${error.message}`;
+}
+
 function failed(error) {
-  if (error.status === 401) signedOut("Your session ended; sign in again.");
+  if (error.status === 401) signedOut("Your session has ended: a session lasts 12 hours, and signing out ends it. Sign in again.");
   else {
     say(error.message, true);
     if (loading()) document.body.dataset.state = "error";
@@ -80,17 +101,18 @@ async function refresh() {
   const views = await Promise.all(
     page.negotiations.map((n) => api("GET", `/opportunities/${n.id}/negotiation`).catch(() => null)),
   );
+  // Signed out meanwhile: nothing to show.
+  if (!me) return;
   showNegotiations(page.negotiations, views);
   showQuestions(asked.questions, asked.unreadable);
 }
 
-function moveOf(n) {
-  const other = n.initiator.userId === me.userId ? n.responder.userId : n.initiator.userId;
+function moveOf(n, other) {
   if (n.settled) return `Settled (${n.status})`;
   if (n.waitingOn === me.userId) return "Waiting on your answer";
   if (n.waitingOn) return `Waiting on ${other}'s answer`;
-  if (n.awaitingUserId === me.userId) return "Your move";
-  if (n.awaitingUserId) return `${other}'s move`;
+  if (n.awaitingUserId === me.userId) return "Your agent's move";
+  if (n.awaitingUserId) return `Waiting on ${other}'s agent`;
   return "Paused between rounds";
 }
 
@@ -98,18 +120,36 @@ function showNegotiations(negotiations, views) {
   const list = $("negotiations");
   list.replaceChildren();
   negotiations.forEach((n, i) => {
-    const other = n.initiator.userId === me.userId ? n.responder.userId : n.initiator.userId;
+    const [mine, theirs] = n.initiator.userId === me.userId ? [n.initiator, n.responder] : [n.responder, n.initiator];
     const item = element("li", undefined, "negotiation");
     item.dataset.opportunityId = n.id;
-    item.append(element("h3", `With ${other}`));
-    item.append(element("p", moveOf(n), "move"));
+    item.append(element("h3", `${mine.intentId}, with ${theirs.userId}`));
+    item.append(element("p", moveOf(n, theirs.userId), "move"));
     const turns = views[i]?.state?.turns ?? [];
     const last = turns[turns.length - 1];
-    const lastText = last ? `Last turn: ${last.action}${last.message ? ` — ${last.message}` : ""}` : "No turn yet in this round.";
-    item.append(element("p", `${n.turnCount} turn(s). ${lastText}`, "meta"));
+    item.append(element("p", last ? `Last move (turn ${n.turnCount}): ${last.seatUserId} ${done[last.action] ?? last.action}${last.message ? ` — ${last.message}` : ""}` : "No move yet.", "meta"));
+    const at = moved.get(n.id);
+    if (at) item.append(element("p", `Changed at ${at.toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })}`, "meta changed"));
     list.append(item);
   });
   $("no-negotiations").hidden = negotiations.length > 0;
+}
+
+// A question's choices, as `asked.question` gives its options: radio
+// buttons, or checkboxes when several may be chosen.
+function choices(question, name) {
+  const set = element("fieldset", undefined, "choices");
+  set.append(element("legend", question.multiSelect ? "Choose any" : "Choose one"));
+  question.options.forEach((option, j) => {
+    const label = element("label");
+    const input = element("input");
+    input.type = question.multiSelect ? "checkbox" : "radio";
+    input.name = name;
+    input.value = j;
+    label.append(input, element("span", option.label, "label"), element("span", option.description, "meta"));
+    set.append(label);
+  });
+  return set;
 }
 
 function showQuestions(questions, unreadable) {
@@ -125,23 +165,36 @@ function showQuestions(questions, unreadable) {
     item.append(element("p", parsed.prose, "prose"));
     const form = element("form");
     const prompts = element("ol");
-    parsed.block.questions.forEach((question, i) => {
+    const offered = parsed.block.questions.map((question, i) => {
       const entry = element("li");
       const id = `answer-${k}-${i}`;
       entry.append(element("p", question.prompt, "prompt"));
-      const label = element("label", "Your answer");
+      // The options go with the one question they were asked with.
+      const options = parsed.block.questions.length === 1 && asked.question?.prompt === question.prompt && asked.question.options;
+      const set = options?.length ? choices(asked.question, `choice-${k}-${i}`) : null;
+      const label = element("label", set ? "Or write your own answer" : "Your answer");
       label.htmlFor = id;
       const field = element("textarea");
       field.id = id;
-      field.required = true;
       field.maxLength = 4000;
+      if (set) {
+        entry.append(set);
+        // One answer or the other: a choice clears the text, text the choices.
+        set.addEventListener("change", () => (field.value = ""));
+        field.addEventListener("input", () => set.querySelectorAll("input").forEach((input) => (input.checked = false)));
+      } else field.required = true;
       entry.append(label, field);
       prompts.append(entry);
+      return { set, field, options };
     });
     form.append(prompts, element("button", "Send answer"));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const answers = parsed.block.questions.map((_, i) => ({ question: i, answer: form.elements[`answer-${k}-${i}`].value }));
+      const answers = offered.map(({ set, field, options }, i) => {
+        const chosen = set ? [...set.querySelectorAll("input:checked")].map((input) => options[input.value].label) : [];
+        return { question: i, answer: field.value.trim() || chosen.join("; ") };
+      });
+      if (answers.some((a) => !a.answer)) return say("Choose an option or write your answer, then send it.", true);
       answer(asked.message, answers).catch(failed);
     });
     item.append(form);
@@ -154,7 +207,12 @@ function showQuestions(questions, unreadable) {
 async function answer(message, answers) {
   const report = await api("POST", "/answers", { message, answers });
   const resumed = report.negotiations.filter((n) => n.outcome === "resumed").length;
-  say(`Answer sent: ${resumed} negotiation(s) resumed.`);
+  say(
+    resumed
+      ? `Sent. Your agent picks ${resumed > 1 ? `the ${resumed} negotiations` : "the negotiation"} up from here; nothing more is needed from you.`
+      : "Nothing changed: this question was answered already, or its negotiations have moved on.",
+    !resumed,
+  );
   await refresh();
 }
 
@@ -164,7 +222,7 @@ $("sign-in").addEventListener("submit", (event) => {
   $("key").value = "";
   api("POST", "/session", { key })
     .then((who) => { say(""); return signedIn(who); })
-    .catch((error) => say(`That key did not sign you in: ${error.message}`, true));
+    .catch((error) => say(refusal(error, false), true));
 });
 
 $("sign-out").addEventListener("click", () => {
@@ -175,7 +233,7 @@ async function start() {
   const login = new URLSearchParams(location.hash.slice(1)).get("login");
   if (login) {
     history.replaceState(null, "", location.pathname);
-    await api("POST", "/session", { key: login }).catch((error) => say(`That link did not sign you in: ${error.message}`, true));
+    await api("POST", "/session", { key: login }).catch((error) => say(refusal(error, true), true));
   }
   try {
     await signedIn(await api("GET", "/session"));
