@@ -332,6 +332,35 @@ async fn mcp_sessions_are_bounded_per_key_and_in_all() {
 }
 
 #[tokio::test]
+async fn an_unused_mcp_session_is_closed() {
+    let mut running = start(settings(|s| {
+        s.mcp_session_idle = Duration::from_millis(500);
+    }))
+    .await;
+    let dana = running.dana.clone();
+    let started = running.mcp_initialize(&dana).await;
+    assert_eq!(started.status(), 200);
+    let id = started.headers()["mcp-session-id"]
+        .to_str()
+        .expect("a session id")
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let status = running
+        .http
+        .post(format!("{}/mcp", running.base))
+        .bearer_auth(&dana)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", id)
+        .json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .send()
+        .await
+        .expect("sent")
+        .status();
+    assert_eq!(status, 404, "the idle session is gone");
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn a_shutdown_closes_idle_and_half_sent_connections_at_once_and_answers_waits() {
     let mut running = start(settings(|s| {
         s.header_read_timeout = Duration::from_secs(30);
