@@ -126,7 +126,7 @@ async fn shaped(response: Response) -> Response {
         _ => ErrorCode::InvalidRequest.as_str(),
     };
     let message = String::from_utf8_lossy(&bytes).trim().to_owned();
-    let body = serde_json::json!({ "error": { "code": code, "message": message } });
+    let body = HostError::Invalid { code, message }.body();
     let mut shaped = (status, axum::Json(body)).into_response();
     for name in [header::ALLOW, header::WWW_AUTHENTICATE] {
         if let Some(value) = parts.headers.get(&name) {

@@ -22,6 +22,7 @@ use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::connection::InFlight;
+use crate::error::HostError;
 
 /// A connection's stream whose writer replaces hyper's own refusals.
 pub(crate) struct Shaped<I> {
@@ -170,8 +171,8 @@ fn refusal(status: u16) -> Vec<u8> {
         ),
         _ => ("Error", "The request could not be read."),
     };
-    let body = serde_json::json!({ "error": { "code": "invalid_request", "message": message } })
-        .to_string();
+    let body = serde_json::to_string(&HostError::BadRequest(message.to_owned()).body())
+        .unwrap_or_default();
     let mut head = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\nx-request-id: {}\r\n",
         body.len(),
