@@ -151,7 +151,7 @@ pub async fn serve_with(
     host.metrics().watch_sessions(sessions.clone());
     let mcp = StreamableHttpService::new(
         move || Ok(NegotiatorServer::per_request(for_sessions.clone())),
-        sessions,
+        sessions.clone(),
         config,
     );
     let app = router(host.clone(), axum::Router::new().nest_service("/mcp", mcp));
@@ -228,6 +228,7 @@ pub async fn serve_with(
     stopping.cancel();
     let drained = tokio::time::timeout(settings.shutdown_grace, async {
         while connections.join_next().await.is_some() {}
+        sessions.all_closed().await;
     });
     if drained.await.is_err() {
         tracing::warn!("shutdown grace ended; closing the connections left");

@@ -81,6 +81,8 @@ pub(crate) struct BoundedSessions {
     local: LocalSessionManager,
     bounds: SessionBounds,
     held: Mutex<Held>,
+    /// Told each time a session is closed, for [`BoundedSessions::all_closed`].
+    closed: tokio::sync::Notify,
 }
 
 impl BoundedSessions {
@@ -89,6 +91,23 @@ impl BoundedSessions {
             local,
             bounds,
             held: Mutex::new(Held::default()),
+            closed: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Returns once no session is open. rmcp closes a session only after
+    /// its serving task has closed its transport, so a shutdown that waits
+    /// for this before the runtime goes leaves no session's transport to be
+    /// torn from under it (which rmcp logs as an error).
+    pub(crate) async fn all_closed(&self) {
+        loop {
+            let closed = self.closed.notified();
+            tokio::pin!(closed);
+            closed.as_mut().enable();
+            if self.open() == 0 {
+                return;
+            }
+            closed.await;
         }
     }
 
@@ -148,7 +167,9 @@ impl SessionManager for BoundedSessions {
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         self.held().open.remove(id);
-        self.local.close_session(id).await
+        let closed = self.local.close_session(id).await;
+        self.closed.notify_waiters();
+        closed
     }
 
     async fn create_stream(
