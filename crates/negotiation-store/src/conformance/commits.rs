@@ -1,0 +1,251 @@
+//! The commit contract itself: `decide` asked once, a refusal writes
+//! nothing, a decision reads the round, and a commit hands back what a read
+//! finds.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
+use index_negotiation::{
+    Decision, NEGOTIATION_MAX_TURNS, NegotiationRejection, NegotiationState, NegotiationTurn,
+    audit_negotiation_log, current_round, decide_negotiation_resume, decide_negotiation_turn,
+    observe_negotiation,
+};
+
+use crate::{NegotiationStore, Negotiations, UserId};
+
+use super::fixtures::{
+    ALICE, BOB, four_rounds, id, open, play, resume, state, text_message, turn, user,
+};
+
+/// `decide` runs once per commit, permitted or refused, found or not.
+pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    // What each decider was handed: the seat and turn the store writes.
+    let handed = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let counted_turn = || {
+        let (calls, handed) = (Arc::clone(&calls), Arc::clone(&handed));
+        Box::new(
+            move |state: Option<&NegotiationState>, who: &UserId, turn: &NegotiationTurn| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                if let Ok(mut handed) = handed.lock() {
+                    handed.push((who.clone(), turn.clone()));
+                }
+                decide_negotiation_turn(state, who, turn)
+            },
+        )
+    };
+    let cases = [
+        (ALICE, Propose, true),
+        (ALICE, Propose, false),
+        (BOB, Decline, true),
+        (BOB, Propose, false),
+    ];
+    for (expected_calls, (who, action, permitted)) in (1..).zip(cases) {
+        let decision = store
+            .commit_negotiation_turn(
+                &id,
+                &user(who),
+                &NegotiationTurn::new(action, "counted"),
+                counted_turn(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(decision.is_ok(), permitted, "{who} {action}");
+        assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
+        assert_eq!(
+            handed.lock().unwrap().last(),
+            Some(&(user(who), NegotiationTurn::new(action, "counted"))),
+            "the decider decides the seat and turn the store writes"
+        );
+    }
+    let missing = store
+        .commit_negotiation_turn(
+            &self::id(9),
+            &user(ALICE),
+            &NegotiationTurn::new(Propose, "x"),
+            counted_turn(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(missing.rejection(), Some(NegotiationRejection::NotFound));
+    assert_eq!(calls.load(Ordering::SeqCst), 5);
+    for (expected_calls, permitted) in [(6, true), (7, false)] {
+        let counter = Arc::clone(&calls);
+        let decide = Box::new(move |state: Option<&NegotiationState>, who: &UserId| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(
+                who,
+                &user(ALICE),
+                "the decider decides for the seat resuming"
+            );
+            decide_negotiation_resume(state, who)
+        });
+        let decision = store
+            .commit_negotiation_resume(&id, &user(ALICE), decide)
+            .await
+            .unwrap();
+        assert_eq!(decision.is_ok(), permitted);
+        assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
+    }
+}
+
+/// A refused commit leaves state, summary and messages exactly as they were.
+pub async fn refusals_change_nothing<S: NegotiationStore>(store: S) {
+    let id = open(&store, 1).await;
+    play(&store, &id, &[(ALICE, Propose)]).await;
+    store
+        .append_message(&id, &text_message(ALICE, "note"))
+        .await
+        .unwrap();
+    let before = (
+        state(&store, &id).await,
+        store.get_negotiation(&id).await.unwrap(),
+        store.list_messages(&id).await.unwrap(),
+    );
+    let refusals = [(ALICE, Counter), (BOB, Propose), ("mallory", Accept)];
+    for (who, action) in refusals {
+        assert!(!turn(&store, &id, who, action).await.is_ok());
+    }
+    let blank = Negotiations::new(&store)
+        .execute(&id, &user(BOB), NegotiationTurn::new(Counter, " \u{3000} "))
+        .await
+        .unwrap();
+    assert_eq!(blank.rejection(), Some(NegotiationRejection::InvalidTurn));
+    assert!(!resume(&store, &id, BOB).await.is_ok());
+    let after = (
+        state(&store, &id).await,
+        store.get_negotiation(&id).await.unwrap(),
+        store.list_messages(&id).await.unwrap(),
+    );
+    assert_eq!(before, after);
+}
+
+/// A decision reads the round, not the log: after rounds ended by a
+/// decline and by the turn limit, the round read starts at the previous
+/// round's first turn, agrees with the whole log on everything a rule
+/// reads, and each commit lands at the index the whole log gives.
+pub async fn a_round_read_holds_what_the_rules_read<S: NegotiationStore>(store: S) {
+    let negotiation = open(&store, 70).await;
+    let id = &negotiation;
+    let played = four_rounds();
+    let mut round_over = false;
+    for (n, (who, action)) in played.iter().enumerate() {
+        if round_over {
+            assert!(
+                resume(&store, id, who).await.is_ok(),
+                "resume before turn {n}"
+            );
+        }
+        let decision = turn(&store, id, who, *action).await;
+        let Decision::Permitted(permitted) = decision else {
+            panic!("turn {n} refused: {decision:?}");
+        };
+        assert_eq!(permitted.turn_index, n);
+        round_over = permitted.round_ended.is_some();
+    }
+    let whole = state(&store, id).await;
+    let round = store.read_negotiation_round(id).await.unwrap().unwrap();
+    let previous_round_start = 3 + NEGOTIATION_MAX_TURNS;
+    assert_eq!(whole.earlier_turns, 0);
+    assert_eq!(whole.turn_count(), played.len());
+    assert_eq!(round.turn_count(), played.len());
+    assert_eq!(round.earlier_turns, previous_round_start);
+    assert_eq!(
+        round.turns,
+        whole.turns.get(previous_round_start..).unwrap()
+    );
+    assert_eq!(current_round(&round.turns), current_round(&whole.turns));
+    let without_turns = |state: &NegotiationState| NegotiationState {
+        turns: Vec::new(),
+        earlier_turns: 0,
+        ..state.clone()
+    };
+    assert_eq!(without_turns(&round), without_turns(&whole));
+    for who in [ALICE, BOB] {
+        assert_eq!(
+            observe_negotiation(&round, &user(who)),
+            observe_negotiation(&whole, &user(who))
+        );
+        for action in [Propose, Counter, Accept, Decline] {
+            let next = NegotiationTurn::new(action, "next");
+            assert_eq!(
+                decide_negotiation_turn(Some(&round), &user(who), &next),
+                decide_negotiation_turn(Some(&whole), &user(who), &next),
+                "{who} {action}"
+            );
+        }
+    }
+    assert!(audit_negotiation_log(&round).is_empty());
+    assert!(audit_negotiation_log(&whole).is_empty());
+    let missing = self::id(71);
+    assert_eq!(store.read_negotiation_round(&missing).await.unwrap(), None);
+}
+
+/// A commit that hands back the negotiation as it left it hands back what
+/// a read afterwards finds: after turns mid-round, the turn that ends a
+/// round, a resume and an accept; a refusal hands back nothing.
+pub async fn a_commit_hands_back_what_a_read_finds<S: NegotiationStore>(store: S) {
+    let negotiation = open(&store, 90).await;
+    let id = &negotiation;
+    let service = Negotiations::new(&store);
+    let check = async |after: Option<crate::Committed>, what: &str| {
+        let after = after.unwrap_or_else(|| panic!("{what}: nothing handed back"));
+        assert_eq!(
+            Some(after.summary),
+            store.get_negotiation(id).await.unwrap(),
+            "{what}: summary"
+        );
+        assert_eq!(
+            Some(after.state),
+            store.read_negotiation_round(id).await.unwrap(),
+            "{what}: state"
+        );
+    };
+    let script = four_rounds();
+    let mut round_over = false;
+    for (n, (who, action)) in script
+        .iter()
+        .take(3 + NEGOTIATION_MAX_TURNS + 2)
+        .enumerate()
+    {
+        if round_over {
+            let (decision, after) = service.resume_returning(id, &user(who)).await.unwrap();
+            assert!(decision.is_ok());
+            check(after, &format!("resume before turn {n}")).await;
+        }
+        let turn = NegotiationTurn::new(*action, format!("turn {n}"));
+        let (decision, after) = service
+            .execute_returning(id, &user(who), turn)
+            .await
+            .unwrap();
+        round_over = decision
+            .permitted()
+            .is_some_and(|permitted| permitted.round_ended.is_some());
+        check(after, &format!("turn {n}")).await;
+    }
+    let refused = service
+        .execute_returning(id, &user(BOB), NegotiationTurn::new(Propose, "out of turn"))
+        .await
+        .unwrap();
+    assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
+    let (proposed, after) = service
+        .execute_returning(id, &user(ALICE), NegotiationTurn::new(Propose, "Final."))
+        .await
+        .unwrap();
+    assert!(proposed.is_ok());
+    check(after, "propose").await;
+    let (accepted, after) = service
+        .execute_returning(id, &user(BOB), NegotiationTurn::new(Accept, "Done."))
+        .await
+        .unwrap();
+    assert!(accepted.is_ok());
+    check(after, "accept").await;
+    let missing = self::id(91);
+    let (none, after) = service
+        .resume_returning(&missing, &user(ALICE))
+        .await
+        .unwrap();
+    assert!(!none.is_ok() && after.is_none());
+}
