@@ -1,6 +1,7 @@
 //! Checking an accepted answer against its spec.
 
 use index_js::Problems;
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -278,20 +279,26 @@ pub(crate) fn answer_problems(
         return vec![AnswerProblem::TooManyFields];
     }
     let rules: Vec<FieldRules<'_>> = spec.fields.iter().map(FieldRules::from).collect();
-    problems(&rules, Some(data), Version::V0_46)
+    typed_problems(&rules, Some(data), Version::V0_46)
 }
 
 /// What answer checking reads of one field: the reference's own view of
 /// it, so that a typed spec and a spec given as plain JSON are checked by
 /// the same code.
 pub(crate) struct FieldRules<'a> {
-    name: &'a str,
+    /// `String(field.name)`: the key the answer is read under and the
+    /// name its problems carry.
+    name: Cow<'a, str>,
+    /// Whether the name is a string, so that a data key can be it (0.44
+    /// reads a plain JSON spec's non-string names through `String`, but
+    /// keeps the names themselves as the known keys).
+    keyed: bool,
     required: bool,
-    check: Check,
+    check: Check<'a>,
 }
 
 /// The type-specific part of a field's rules.
-enum Check {
+enum Check<'a> {
     /// Text or secret: a string, at most this many UTF-16 units; for a
     /// secret from 0.46 on, a one-use handle instead.
     Text {
@@ -306,12 +313,40 @@ enum Check {
     Select {
         multi: bool,
         allow_custom: bool,
-        /// Each option's value; `None` for one without (JavaScript's
-        /// `undefined`, which no JSON choice equals).
-        options: Vec<Option<Value>>,
+        options: Options<'a>,
     },
     /// A type the reference's switch has no case for: only presence counts.
     Unchecked,
+}
+
+/// A select field's options, as far as checking an answer reads them.
+enum Options<'a> {
+    /// Each option's value, read: `None` for one without (JavaScript's
+    /// `undefined`, which no JSON choice equals).
+    Values(Vec<Option<Value>>),
+    /// A plain JSON spec's `options` member, read only once an answer to
+    /// the field is a list, as 0.44 reads it (`None` where it is absent).
+    Json(Option<&'a Value>),
+}
+
+impl Options<'_> {
+    /// Each option's value; unreadable where 0.44's `options.map(o =>
+    /// o.value)` throws: `options` not a list, or a `null` option.
+    fn values(&self) -> Result<Cow<'_, [Option<Value>]>, UnreadableSpec> {
+        match self {
+            Options::Values(values) => Ok(Cow::Borrowed(values)),
+            Options::Json(options) => options
+                .and_then(Value::as_array)
+                .ok_or(UnreadableSpec("a select field's options are not a list"))?
+                .iter()
+                .map(|option| match option {
+                    Value::Null => Err(UnreadableSpec("an option is null")),
+                    option => Ok(option.get("value").cloned()),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Cow::Owned),
+        }
+    }
 }
 
 impl<'a> From<&'a InteractionField> for FieldRules<'a> {
@@ -333,15 +368,18 @@ impl<'a> From<&'a InteractionField> for FieldRules<'a> {
             InteractionField::Select(select) => Check::Select {
                 multi: select.multi.unwrap_or(false),
                 allow_custom: select.allow_custom == Some(true),
-                options: select
-                    .options
-                    .iter()
-                    .map(|option| Some(Value::String(option.value.clone())))
-                    .collect(),
+                options: Options::Values(
+                    select
+                        .options
+                        .iter()
+                        .map(|option| Some(Value::String(option.value.clone())))
+                        .collect(),
+                ),
             },
         };
         FieldRules {
-            name: field.name(),
+            name: Cow::Borrowed(field.name()),
+            keyed: true,
             required: field.is_required(),
             check,
         }
@@ -356,19 +394,26 @@ pub struct UnreadableSpec(pub &'static str);
 
 impl<'a> FieldRules<'a> {
     /// A field of a spec given as plain JSON, read as the 0.44 reference
-    /// reads it: `required` and `multi` for truthiness, `allowCustom` only
-    /// when `true`, the bounds compared as numbers (`maxLength` present is
-    /// a bound even when `null`, as `!== undefined` is), the options'
-    /// values whatever they are, and an unknown `type` checked for
-    /// presence only.
+    /// reads it: a field that is not an object as one without members
+    /// (`(5).name` is `undefined`); its name as `String(name)`
+    /// (`"undefined"` when absent); `required` and `multi` for
+    /// truthiness, `allowCustom` only when `true`, the bounds compared as
+    /// numbers (`maxLength` present is a bound even when `null`, as
+    /// `!== undefined` is), a select's options left unread until an
+    /// answer reaches them, and an unknown `type` checked for presence
+    /// only. Only a `null` field is unreadable (`null.name` throws).
     fn from_json(field: &'a Value) -> Result<Self, UnreadableSpec> {
-        let field = field
-            .as_object()
-            .ok_or(UnreadableSpec("a field is not an object"))?;
-        let name = field
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or(UnreadableSpec("a field's name is not a string"))?;
+        if field.is_null() {
+            return Err(UnreadableSpec("a field is null"));
+        }
+        // `Value::get` finds nothing in a value that is not an object,
+        // as JavaScript finds none of these members on a primitive or an
+        // array.
+        let (name, keyed) = match field.get("name") {
+            Some(Value::String(name)) => (Cow::Borrowed(name.as_str()), true),
+            Some(name) => (Cow::Owned(js_string(name)), false),
+            None => (Cow::Borrowed("undefined"), false),
+        };
         let truthy = |key: &str| match field.get(key) {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
@@ -394,28 +439,22 @@ impl<'a> FieldRules<'a> {
             Some("select") => Check::Select {
                 multi: truthy("multi"),
                 allow_custom: field.get("allowCustom") == Some(&Value::Bool(true)),
-                options: field
-                    .get("options")
-                    .and_then(Value::as_array)
-                    .ok_or(UnreadableSpec("a select field's options are not a list"))?
-                    .iter()
-                    .map(|option| match option {
-                        Value::Null => Err(UnreadableSpec("an option is null")),
-                        option => Ok(option.get("value").cloned()),
-                    })
-                    .collect::<Result<_, _>>()?,
+                options: Options::Json(field.get("options")),
             },
             _ => Check::Unchecked,
         };
         Ok(FieldRules {
             name,
+            keyed,
             required: truthy("required"),
             check,
         })
     }
 }
 
-/// The fields of a spec given as plain JSON.
+/// The fields of a spec given as plain JSON: unreadable where 0.44's
+/// `spec.fields.map(field => field.name)` throws (no list of fields, or a
+/// `null` one).
 pub(crate) fn rules_from_json(spec: &Value) -> Result<Vec<FieldRules<'_>>, UnreadableSpec> {
     spec.get("fields")
         .and_then(Value::as_array)
@@ -425,13 +464,27 @@ pub(crate) fn rules_from_json(spec: &Value) -> Result<Vec<FieldRules<'_>>, Unrea
         .collect()
 }
 
-/// The problems of `data` against `rules`: per key (0.46's bounds, then
-/// whether a field has it), then per field.
-pub(crate) fn problems(
+/// The problems of `data` against typed `rules` (read from an
+/// [`InteractionField`], whose options are always a list, so never
+/// unreadable; were they, that would be the one problem reported).
+pub(crate) fn typed_problems(
     rules: &[FieldRules<'_>],
     data: Option<&Map<String, Value>>,
     version: Version,
 ) -> Vec<AnswerProblem> {
+    problems(rules, data, version)
+        .unwrap_or_else(|unreadable| vec![AnswerProblem::Unreadable(unreadable)])
+}
+
+/// The problems of `data` against `rules`: per key (0.46's bounds, then
+/// whether a field has it), then per field; unreadable where 0.44 throws
+/// on the way (a select answered with a list whose options cannot be
+/// read).
+pub(crate) fn problems(
+    rules: &[FieldRules<'_>],
+    data: Option<&Map<String, Value>>,
+    version: Version,
+) -> Result<Vec<AnswerProblem>, UnreadableSpec> {
     let empty = Map::new();
     let data = data.unwrap_or(&empty);
     let current = version == Version::V0_46;
@@ -444,7 +497,10 @@ pub(crate) fn problems(
             }
             problems.extend(bound_problems(key, data.get(key.as_str())));
         }
-        if !rules.iter().any(|field| field.name == key.as_str()) {
+        if !rules
+            .iter()
+            .any(|field| field.keyed && field.name == key.as_str())
+        {
             problems.push(AnswerProblem::UnknownField(key.clone()));
         }
     }
@@ -454,10 +510,10 @@ pub(crate) fn problems(
     // type's check, as an empty object does. 0.46 reads own keys only.
     let inherited = Value::Object(Map::new());
     for field in rules {
-        let name = field.name.to_owned();
+        let name = field.name.clone().into_owned();
         let present = data
-            .get(field.name)
-            .or_else(|| (!current && is_object_prototype_member(field.name)).then_some(&inherited))
+            .get(field.name.as_ref())
+            .or_else(|| (!current && is_object_prototype_member(&field.name)).then_some(&inherited))
             .filter(|v| !v.is_null() && v.as_str() != Some(""));
         let Some(value) = present else {
             if field.required {
@@ -504,6 +560,9 @@ pub(crate) fn problems(
                 if field.required && choices.is_empty() {
                     problems.push(AnswerProblem::SelectionRequired(name.clone()));
                 }
+                // Only here does 0.44 read the options (`new
+                // Set(field.options.map((o) => o.value))`).
+                let options = options.values()?;
                 for choice in choices {
                     if options
                         .iter()
@@ -527,7 +586,7 @@ pub(crate) fn problems(
             Check::Unchecked => {}
         }
     }
-    problems
+    Ok(problems)
 }
 
 /// The names every JavaScript object inherits from `Object.prototype`. The

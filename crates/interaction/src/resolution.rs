@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::answer_validation::{AnswerProblem, FieldRules, answer_problems, problems};
+use crate::answer_validation::{AnswerProblem, FieldRules, answer_problems, typed_problems};
 use crate::data::InteractionOutcome;
 use crate::fields::{InteractionAnswerSpec, InteractionField, InteractionResponseScope};
 use crate::js::{js_keys, js_string};
@@ -73,19 +73,34 @@ pub(crate) fn grant_problems(
     data: Option<&Map<String, Value>>,
     permitted: &[InteractionResponseScope],
 ) -> Option<AnswerProblem> {
+    read_grant(data).map_or_else(Some, |grant| scope_problem(grant, permitted))
+}
+
+/// A permission answer's grant: exactly one, a known one.
+pub(crate) fn read_grant(
+    data: Option<&Map<String, Value>>,
+) -> Result<PermissionGrant, AnswerProblem> {
     let grant = data
         .and_then(|d| d.get(PERMISSION_GRANT_FIELD))
         .and_then(Value::as_array);
     let Some([grant]) = grant.map(Vec::as_slice) else {
-        return Some(AnswerProblem::GrantCount);
+        return Err(AnswerProblem::GrantCount);
     };
-    let Some(parsed) = grant.as_str().and_then(PermissionGrant::from_name) else {
-        return Some(AnswerProblem::InvalidGrant(js_string(grant)));
-    };
-    parsed
+    grant
+        .as_str()
+        .and_then(PermissionGrant::from_name)
+        .ok_or_else(|| AnswerProblem::InvalidGrant(js_string(grant)))
+}
+
+/// Whether `grant` needs a scope `permitted` lacks (deny needs none).
+pub(crate) fn scope_problem(
+    grant: PermissionGrant,
+    permitted: &[InteractionResponseScope],
+) -> Option<AnswerProblem> {
+    grant
         .required_scope()
         .is_some_and(|scope| !permitted.contains(&scope))
-        .then(|| AnswerProblem::GrantExceedsScopes(parsed.as_str().to_owned()))
+        .then(|| AnswerProblem::GrantExceedsScopes(grant.as_str().to_owned()))
 }
 
 /// 0.44's resolution: nothing to check unless accepted; then the answer,
@@ -104,7 +119,7 @@ pub(crate) fn resolution_problems_0_44(
         .iter()
         .map(FieldRules::from)
         .collect();
-    let mut problems = problems(&rules, data, Version::V0_44);
+    let mut problems = typed_problems(&rules, data, Version::V0_44);
     problems.extend(permission_problems(request, data));
     problems
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::answer_validation::{
-    AnswerProblem, FieldRules, UnreadableSpec, problems, rules_from_json,
+    AnswerProblem, FieldRules, UnreadableSpec, problems, rules_from_json, typed_problems,
 };
 use crate::contract::Contract;
 use crate::data::{
@@ -26,7 +26,7 @@ use crate::envelope::{
 };
 use crate::fields::{InteractionAnswerSpec, InteractionResponseScope};
 use crate::permissions::InteractionKind;
-use crate::resolution::{ResolutionRequest, grant_problems, resolution_problems_0_44};
+use crate::resolution::{ResolutionRequest, read_grant, resolution_problems_0_44, scope_problem};
 use crate::response_validation::{ResponseProblem, read_response};
 use crate::zod::{At, InvalidInteraction, IssueCode, Version, Walk};
 
@@ -341,19 +341,24 @@ pub fn validate_interaction_answer_value(
     data: Option<&Map<String, Value>>,
 ) -> Result<(), Problems<AnswerProblem>> {
     let rules: Vec<FieldRules<'_>> = spec.fields.iter().map(FieldRules::from).collect();
-    Problems::check(problems(&rules, data, Version::V0_44))
+    Problems::check(typed_problems(&rules, data, Version::V0_44))
 }
 
 /// [`validate_interaction_answer`] with the spec as plain JSON, as 0.44
 /// takes it: any object with a `fields` list is checked against, without
-/// first requiring it to be a valid spec (a field of unknown type is
-/// checked for presence only).
+/// first requiring it to be a valid spec, each part read only where
+/// 0.44's checks reach it. A field of unknown type is checked for
+/// presence only; a field that is not an object is one without a name,
+/// type or rules; a name that is not a string is used as `String(name)`
+/// (`"undefined"` when absent), the key its answer is read under and the
+/// name its problems carry, though no data key counts as that field's; a
+/// select's options are read only once its answer is a list.
 ///
 /// # Errors
 ///
 /// Every [`AnswerProblem`] found; or, alone, [`AnswerProblem::Unreadable`]
-/// where 0.44 would throw: `fields` not a list, a field not an object or
-/// without a string name, a select without a list of options or with a
+/// where 0.44 would throw: `fields` not a list, a `null` field, or a
+/// select answered with a list whose options are not a list or hold a
 /// `null` one.
 ///
 /// ```
@@ -369,9 +374,9 @@ pub fn validate_interaction_answer_json(
     spec: &Value,
     data: Option<&Map<String, Value>>,
 ) -> Result<(), Problems<AnswerProblem>> {
-    let rules = rules_from_json(spec)
-        .map_err(|unreadable| Problems::one(AnswerProblem::Unreadable(unreadable)))?;
-    Problems::check(problems(&rules, data, Version::V0_44))
+    let unreadable = |unreadable| Problems::one(AnswerProblem::Unreadable(unreadable));
+    let rules = rules_from_json(spec).map_err(unreadable)?;
+    Problems::check(problems(&rules, data, Version::V0_44).map_err(unreadable)?)
 }
 
 /// [`validate_interaction_response`] with the request as plain JSON, as
@@ -385,8 +390,11 @@ pub fn validate_interaction_answer_json(
 /// Every [`ResponseProblem`] found; or, alone,
 /// [`ResponseProblem::Unreadable`] where 0.44 would throw: a `null` request
 /// with a well formed response, or on an accepted response an
-/// `answerSpec` it cannot read, or `responseScopes` that is neither
-/// absent, `null` nor a list.
+/// `answerSpec` it cannot read, or, for a permission answer with one
+/// known grant other than `deny` (the only answer 0.44 reads
+/// `responseScopes` for), `responseScopes` that cannot be iterated (a
+/// number, a boolean, an object). A string is iterated as its
+/// characters, so it permits no scope.
 ///
 /// ```
 /// use index_interaction::{ResponseProblem, v0_44};
@@ -414,19 +422,40 @@ pub fn validate_interaction_response_json(
     let data = response.data.as_ref().map(data_to_json);
     let spec = request.get("answerSpec").unwrap_or(&Value::Null);
     let rules = rules_from_json(spec).map_err(unreadable)?;
-    let mut found = problems(&rules, data.as_ref(), Version::V0_44);
+    let mut found = problems(&rules, data.as_ref(), Version::V0_44).map_err(unreadable)?;
     if request.get("kind").and_then(Value::as_str) == Some(InteractionKind::Permission.as_str()) {
-        let scopes: Vec<InteractionResponseScope> = match request.get("responseScopes") {
-            None | Some(Value::Null) => vec![InteractionResponseScope::Interaction],
-            Some(Value::Array(scopes)) => scopes
-                .iter()
-                .filter_map(|scope| scope.as_str().and_then(InteractionResponseScope::from_name))
-                .collect(),
-            Some(_) => return Err(unreadable(UnreadableSpec("responseScopes is not a list"))),
-        };
-        found.extend(grant_problems(data.as_ref(), &scopes));
+        match read_grant(data.as_ref()) {
+            Err(problem) => found.push(problem),
+            // 0.44 reads `responseScopes` only here: for one known grant
+            // other than deny.
+            Ok(grant) if grant.required_scope().is_some() => {
+                let permitted =
+                    permitted_scopes(request.get("responseScopes")).map_err(unreadable)?;
+                found.extend(scope_problem(grant, &permitted));
+            }
+            Ok(_) => {}
+        }
     }
     Problems::check(found.into_iter().map(ResponseProblem::Answer).collect())
+}
+
+/// The scopes in 0.44's `new Set(request.responseScopes ?? ["interaction"])`:
+/// unreadable where that throws (a value that cannot be iterated: a
+/// number, a boolean, an object).
+fn permitted_scopes(
+    scopes: Option<&Value>,
+) -> Result<Vec<InteractionResponseScope>, UnreadableSpec> {
+    match scopes {
+        None | Some(Value::Null) => Ok(vec![InteractionResponseScope::Interaction]),
+        Some(Value::Array(scopes)) => Ok(scopes
+            .iter()
+            .filter_map(|scope| scope.as_str().and_then(InteractionResponseScope::from_name))
+            .collect()),
+        // A string is iterated by code point: a set of one-character
+        // strings, none of them a scope's name.
+        Some(Value::String(_)) => Ok(Vec::new()),
+        Some(_) => Err(UnreadableSpec("responseScopes is not iterable")),
+    }
 }
 
 crate::contract::schema_type! {
