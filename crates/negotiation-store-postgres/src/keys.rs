@@ -4,12 +4,12 @@
 use async_trait::async_trait;
 use tokio_postgres::{AsyncMessage, Client, Connection};
 
+use index_negotiation_store::sql_rows::{StoredKey, stored_key};
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, Revocation, StoreError, StoredKey, UnixTime,
-    stored_key,
+    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, Revocation, StoreError, UnixTime,
 };
 
-use crate::rows::pg_error;
+use crate::error::pg_error;
 use crate::{Connector, PostgresStore};
 
 /// The channel the `negotiations_changed` trigger notifies.

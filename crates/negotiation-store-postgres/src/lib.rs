@@ -31,12 +31,13 @@
 //! # Ok(()) }
 //! ```
 
+mod error;
 mod keys;
 mod rows;
 mod schema;
 mod store;
 
-pub use rows::ServerError;
+pub use error::ServerError;
 
 use std::time::Duration;
 

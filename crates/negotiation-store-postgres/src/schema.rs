@@ -4,7 +4,7 @@ use deadpool_postgres::Pool;
 
 use index_negotiation_store::StoreError;
 
-use crate::rows::{pg_error, pool_error};
+use crate::error::{pg_error, pool_error};
 
 /// Numbered migrations; a database at version N has run the first N.
 const MIGRATIONS: [&str; 5] = [

@@ -10,16 +10,18 @@ use tokio_postgres::error::SqlState;
 use index_negotiation::{
     AnswerDecision, AskUserTurn, Decision, NegotiationDecision, NegotiationMessage,
     NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision, NegotiationState,
-    NegotiationTurn, ParkDecision, ask_user_answer_message,
+    NegotiationTurn, ParkDecision,
 };
+use index_negotiation_store::sql_rows::{Locked, Turns, message_parts_text};
 use index_negotiation_store::{
     AnswerDecider, ChangeFeed, CloseReason, Committed, ListFilter, NegotiationPage,
     NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
 };
 
 use crate::PostgresStore;
-use crate::rows::{self, ServerError, Turns, pg_error, pool_error};
+use crate::error::{ServerError, pg_error, pool_error};
+use crate::rows;
 
 /// Why one attempt failed: retryable only while `decide` has not run.
 enum Attempt {
@@ -140,13 +142,8 @@ async fn locked_state(tx: &Transaction<'_>, id: &OpportunityId) -> Result<Option
     let Some(stored) = rows::find_locked(tx, id).await? else {
         return Ok(None);
     };
-    let seq = stored.seq;
-    let (summary, state) = stored.read_state(tx, Turns::Round).await?;
-    Ok(Some((seq, summary, state)))
+    Ok(Some(rows::locked(tx, stored).await?))
 }
-
-/// What a commit read under its lock: the row's key, summary and state.
-type Locked = (i64, NegotiationSummary, NegotiationState);
 
 /// Locks and reads the negotiation, then asks `decide`, taken from the
 /// slot so that it runs at most once however often the commit is retried.
@@ -162,7 +159,7 @@ async fn decide_locked<D, R>(
     let decide = slot
         .take()
         .ok_or_else(|| StoreError::Corrupt("decide was already used".to_owned()))?;
-    let decision = run(decide, locked.as_ref().map(|(_, _, state)| state));
+    let decision = run(decide, locked.as_ref().map(|locked| &locked.state));
     Ok((locked, decision))
 }
 
@@ -178,9 +175,10 @@ async fn commit_turn_once(
     let tx = client.transaction().await?;
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id, turn)).await?;
-    let (Some((seq, summary, state)), Decision::Permitted(permitted)) = (locked, &decision) else {
+    let (Some(locked), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok((decision, None));
     };
+    let seq = locked.seq;
     let index = i32::try_from(permitted.turn_index).unwrap_or(i32::MAX);
     let outcome = permitted.outcome.map(NegotiationOutcome::as_str);
     let status = RecordStatus::from(permitted.opportunity_status).as_str();
@@ -223,8 +221,8 @@ async fn commit_turn_once(
     tx.commit()
         .await
         .map_err(|err| Attempt::Final(pg_error(err)))?;
-    let after =
-        returning.then(|| Committed::after_turn(&summary, &state, user_id, turn, permitted));
+    let after = returning
+        .then(|| Committed::after_turn(&locked.summary, &locked.state, user_id, turn, permitted));
     Ok((decision, after))
 }
 
@@ -240,7 +238,7 @@ async fn commit_resume_once(
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
     let mut after = None;
-    if let (Some((seq, summary, state)), Decision::Permitted(permitted)) = (locked, &decision) {
+    if let (Some(locked), Decision::Permitted(permitted)) = (locked, &decision) {
         let resume = tx
             .prepare_cached(
                 "UPDATE negotiations SET awaiting_user_id = $1, \
@@ -248,13 +246,17 @@ async fn commit_resume_once(
             )
             .await
             .map_err(|err| Attempt::Final(pg_error(err)))?;
-        tx.execute(&resume, &[&permitted.awaiting_user_id.as_str(), &seq])
-            .await
-            .map_err(|err| Attempt::Final(pg_error(err)))?;
+        tx.execute(
+            &resume,
+            &[&permitted.awaiting_user_id.as_str(), &locked.seq],
+        )
+        .await
+        .map_err(|err| Attempt::Final(pg_error(err)))?;
         tx.commit()
             .await
             .map_err(|err| Attempt::Final(pg_error(err)))?;
-        after = returning.then(|| Committed::after_resume(&summary, &state, permitted));
+        after =
+            returning.then(|| Committed::after_resume(&locked.summary, &locked.state, permitted));
     }
     Ok((decision, after))
 }
@@ -295,7 +297,7 @@ async fn commit_park_once(
     let tx = client.transaction().await?;
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
-    let (Some((seq, _, _)), Decision::Permitted(permitted)) = (locked, &decision) else {
+    let (Some(Locked { seq, .. }), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok(decision);
     };
     let question = serde_json::to_string(&turn.ask_user.question)
@@ -330,14 +332,11 @@ async fn commit_answer_once(
         decide(state, user_id, answer)
     })
     .await?;
-    let (Some((seq, _, state)), Decision::Permitted(permitted)) = (locked, &decision) else {
+    let (Some(locked), Decision::Permitted(permitted)) = (locked, &decision) else {
         return Ok(decision);
     };
-    let title = state
-        .park
-        .as_ref()
-        .map_or("", |park| park.question.title.as_str());
-    let message = ask_user_answer_message(user_id, title, &permitted.answer);
+    let seq = locked.seq;
+    let message = locked.answer_message(user_id, permitted);
     append(&tx, seq, &message).await.map_err(final_error)?;
     tx.execute(
         "UPDATE negotiations SET park_answer = $1, awaiting_user_id = $2, \
@@ -372,7 +371,7 @@ async fn read_state(
         .map_err(pg_error)?;
     let state = match rows::find(&tx, id).await? {
         None => None,
-        Some(stored) => Some(stored.read_state(&tx, which).await?.1),
+        Some(stored) => Some(rows::read_state(&tx, stored, which).await?.1),
     };
     tx.commit().await.map_err(pg_error)?;
     Ok(state)

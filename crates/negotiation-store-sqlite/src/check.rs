@@ -18,12 +18,11 @@ use index_negotiation::{
     AnswerRejection, NEGOTIATION_ANSWER_LIMIT, NEGOTIATION_MAX_TURNS, NegotiationAction,
     NegotiationOutcome, audit_negotiation_log, check_answer, count_negotiation_ask_rounds,
 };
-use index_negotiation_store::{
-    ErrorChain, OpportunityId, RecordStatus, StoreError, StoredKey, stored_id, stored_key,
-};
+use index_negotiation_store::sql_rows::{StoredKey, Turns, stored_id, stored_key};
+use index_negotiation_store::{ErrorChain, OpportunityId, RecordStatus, StoreError};
 
 use crate::error::sql_error;
-use crate::rows::{self, Turns};
+use crate::rows;
 
 /// What a column holds, as the store writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -440,7 +439,7 @@ fn read_back(conn: &Connection, row: &Raw) -> Result<Vec<String>, StoreError> {
             None => Ok(None),
             Some(stored) => {
                 let seq = stored.seq;
-                let (_, state) = stored.read_state(conn, Turns::All)?;
+                let (_, state) = rows::read_state(conn, stored, Turns::All)?;
                 let messages = rows::messages(conn, seq)?;
                 Ok(Some((state, messages)))
             }

@@ -3,8 +3,9 @@
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use index_negotiation_store::sql_rows::{StoredKey, stored_key};
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, KeyHash, Revocation, StoreError, StoredKey, UnixTime, stored_key,
+    ApiKeyRecord, ApiKeyStore, KeyHash, Revocation, StoreError, UnixTime,
 };
 
 use crate::SqliteStore;

@@ -51,8 +51,8 @@
 //! ```
 
 mod check;
-#[cfg(unix)]
 mod error;
+#[cfg(unix)]
 mod holders;
 mod keys;
 mod options;

@@ -1,17 +1,21 @@
-//! Reading rows back into the store's types. Anything the schema allows but
-//! the types do not (an unknown action, say) is reported as corruption.
+//! SQLite's rows handed to the shared row kit (`index_negotiation_store::sql_rows`),
+//! which reads them back into the store's types: anything the schema allows
+//! but the types do not (an unknown action, say) is reported as corruption.
+//! A listing's page is read one seat's index at a time.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use index_negotiation::{NegotiationMessage, NegotiationOutcome, NegotiationState, SeatTurn};
+use index_negotiation::{NegotiationMessage, NegotiationState};
+use index_negotiation_store::sql_rows::{
+    Locked, NegotiationRow, PageQuery, StoredNegotiation, TurnRow, Turns, message_from_text,
+};
 use index_negotiation_store::{
-    ListFilter, NegotiationPage, NegotiationSummary, OpportunityId, RecordStatus, Seat,
-    StateFilter, StoreError, UserId, message_from_text, stored_id, stored_state, stored_turns,
+    ListFilter, NegotiationPage, NegotiationSummary, OpportunityId, StoreError, UserId,
 };
 
 use crate::error::sql_error;
 
-/// A `SELECT` of [`summary_from_row`]'s columns from `negotiations n`,
+/// A `SELECT` of [`negotiation_row`]'s columns from `negotiations n`,
 /// followed by `$tail`: a literal, so every statement is a constant that
 /// SQLite compiles once per connection and the cache keeps.
 macro_rules! select_summary {
@@ -28,124 +32,64 @@ macro_rules! select_summary {
     };
 }
 
-/// A summary and its row's internal key, with the question loop's columns
-/// as stored (the question is parsed only when the state is read).
-pub(crate) struct Stored {
-    pub(crate) seq: i64,
-    pub(crate) summary: NegotiationSummary,
-    ask_rounds: i64,
-    park: Option<(String, String, Option<String>)>,
-    /// Where the previous round starts in the log.
-    window_start: i64,
-    /// Its place in the store's order of changes.
-    last_change: i64,
-}
-
-/// Which of a negotiation's turns a read hands the rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Turns {
-    /// The whole log.
-    All,
-    /// The log from the previous round's first turn on: all a decision
-    /// reads, however long the log.
-    Round,
-}
-
-impl Stored {
-    /// The row's summary and the rules' view of it, with its turns read
-    /// from `conn`.
-    pub(crate) fn read_state(
-        self,
-        conn: &Connection,
-        which: Turns,
-    ) -> Result<(NegotiationSummary, NegotiationState), StoreError> {
-        let from = match which {
-            Turns::All => 0,
-            Turns::Round => self.window_start,
-        };
-        let turns = turns(conn, self.seq, from, self.summary.turn_count)?;
-        let state = stored_state(&self.summary, turns, self.ask_rounds, self.park)?;
-        Ok((self.summary, state))
-    }
-}
-
-fn summary_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Stored, StoreError>> {
+/// The negotiation row `select_summary!` selects, as SQLite hands its
+/// columns over; the kit checks it.
+fn negotiation_row(row: &Row<'_>) -> rusqlite::Result<NegotiationRow> {
     let initiator_eligible: bool = row.get(6)?;
     let responder_eligible: bool = row.get(7)?;
-    let outcome: Option<String> = row.get(9)?;
-    let status: String = row.get(11)?;
-    let turn_count: i64 = row.get(12)?;
-    let ask_rounds: i64 = row.get(13)?;
-    let park_user: Option<String> = row.get(14)?;
-    let park_question: Option<String> = row.get(15)?;
-    let park_answer: Option<String> = row.get(16)?;
-    let window_start: i64 = row.get(17)?;
-    let last_change: i64 = row.get(18)?;
-    let waiting_on = park_user.clone().filter(|_| park_answer.is_none());
-    let park = park_user
-        .zip(park_question)
-        .map(|(user, question)| (user, question, park_answer));
-    let outcome = match outcome
-        .as_deref()
-        .map(|name| (name, NegotiationOutcome::from_name(name)))
-    {
-        None => None,
-        Some((_, Some(outcome))) => Some(outcome),
-        Some((name, None)) => {
-            return Ok(Err(StoreError::Corrupt(format!(
-                "unknown outcome {name:?}"
-            ))));
-        }
-    };
-    let Some(status) = RecordStatus::from_name(&status) else {
-        return Ok(Err(StoreError::Corrupt(format!(
-            "unknown status {status:?}"
-        ))));
-    };
-    let text = |index| row.get::<_, String>(index);
-    let (id, initiator, initiator_intent, responder, responder_intent) =
-        (text(1)?, text(2)?, text(3)?, text(4)?, text(5)?);
-    let awaiting: Option<String> = row.get(8)?;
-    let seq = row.get(0)?;
-    let settled = row.get(10)?;
-    let summary = || {
-        Ok(NegotiationSummary {
-            id: stored_id(id)?,
-            initiator: Seat {
-                user_id: stored_id(initiator)?,
-                intent_id: stored_id(initiator_intent)?,
-            },
-            responder: Seat {
-                user_id: stored_id(responder)?,
-                intent_id: stored_id(responder_intent)?,
-            },
-            status,
-            awaiting_user_id: awaiting.map(stored_id).transpose()?,
-            outcome,
-            settled,
-            eligible: initiator_eligible && responder_eligible,
-            turn_count: usize::try_from(turn_count).unwrap_or(0),
-            waiting_on: waiting_on.map(stored_id).transpose()?,
-        })
-    };
-    Ok(summary().map(|summary| Stored {
-        seq,
-        summary,
-        ask_rounds,
-        park,
-        window_start,
-        last_change,
-    }))
+    Ok(NegotiationRow {
+        seq: row.get(0)?,
+        id: row.get(1)?,
+        initiator_user_id: row.get(2)?,
+        initiator_intent_id: row.get(3)?,
+        responder_user_id: row.get(4)?,
+        responder_intent_id: row.get(5)?,
+        eligible: initiator_eligible && responder_eligible,
+        awaiting_user_id: row.get(8)?,
+        outcome: row.get(9)?,
+        settled: row.get(10)?,
+        status: row.get(11)?,
+        turn_count: row.get(12)?,
+        ask_rounds: row.get(13)?,
+        park_user_id: row.get(14)?,
+        park_question: row.get(15)?,
+        park_answer: row.get(16)?,
+        window_start: row.get(17)?,
+        last_change: row.get(18)?,
+    })
+}
+
+/// The negotiation's row key, summary and state, with the turns `which`
+/// names, all read through `conn`.
+pub(crate) fn read_state(
+    conn: &Connection,
+    stored: StoredNegotiation,
+    which: Turns,
+) -> Result<(NegotiationSummary, NegotiationState), StoreError> {
+    let from = stored.first_turn(which);
+    let rows = turns(conn, stored.seq, from)?;
+    stored.read_state(which, rows)
+}
+
+/// The negotiation as a commit decides on it, read through `conn` (the
+/// commit's transaction).
+pub(crate) fn locked(conn: &Connection, stored: StoredNegotiation) -> Result<Locked, StoreError> {
+    let rows = turns(conn, stored.seq, stored.first_turn(Turns::Round))?;
+    stored.locked(rows)
 }
 
 /// The negotiation `id`, if it exists.
-pub(crate) fn find(conn: &Connection, id: &OpportunityId) -> Result<Option<Stored>, StoreError> {
+pub(crate) fn find(
+    conn: &Connection,
+    id: &OpportunityId,
+) -> Result<Option<StoredNegotiation>, StoreError> {
     conn.prepare_cached(select_summary!("WHERE n.id = ?1"))
         .and_then(|mut find| {
-            find.query_row(params![id.as_str()], summary_from_row)
+            find.query_row(params![id.as_str()], negotiation_row)
                 .optional()
         })
         .map_err(sql_error)?
+        .map(NegotiationRow::read)
         .transpose()
 }
 
@@ -198,48 +142,36 @@ pub(crate) fn page_of_user(
             ") ORDER BY n.last_change DESC LIMIT ?5"
         )
     };
-    let below = filter.cursor.map_or(i64::MAX, |cursor| {
-        i64::try_from(cursor.change()).unwrap_or(i64::MAX)
-    });
-    let settled = filter.state.map(|state| state == StateFilter::Settled);
-    // One more than the page, to know whether another follows.
-    let fetch = filter
-        .limit
-        .map_or(-1, |limit| i64::try_from(limit).unwrap_or(i64::MAX - 1) + 1);
+    let query = PageQuery::of(user_id, filter);
     let mut statement = conn.prepare_cached(sql).map_err(sql_error)?;
-    let other = filter.other_user_id.as_ref().map(UserId::as_str);
-    let user = user_id.as_str();
-    let mut bound: Vec<&dyn rusqlite::ToSql> = vec![&user, &below, &settled, &other, &fetch];
-    let intent = filter.intent_id.as_ref().map(|intent| intent.as_str());
-    if let Some(intent) = &intent {
+    // SQLite's LIMIT -1 is no limit.
+    let fetch = query.fetch.unwrap_or(-1);
+    let mut bound: Vec<&dyn rusqlite::ToSql> = vec![
+        &query.user,
+        &query.below,
+        &query.settled,
+        &query.other,
+        &fetch,
+    ];
+    if let Some(intent) = &query.intent {
         bound.push(intent);
     }
     let rows = statement
-        .query_map(bound.as_slice(), summary_from_row)
+        .query_map(bound.as_slice(), negotiation_row)
         .map_err(sql_error)?;
     let found = rows
-        .map(|row| {
-            let stored = row.map_err(sql_error)??;
-            Ok((
-                u64::try_from(stored.last_change).unwrap_or(0),
-                stored.summary,
-            ))
-        })
+        .map(|row| Ok(row.map_err(sql_error)?.read()?.listed()))
         .collect::<Result<Vec<_>, StoreError>>()?;
     Ok(NegotiationPage::of(found, filter.limit))
 }
 
-/// The negotiation's turns from index `from` on, oldest first, of the
-/// `count` its row says it has. Their indexes must run `from`, `from + 1`,
-/// … up to `count - 1` without a gap: a log with a hole, a repeat or more
-/// or fewer turns than its row counts is reported as corruption rather
-/// than read as another log.
+/// The negotiation's turn rows from index `from` on, oldest first, for
+/// the kit to check against the count its row keeps.
 fn turns(
     conn: &Connection,
     seq: i64,
     from: i64,
-    count: usize,
-) -> Result<Vec<SeatTurn>, StoreError> {
+) -> Result<Vec<Result<TurnRow, StoreError>>, StoreError> {
     let mut statement = conn
         .prepare_cached(
             "SELECT turn_index, seat_user_id, action, message FROM turns \
@@ -251,11 +183,7 @@ fn turns(
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })
         .map_err(sql_error)?;
-    stored_turns(
-        usize::try_from(from).unwrap_or(0),
-        count,
-        rows.map(|row| row.map_err(sql_error)),
-    )
+    Ok(rows.map(|row| row.map_err(sql_error)).collect())
 }
 
 /// The negotiation's message record, in order.

@@ -6,17 +6,18 @@ use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, params};
 use index_negotiation::{
     AnswerDecision, AskUserTurn, Decision, NegotiationDecision, NegotiationMessage,
     NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision, NegotiationState,
-    NegotiationTurn, ParkDecision, ask_user_answer_message,
+    NegotiationTurn, ParkDecision,
 };
+use index_negotiation_store::sql_rows::{Locked, Turns, message_parts_text};
 use index_negotiation_store::{
     AnswerDecider, ChangeFeed, CloseReason, Committed, ListFilter, NegotiationPage,
     NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId, message_parts_text,
+    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
 };
 
 use crate::SqliteStore;
 use crate::error::sql_error;
-use crate::rows::{self, Turns};
+use crate::rows;
 
 /// Starts a write transaction, taking the database's write lock now rather
 /// than at the first write, so the read that follows is the locked state.
@@ -25,24 +26,12 @@ fn begin_write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
         .map_err(sql_error)
 }
 
-/// What a commit read under its lock: the row's key, summary and state.
-type Locked = (i64, NegotiationSummary, NegotiationState);
-
-/// The negotiation's row key, summary and state (with the turns `which`
-/// names), as `tx` reads it.
-fn locked_state(
-    tx: &Transaction<'_>,
-    id: &OpportunityId,
-    which: Turns,
-) -> Result<Option<Locked>, StoreError> {
-    match rows::find(tx, id)? {
-        None => Ok(None),
-        Some(stored) => {
-            let seq = stored.seq;
-            let (summary, state) = stored.read_state(tx, which)?;
-            Ok(Some((seq, summary, state)))
-        }
-    }
+/// The negotiation as a commit decides on it, read in `tx` (which holds
+/// the write lock), or `None` when there is none.
+fn locked_state(tx: &Transaction<'_>, id: &OpportunityId) -> Result<Option<Locked>, StoreError> {
+    rows::find(tx, id)?
+        .map(|stored| rows::locked(tx, stored))
+        .transpose()
 }
 
 /// Reads the negotiation's state in one read transaction, so the row and
@@ -53,7 +42,10 @@ fn read_state(
     which: Turns,
 ) -> Result<Option<NegotiationState>, StoreError> {
     let tx = conn.transaction().map_err(sql_error)?;
-    let state = locked_state(&tx, id, which)?.map(|(_, _, state)| state);
+    let state = rows::find(&tx, id)?
+        .map(|stored| rows::read_state(&tx, stored, which))
+        .transpose()?
+        .map(|(_, state)| state);
     tx.commit().map_err(sql_error)?;
     Ok(state)
 }
@@ -72,34 +64,31 @@ macro_rules! raise_last_change {
 /// turn index already taken is `raced`).
 type Applied<T, R> = Result<Option<Decision<T, R>>, StoreError>;
 
-/// A commit's decision, with the summary and state it decided on when it
-/// applied the decision.
-type Decided<T, R> = (
-    Decision<T, R>,
-    Option<(NegotiationSummary, NegotiationState)>,
-);
+/// A commit's decision, with what it decided on when it applied the
+/// decision.
+type Decided<T, R> = (Decision<T, R>, Option<Locked>);
 
 /// One commit, in one `BEGIN IMMEDIATE` transaction: the negotiation locked
 /// and read, `decide` asked once, and `apply` run on a permitted decision
-/// with the row's key and the locked state; the transaction commits only
-/// then. An applied commit hands back the summary and state it decided on.
+/// with what was locked; the transaction commits only then. An applied
+/// commit hands back what it decided on.
 fn commit_decided<T, R>(
     conn: &mut Connection,
     id: &OpportunityId,
     decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
-    apply: impl FnOnce(&Transaction<'_>, i64, &NegotiationState, &T) -> Applied<T, R>,
+    apply: impl FnOnce(&Transaction<'_>, &Locked, &T) -> Applied<T, R>,
 ) -> Result<Decided<T, R>, StoreError> {
     let tx = begin_write(conn)?;
-    let Some((seq, summary, state)) = locked_state(&tx, id, Turns::Round)? else {
+    let Some(locked) = locked_state(&tx, id)? else {
         return Ok((decide(None), None));
     };
-    let decision = decide(Some(&state));
+    let decision = decide(Some(&locked.state));
     if let Decision::Permitted(permitted) = &decision {
-        if let Some(instead) = apply(&tx, seq, &state, permitted)? {
+        if let Some(instead) = apply(&tx, &locked, permitted)? {
             return Ok((instead, None));
         }
         tx.commit().map_err(sql_error)?;
-        return Ok((decision, Some((summary, state))));
+        return Ok((decision, Some(locked)));
     }
     Ok((decision, None))
 }
@@ -114,7 +103,8 @@ fn commit_turn(
     returning: bool,
 ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
     let decide = |state: Option<&_>| decide(state, user_id, turn);
-    let (decision, locked) = commit_decided(conn, id, decide, |tx, seq, _, permitted| {
+    let (decision, locked) = commit_decided(conn, id, decide, |tx, locked, permitted| {
+        let seq = locked.seq;
         let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
         let inserted = execute(
             tx,
@@ -153,9 +143,13 @@ fn commit_turn(
         Ok(None)
     })?;
     let after = match (returning, &decision, locked) {
-        (true, Decision::Permitted(permitted), Some((summary, state))) => Some(
-            Committed::after_turn(&summary, &state, user_id, turn, permitted),
-        ),
+        (true, Decision::Permitted(permitted), Some(locked)) => Some(Committed::after_turn(
+            &locked.summary,
+            &locked.state,
+            user_id,
+            turn,
+            permitted,
+        )),
         _ => None,
     };
     Ok((decision, after))
@@ -170,7 +164,7 @@ fn commit_resume(
     returning: bool,
 ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
     let decide = |state: Option<&_>| decide(state, user_id);
-    let (decision, locked) = commit_decided(conn, id, decide, |tx, seq, _, permitted| {
+    let (decision, locked) = commit_decided(conn, id, decide, |tx, locked, permitted| {
         execute(
             tx,
             concat!(
@@ -178,15 +172,17 @@ fn commit_resume(
                 raise_last_change!(),
                 " WHERE seq = ?2"
             ),
-            params![permitted.awaiting_user_id.as_str(), seq],
+            params![permitted.awaiting_user_id.as_str(), locked.seq],
         )
         .map_err(sql_error)?;
         Ok(None)
     })?;
     let after = match (returning, &decision, locked) {
-        (true, Decision::Permitted(permitted), Some((summary, state))) => {
-            Some(Committed::after_resume(&summary, &state, permitted))
-        }
+        (true, Decision::Permitted(permitted), Some(locked)) => Some(Committed::after_resume(
+            &locked.summary,
+            &locked.state,
+            permitted,
+        )),
         _ => None,
     };
     Ok((decision, after))
@@ -307,7 +303,8 @@ impl NegotiationStore for SqliteStore {
         self.pool
             .run_write(move |conn| {
                 let decide = |state: Option<&_>| decide(state, &user_id);
-                commit_decided(conn, &id, decide, |tx, seq, _, permitted| {
+                commit_decided(conn, &id, decide, |tx, locked, permitted| {
+                    let seq = locked.seq;
                     append(tx, seq, &message.sender_id, &parts)?;
                     execute(tx, concat!("UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
                          park_answer = NULL, ", raise_last_change!(), " WHERE seq = ?4"),
@@ -337,12 +334,9 @@ impl NegotiationStore for SqliteStore {
         self.pool
             .run_write(move |conn| {
                 let decide = |state: Option<&_>| decide(state, &user_id, &answer);
-                commit_decided(conn, &id, decide, |tx, seq, state, permitted| {
-                    let title = state
-                        .park
-                        .as_ref()
-                        .map_or("", |park| park.question.title.as_str());
-                    let message = ask_user_answer_message(&user_id, title, &permitted.answer);
+                commit_decided(conn, &id, decide, |tx, locked, permitted| {
+                    let seq = locked.seq;
+                    let message = locked.answer_message(&user_id, permitted);
                     append(tx, seq, &message.sender_id, &message_parts_text(&message)?)?;
                     execute(
                         tx,

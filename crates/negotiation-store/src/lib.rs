@@ -30,22 +30,22 @@
 //! Backends: [`MemoryStore`] here; SQLite in `index-negotiation-store-sqlite`,
 //! PostgreSQL in `index-negotiation-store-postgres`.
 //! Enable the `conformance` feature to run the shared suite against yours
-//! (see `negotiation_store_conformance!` in the `conformance` module).
+//! (see `negotiation_store_conformance!` in the `conformance` module), and
+//! `sql-rows` for the row kit the SQL backends share (`sql_rows`).
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod error;
 mod keys;
 mod memory;
-mod message_text;
 mod model;
 mod question_loop;
 mod service;
+#[cfg(feature = "sql-rows")]
+pub mod sql_rows;
 mod store;
 
-pub use error::{
-    ErrorChain, StoreError, TurnRow, stored_id, stored_park, stored_state, stored_turns,
-};
+pub use error::{ErrorChain, StoreError};
 /// The ids, checked where they are made; they live with the rules, which
 /// take them too.
 pub use index_negotiation::{
@@ -53,10 +53,9 @@ pub use index_negotiation::{
 };
 pub use keys::{
     ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyHash, KeyScope, KeyState, Revocation,
-    StoredKey, UnixTime, stored_key,
+    UnixTime,
 };
 pub use memory::MemoryStore;
-pub use message_text::{message_from_text, message_parts_text};
 pub use model::{
     CloseReason, Committed, InvalidCursor, ListCursor, ListFilter, NegotiationPage,
     NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus, Seat,

@@ -107,7 +107,7 @@ pub fn legacy_records() -> Vec<LegacyRecord> {
         let message = park_turn("budget").to_message(&user(who));
         (
             message.sender_id.clone(),
-            crate::message_parts_text(&message).unwrap(),
+            crate::sql_rows::message_parts_text(&message).unwrap(),
         )
     };
     // Version 2's answer: the text, then data with a `turnCount` mark.
@@ -122,7 +122,7 @@ pub fn legacy_records() -> Vec<LegacyRecord> {
         let message = text_message(who, "see you then");
         (
             message.sender_id.clone(),
-            crate::message_parts_text(&message).unwrap(),
+            crate::sql_rows::message_parts_text(&message).unwrap(),
         )
     };
     vec![

@@ -1,18 +1,17 @@
 //! A negotiation message's parts as one JSON text, the form SQL backends
-//! store them in.
-//!
-//! Each backend writing its own encoding would let two of them disagree on
-//! what a stored message is; these two functions are the one definition.
+//! store them in: each backend writing its own encoding would let two of
+//! them disagree on what a stored message is, so these two functions are
+//! the one definition.
 
 use index_negotiation::NegotiationMessage;
 
-use crate::StoreError;
+use crate::error::StoreError;
 
 /// The message's parts as the JSON text to store.
 ///
 /// ```
 /// use index_negotiation::{MessagePart, NegotiationMessage};
-/// use index_negotiation_store::message_parts_text;
+/// use index_negotiation_store::sql_rows::message_parts_text;
 ///
 /// let message = NegotiationMessage {
 ///     sender_id: "agent:alice".into(),
@@ -32,7 +31,7 @@ pub fn message_parts_text(message: &NegotiationMessage) -> Result<String, StoreE
 /// The message stored as `sender_id` and the JSON text of its parts.
 ///
 /// ```
-/// use index_negotiation_store::{StoreError, message_from_text};
+/// use index_negotiation_store::{StoreError, sql_rows::message_from_text};
 ///
 /// let message = message_from_text("agent:bob".into(), r#"[{"kind":"text","text":"Hi"}]"#)?;
 /// assert_eq!(message.parts.len(), 1);

@@ -1,0 +1,45 @@
+//! The row kit the SQL backends share (feature `sql-rows`): a stored
+//! negotiation, its turns, its messages and an API key as a SQL row holds
+//! them, read back into the store's types and checked on the way, and a
+//! listing's page as both bind it.
+//!
+//! A backend reads its columns (each database its own way) into the plain
+//! rows here; everything after that is this module's, so SQLite and
+//! PostgreSQL cannot disagree on what a stored negotiation is, on what
+//! counts as corruption, or on which turns a decision reads. Whatever was
+//! written around the store reads back as [`StoreError::Corrupt`], never as
+//! a panic or as another negotiation.
+//!
+//! [`StoreError::Corrupt`]: crate::StoreError::Corrupt
+
+mod keys;
+mod listing;
+mod messages;
+mod negotiation;
+mod turns;
+
+pub use keys::{StoredKey, stored_key};
+pub use listing::PageQuery;
+pub use messages::{message_from_text, message_parts_text};
+pub use negotiation::{Locked, NegotiationRow, StoredNegotiation, Turns};
+pub use turns::{TurnRow, stored_turns};
+
+use crate::error::StoreError;
+
+/// An id read back from storage, checked as every id is. One that fails
+/// its check was written around the store, so it is
+/// [`StoreError::Corrupt`], never a panic.
+///
+/// ```
+/// use index_negotiation_store::{StoreError, UserId, sql_rows::stored_id};
+/// let dana: UserId = stored_id("dana".to_owned())?;
+/// assert_eq!(dana, "dana");
+/// assert!(matches!(stored_id::<UserId>(" ".to_owned()), Err(StoreError::Corrupt(_))));
+/// # Ok::<(), StoreError>(())
+/// ```
+pub fn stored_id<T>(text: String) -> Result<T, StoreError>
+where
+    T: TryFrom<String, Error = index_negotiation::InvalidId>,
+{
+    T::try_from(text).map_err(|invalid| StoreError::Corrupt(format!("a stored id: {invalid}")))
+}
