@@ -492,6 +492,43 @@ mod tests {
         );
     }
 
+    /// The host's transports (REST, MCP, the browser's pages) stand side by
+    /// side on its service and the HTTP kit, none importing another, and
+    /// the service imports no transport: the next transport is added
+    /// beside them, and a change to one cannot reach the others. Only
+    /// `serve`, which puts them on one listener, names them all.
+    #[test]
+    fn the_hosts_transports_stand_side_by_side_on_its_service() {
+        let may_use: [(&str, &[&str]); 5] = [
+            ("service", &["service"]),
+            ("http", &["service", "http"]),
+            ("rest", &["service", "http", "rest"]),
+            ("mcp", &["service", "http", "mcp"]),
+            ("web", &["service", "http", "web"]),
+        ];
+        let mut found = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (path, text) in sources() {
+            let Ok(inside) = path.strip_prefix(crate::workspace_root().join("crates/host/src")) else {
+                continue;
+            };
+            let Some(layer) = inside.iter().next().and_then(|part| part.to_str()) else {
+                continue;
+            };
+            let Some((_, allowed)) = may_use.iter().find(|(name, _)| *name == layer) else {
+                continue;
+            };
+            seen.insert(layer.to_owned());
+            for used in crate_paths(&code_of(&text)) {
+                if !allowed.contains(&used.as_str()) {
+                    found.push(format!("{} uses crate::{used}", inside.display()));
+                }
+            }
+        }
+        assert_eq!(seen.len(), may_use.len(), "layers found: {seen:?}");
+        assert!(found.is_empty(), "{found:#?}");
+    }
+
     /// The top-level modules of the crate in `dir`: its `src/` files and
     /// folders, the roots aside.
     fn modules_in(dir: &Path) -> std::collections::BTreeSet<String> {

@@ -17,36 +17,22 @@
 //! # Ok(()) }
 //! ```
 
-mod connection;
-mod elicit;
-mod error;
-mod extract;
-mod host;
 mod http;
-mod input;
-mod keep_alive;
-pub mod keys;
-mod limits;
 mod mcp;
-mod mcp_gate;
-mod metrics;
-pub mod names;
-mod openapi;
-mod raw_refusal;
-mod resources;
-mod schema;
+mod rest;
 mod serve;
-mod sessions;
-mod tasks;
+mod service;
 mod web;
 
-pub use error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
-pub use host::{
-    AskedQuestion, DEFAULT_PAGE, Host, HostSettings, ListQuery, MAX_PAGE, MAX_WAIT,
-    NegotiationView, ParkedQuestion, Questions, Resumed, TurnTaken, UnreadableQuestion,
-};
-pub use http::{openapi, router};
 pub use keys::{Caller, NewKey};
-pub use limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 pub use mcp::{NegotiatorServer, tools};
+pub use serve::app::{openapi, router};
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};
+pub use service::error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
+pub use service::host::{Host, HostSettings};
+pub use service::limits::{BODY_LIMIT, REQUEST_TIMEOUT};
+pub use service::wire::{
+    AskedQuestion, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView, ParkedQuestion,
+    Questions, Resumed, TurnTaken, UnreadableQuestion,
+};
+pub use service::{keys, names};

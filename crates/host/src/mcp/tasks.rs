@@ -148,7 +148,7 @@ impl Tasks {
         W: FnOnce(InTask) -> F,
         F: Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static,
     {
-        let id = crate::keys::random_hex().ok()?;
+        let id = crate::service::keys::random_hex().ok()?;
         let now = Instant::now();
         let stamp = current_timestamp();
         let mut task = Task::new(id.clone(), TaskStatus::Working, stamp.clone(), stamp);

@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn a_schema_for_tools_drops_the_rust_name_and_keeps_the_rest() {
-        let schema = tool_schema::<crate::host::ListQuery>(Contract::Reads);
+        let schema = tool_schema::<crate::service::wire::ListQuery>(Contract::Reads);
         assert_eq!(schema.get("type"), Some(&Value::from("object")));
         assert!(!schema.contains_key("title"));
         assert!(!schema.contains_key("description"));

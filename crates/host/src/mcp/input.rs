@@ -24,7 +24,7 @@ use index_negotiation_store::{OpportunityId, UserId};
 use index_question_block::StructuredQuestion;
 use index_stall_gap::ParkReport;
 
-use crate::elicit::Form;
+use crate::mcp::elicit::Form;
 
 /// How many asks a process keeps outstanding at most; past it, the oldest
 /// go first (their clients are asked again when they retry).
@@ -72,7 +72,7 @@ impl Outstanding {
         window: Duration,
     ) -> Option<InputRequiredResult> {
         let form = Form::of(owner, id, question)?;
-        let token = crate::keys::random_hex().ok()?;
+        let token = crate::service::keys::random_hex().ok()?;
         let mut requests = InputRequests::new();
         requests.insert(
             form.key().to_owned(),

@@ -8,7 +8,7 @@
 //! first (413, 415 and `malformed_json` in the error shape), and turns
 //! what rmcp answers in plain text into `{"error": {"code", "message"}}`
 //! with the same status. A call rmcp is slow to answer is held on an event
-//! stream that keeps the connection alive (`crate::keep_alive`).
+//! stream that keeps the connection alive (`crate::mcp::keep_alive`).
 
 use std::sync::Arc;
 
@@ -19,10 +19,10 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 
-use crate::error::{ErrorCode, HostError};
-use crate::keys::Caller;
-use crate::limits::BODY_LIMIT;
-use crate::sessions::SESSION_KEY;
+use crate::mcp::sessions::SESSION_KEY;
+use crate::service::error::{ErrorCode, HostError};
+use crate::service::keys::Caller;
+use crate::service::limits::BODY_LIMIT;
 
 /// The gate itself, as an axum middleware in front of the MCP service.
 pub(crate) async fn gate(request: Request, next: Next) -> Response {
@@ -43,7 +43,7 @@ pub(crate) async fn gate(request: Request, next: Next) -> Response {
             .is_some_and(|accept| accept.contains("text/event-stream"));
     let answer = SESSION_KEY.scope(key, next.run(request));
     let response = if streams {
-        crate::keep_alive::kept_alive(answer).await
+        crate::mcp::keep_alive::kept_alive(answer).await
     } else {
         answer.await
     };

@@ -17,58 +17,83 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{MethodRouter, get, post};
 use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
 
 use index_negotiation_store::{KeyScope, UserId};
 
-use crate::error::HostError;
-use crate::host::{Host, Questions};
-use crate::keys::{Caller, WEB_SESSION_LIFETIME};
+use crate::http::openapi::{Fails, Operation, Success, of};
+use crate::service::error::HostError;
+use crate::service::host::Host;
+use crate::service::keys::{Caller, WEB_SESSION_LIFETIME};
+use crate::service::wire::Questions;
 
 /// The cookie a signed-in browser carries: its session key.
 pub(crate) const SESSION_COOKIE: &str = "index_session";
-
-/// What the page may load and do: its own files, its own API, and
-/// WebAssembly compiled from its own module; no inline script, no frames.
-const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
-     style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; \
-     frame-ancestors 'none'";
 
 /// The inbox's files, by path: its type and its bytes.
 const FILES: &[(&str, &str, &[u8])] = &[
     (
         "/inbox",
         "text/html; charset=utf-8",
-        include_bytes!("../inbox/index.html"),
+        include_bytes!("../../inbox/index.html"),
     ),
     (
         "/inbox/inbox.js",
         "text/javascript; charset=utf-8",
-        include_bytes!("../inbox/inbox.js"),
+        include_bytes!("../../inbox/inbox.js"),
     ),
     (
         "/inbox/inbox.css",
         "text/css; charset=utf-8",
-        include_bytes!("../inbox/inbox.css"),
+        include_bytes!("../../inbox/inbox.css"),
     ),
     (
         "/inbox/icon.svg",
         "image/svg+xml",
-        include_bytes!("../inbox/icon.svg"),
+        include_bytes!("../../inbox/icon.svg"),
     ),
     (
         "/inbox/pkg/index.js",
         "text/javascript; charset=utf-8",
-        include_bytes!("../inbox/pkg/index.js"),
+        include_bytes!("../../inbox/pkg/index.js"),
     ),
     (
         "/inbox/pkg/index_question_block_bg.wasm",
         "application/wasm",
-        include_bytes!("../inbox/pkg/index_question_block_bg.wasm"),
+        include_bytes!("../../inbox/pkg/index_question_block_bg.wasm"),
     ),
 ];
+
+/// The browser's session and what its page reads, each route beside what
+/// the OpenAPI document says of it.
+pub(crate) fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
+    use Fails::{Body, CrossOrigin, Oversize, Request, SignIn};
+    let ok = |schema| Success::Json(StatusCode::OK, schema);
+    vec![
+        (
+            Operation::new(Method::POST, "/session", "signIn", "Sign a browser in with a person's key or a login link: the session key goes into an HttpOnly cookie.", Success::Json(StatusCode::CREATED, of::<SignedIn>))
+                .public()
+                .body(of::<SignInBody>)
+                .fails(&[Body, SignIn, CrossOrigin, Oversize]),
+            post(sign_in),
+        ),
+        (
+            Operation::new(Method::GET, "/session", "session", "Who the caller is.", ok(of::<SignedIn>)),
+            get(signed_in),
+        ),
+        (
+            Operation::new(Method::DELETE, "/session", "signOut", "End the browser session the cookie carries, on every process of the store.", Success::Empty(StatusCode::NO_CONTENT))
+                .fails(&[Request]),
+            axum::routing::delete(sign_out),
+        ),
+        (
+            Operation::new(Method::GET, "/questions", "listQuestions", "The questions the caller's person is asked, as question messages, one per distinct question, and the negotiations whose question could not be read.", ok(of::<crate::service::wire::Questions>)),
+            get(questions),
+        ),
+    ]
+}
 
 /// The inbox's files, served to anyone: they hold no data.
 pub(crate) fn pages() -> Router<Host> {
@@ -124,25 +149,6 @@ fn wants_a_page(headers: &HeaderMap) -> bool {
             html && !refused
         })
 }
-
-/// Adds the security headers to every answer: the policy above, no
-/// sniffing of types, no referrer, no framing.
-pub(crate) async fn secured(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    for (name, value) in SECURITY_HEADERS {
-        headers.insert(name, HeaderValue::from_static(value));
-    }
-    response
-}
-
-/// The headers every answer carries, the refusals hyper writes before any
-/// route included.
-pub(crate) const SECURITY_HEADERS: [(header::HeaderName, &str); 4] = [
-    (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
-    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-    (header::REFERRER_POLICY, "no-referrer"),
-    (header::X_FRAME_OPTIONS, "DENY"),
-];
 
 /// The session key a request's cookie carries, if any.
 pub(crate) fn session_token(headers: &HeaderMap) -> Option<&str> {
@@ -214,7 +220,7 @@ pub(crate) struct SignedIn {
 pub(crate) async fn sign_in(
     State(host): State<Host>,
     headers: HeaderMap,
-    crate::extract::ApiJson(body): crate::extract::ApiJson<SignInBody>,
+    crate::http::extract::ApiJson(body): crate::http::extract::ApiJson<SignInBody>,
 ) -> Result<Response, HostError> {
     if headers.contains_key(header::ORIGIN) && !same_origin(&headers) {
         return Err(HostError::CrossOrigin);

@@ -10,7 +10,7 @@
 
 use unicode_general_category::{GeneralCategory, get_general_category};
 
-use crate::error::HostError;
+use crate::service::error::HostError;
 
 /// A name holding a character no name may hold: which field, and the
 /// first such character (the name itself is not repeated, since it is

@@ -6,124 +6,22 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use index_js::WireEnum;
 use index_negotiation::is_visible_to;
-use index_negotiation::{
-    Decision, NegotiationDecision, NegotiationMessage, NegotiationObservation,
-    NegotiationResumeDecision, NegotiationState, NegotiationTurn, observe_negotiation,
-};
+use index_negotiation::{Decision, NegotiationMessage, NegotiationTurn};
 use index_negotiation_store::{
-    CloseReason, Committed, DeliveryReport, HostStore, InvalidId, KeyScope, ListCursor, ListFilter,
-    NegotiationPage, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
-    OpportunityId, QuestionLoopSettings, StateFilter, UserId,
+    CloseReason, Committed, DeliveryReport, HostStore, KeyScope, ListFilter, NegotiationPage,
+    NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation, OpportunityId,
+    QuestionLoopSettings, StateFilter, UserId,
 };
 use index_stall_gap::{ParkError, ParkRequest, Parked, park_negotiation};
 
 use index_question_block::StructuredQuestion;
 
-use crate::error::HostError;
-use crate::keys::{Caller, KeyOptions, NewKey, authenticate, create_key};
-
-/// The longest a caller may wait for a change in one request: under the
-/// 60 seconds that common clients (the TypeScript MCP SDK's default
-/// request timeout among them) give a request, so a wait at the maximum
-/// answers before its client gives up.
-pub const MAX_WAIT: Duration = Duration::from_secs(50);
-
-/// A negotiation as one seat sees it: the record, the rules' state with
-/// its log, and what this seat may do now.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct NegotiationView {
-    /// The record: seats, status, whose turn.
-    pub negotiation: NegotiationSummary,
-    /// What the caller's seat may do, and the guidance agents follow.
-    pub observation: NegotiationObservation,
-    /// The turn log and the rules' view.
-    pub state: NegotiationState,
-    /// The question the negotiation waits on, when it is parked on one for
-    /// the caller's own person. The other seat never sees it (nor the
-    /// park in `state`); `negotiation.waitingOn` tells it whose answer the
-    /// negotiation waits on.
-    pub parked: Option<ParkedQuestion>,
-}
-
-impl NegotiationView {
-    /// The negotiation as `caller`'s seat sees it, from its summary and
-    /// state.
-    fn of(negotiation: NegotiationSummary, state: NegotiationState, caller: &Caller) -> Self {
-        let state = state.seen_by(&caller.user_id);
-        let parked = state
-            .park
-            .as_ref()
-            .filter(|park| park.is_open())
-            .map(|park| ParkedQuestion {
-                user_id: park.user_id.clone(),
-                question: park.question.clone(),
-            });
-        NegotiationView {
-            observation: observe_negotiation(&state, &caller.user_id),
-            negotiation,
-            state,
-            parked,
-        }
-    }
-}
-
-/// The question a negotiation waits on, and whose it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ParkedQuestion {
-    /// The person asked (their agent parked the negotiation).
-    pub user_id: UserId,
-    /// What they are asked, with its options.
-    pub question: StructuredQuestion,
-}
-
-/// A question the caller's person is asked, as its question message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AskedQuestion {
-    /// The question message: prose, then the block whose question names
-    /// every negotiation below. Read it with the question-block parser;
-    /// answer it at `POST /answers`.
-    pub message: String,
-    /// The negotiations parked on it, which one answer resumes.
-    pub opportunity_ids: Vec<OpportunityId>,
-    /// The question as its person's agent asked it: its options (what the
-    /// message's prose lists), each with its description, and whether
-    /// several may be chosen, for a client that offers them as choices.
-    pub question: StructuredQuestion,
-}
-
-/// What the caller's person is asked (`GET /questions`): every question
-/// that could be read, and a line for each negotiation whose question
-/// could not, so one damaged negotiation hides nothing else.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[non_exhaustive]
-pub struct Questions {
-    /// The questions, one per distinct question, oldest asked first.
-    pub questions: Vec<AskedQuestion>,
-    /// The negotiations parked on the person whose question could not be
-    /// shown; empty when all could.
-    pub unreadable: Vec<UnreadableQuestion>,
-}
-
-/// A negotiation parked on the caller's person whose question could not
-/// be shown: its park did not read back from the store, or its question
-/// cannot be written as a question message. The cause is logged, never
-/// sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct UnreadableQuestion {
-    /// The negotiation.
-    pub opportunity_id: OpportunityId,
-    /// Why, for a person: one plain sentence.
-    pub reason: String,
-}
+use crate::service::error::HostError;
+use crate::service::keys::{Caller, KeyOptions, NewKey, authenticate, create_key};
+use crate::service::wire::{
+    AskedQuestion, MAX_WAIT, NegotiationView, Questions, Resumed, TurnTaken, UnreadableQuestion,
+};
 
 /// What a host is built with: settings read once, when it starts (from the
 /// command line and the environment), never inside a request.
@@ -148,26 +46,6 @@ impl std::fmt::Debug for HostSettings {
             .field("ask_user_window", &self.ask_user_window)
             .finish()
     }
-}
-
-/// A permitted turn and the negotiation after it.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct TurnTaken {
-    /// The rules' decision, in the reference's shape (`ok: true`, …).
-    pub decision: NegotiationDecision,
-    /// The negotiation after the turn; its state's log starts at the
-    /// previous round's first turn (`earlierTurns` counts the turns
-    /// before), so the reply does not grow with the history.
-    pub negotiation: NegotiationView,
-}
-
-/// A permitted resume and the negotiation after it.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Resumed {
-    /// The rules' decision (`ok: true`, `awaitingUserId`).
-    pub decision: NegotiationResumeDecision,
-    /// The negotiation after the resume, its log as after a turn.
-    pub negotiation: NegotiationView,
 }
 
 /// The negotiations one caller watches, each with how it last looked
@@ -205,6 +83,11 @@ impl Changes {
     }
 }
 
+/// What [`Host::watch_parks`] tells: the host, the person whose question
+/// a park put, the negotiation, the question.
+pub(crate) type ParkWatcher =
+    Arc<dyn Fn(&Host, &UserId, &OpportunityId, &StructuredQuestion) + Send + Sync>;
+
 /// The negotiation host: authentication, who may do what, and waking
 /// waiters. Cheap to clone; clones share everything.
 #[derive(Clone)]
@@ -221,16 +104,16 @@ struct Inner {
     closing: tokio_util::sync::CancellationToken,
     /// Who authors park questions, if this host has a model.
     author: Option<Arc<dyn index_stall_gap::StallGapAuthor>>,
-    /// The sessions that can show their person a parked question.
-    elicitors: crate::elicit::Elicitors,
-    /// The questions put to current MCP clients, awaiting their retries.
-    outstanding: crate::input::Outstanding,
-    /// The MCP tasks this process runs.
-    tasks: crate::tasks::Tasks,
+    /// What the transports keep beside the host.
+    attached: crate::service::attached::Attached,
+    /// Told of each question a park puts to its person, so a transport
+    /// that can reach the person right away (an MCP client that shows
+    /// forms) puts it to them.
+    park_watchers: std::sync::Mutex<Vec<ParkWatcher>>,
     /// How long a parked question put by elicitation waits for its answer.
     ask_user_window: Duration,
     /// What `/metrics` reports.
-    metrics: crate::metrics::Metrics,
+    metrics: crate::service::metrics::Metrics,
 }
 
 impl std::fmt::Debug for Host {
@@ -287,13 +170,12 @@ impl Host {
                 changes,
                 closing: tokio_util::sync::CancellationToken::new(),
                 author: settings.author,
-                elicitors: crate::elicit::Elicitors::default(),
-                outstanding: crate::input::Outstanding::default(),
-                tasks: crate::tasks::Tasks::default(),
+                attached: crate::service::attached::Attached::default(),
+                park_watchers: std::sync::Mutex::default(),
                 ask_user_window: settings.ask_user_window.unwrap_or(Duration::from_millis(
                     index_negotiation::DEFAULT_ASK_USER_WINDOW_MS,
                 )),
-                metrics: crate::metrics::Metrics::default(),
+                metrics: crate::service::metrics::Metrics::default(),
             }),
         };
         if let Some(mut feed) = feed {
@@ -313,7 +195,7 @@ impl Host {
     }
 
     /// What `/metrics` reports.
-    pub(crate) fn metrics(&self) -> &crate::metrics::Metrics {
+    pub(crate) fn metrics(&self) -> &crate::service::metrics::Metrics {
         &self.inner.metrics
     }
 
@@ -364,13 +246,13 @@ impl Host {
     }
 
     /// Signs a browser in with a person's key or a login link: its session
-    /// key (see [`crate::keys::sign_in`]).
+    /// key (see [`crate::service::keys::sign_in`]).
     ///
     /// # Errors
     ///
-    /// As [`crate::keys::sign_in`].
+    /// As [`crate::service::keys::sign_in`].
     pub async fn sign_in(&self, secret: &str) -> Result<NewKey, HostError> {
-        crate::keys::sign_in(self.store().as_ref(), secret).await
+        crate::service::keys::sign_in(self.store().as_ref(), secret).await
     }
 
     /// Ends the browser session `caller` is, on every process of the store.
@@ -709,7 +591,7 @@ impl Host {
     ) -> Result<Parked, HostError> {
         self.seated(caller, id).await?;
         let author = self.inner.author.as_deref().ok_or_else(|| HostError::Invalid {
-            code: crate::error::ErrorCode::NoModel.as_str(),
+            code: crate::service::error::ErrorCode::NoModel.as_str(),
             message: "this host has no model to author questions (set INDEX_MODEL_BASE_URL and INDEX_MODEL)".to_owned(),
         })?;
         let parked = park_negotiation(
@@ -728,79 +610,53 @@ impl Host {
         self.changed();
         self.inner.metrics.park(parked.outcome.kind().as_str());
         if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
-            self.offer_by_elicitation(&caller.user_id, id, &gap.question);
+            let watchers = self
+                .inner
+                .park_watchers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            for watcher in watchers {
+                watcher(self, &caller.user_id, id, &gap.question);
+            }
         }
         Ok(parked)
     }
 
-    /// Remembers an MCP session of `user`'s whose client can show forms.
-    pub(crate) fn register_elicitor(&self, user: &UserId, peer: rmcp::Peer<rmcp::RoleServer>) {
-        self.inner.elicitors.register(user, peer);
+    /// The value of type `T` a transport keeps beside this host, made by
+    /// `make` the first time (see [`crate::service::attached`]).
+    pub(crate) fn attached<T: Send + Sync + 'static>(&self, make: impl FnOnce() -> T) -> Arc<T> {
+        self.inner.attached.get_or_make(make)
     }
 
-    /// The `input_required` answer that puts `question`, the caller's
-    /// person's parked question on `id`, to a current MCP client as a form
-    /// (with `report`, what a park that asks did, for its retry).
-    pub(crate) fn ask_for_answer(
-        &self,
-        caller: &Caller,
-        id: &OpportunityId,
-        question: &StructuredQuestion,
-        report: Option<index_stall_gap::ParkReport>,
-    ) -> Option<rmcp::model::InputRequiredResult> {
-        self.inner.outstanding.ask(
-            &caller.user_id,
-            id,
-            question,
-            report,
-            self.inner.ask_user_window,
-        )
+    /// Has `watcher` told of every question a park puts to its person
+    /// from now on: the person who owns it, the negotiation, the question.
+    pub(crate) fn watch_parks(&self, watcher: ParkWatcher) {
+        self.inner
+            .park_watchers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(watcher);
     }
 
-    /// Delivers the answer a current client's retry carries, when it
-    /// answers a form this process put to the caller on `id`: what the
-    /// person's answer did, and the report of the park that asked.
-    pub(crate) async fn answer_asked(
-        &self,
-        caller: &Caller,
-        id: &OpportunityId,
-        state: Option<&str>,
-        responses: Option<&rmcp::model::InputResponses>,
-    ) -> Option<(crate::elicit::Offered, Option<index_stall_gap::ParkReport>)> {
-        let answered = self
-            .inner
-            .outstanding
-            .answered(&caller.user_id, id, state, responses)?;
-        let offered = self.answer_form(&answered.form, &answered.result).await;
-        tracing::info!(user = ?caller.user_id.as_str(), ?offered, "a parked question answered through input_required");
-        Some((offered, answered.report))
+    /// The rules and the store, for a transport that delivers an answer
+    /// it gathered itself (see [`Host::answered`]).
+    pub(crate) fn negotiations(&self) -> &Negotiations<Arc<dyn HostStore>> {
+        &self.inner.negotiations
     }
 
-    /// Delivers the person's answer to `form` (see `Form::answered`).
-    pub(crate) async fn answer_form(
-        &self,
-        form: &crate::elicit::Form,
-        result: &rmcp::model::ElicitResult,
-    ) -> crate::elicit::Offered {
-        let offered = form.answered(&self.inner.negotiations, result).await;
-        self.took(&offered);
-        offered
+    /// Cancelled when the host shuts down.
+    pub(crate) fn closing(&self) -> tokio_util::sync::CancellationToken {
+        self.inner.closing.clone()
     }
 
-    /// What an answer by form did, told as every answer's is: waiters
-    /// woken, the answers counted.
-    fn took(&self, offered: &crate::elicit::Offered) {
-        if let crate::elicit::Offered::Answered(report) = offered {
-            self.inner.metrics.answers(report);
-            if report.resumed().next().is_some() {
-                self.changed();
-            }
+    /// What a delivered answer did, told as every answer's is: the answers
+    /// counted, waiters woken when a negotiation resumed.
+    pub(crate) fn answered(&self, report: &DeliveryReport) {
+        self.inner.metrics.answers(report);
+        if report.resumed().next().is_some() {
+            self.changed();
         }
-    }
-
-    /// The MCP tasks this process runs.
-    pub(crate) fn tasks(&self) -> &crate::tasks::Tasks {
-        &self.inner.tasks
     }
 
     /// How long a parked question put to its person waits for the answer.
@@ -837,39 +693,6 @@ impl Host {
         }
     }
 
-    /// Puts a just-parked question to its owner's MCP client, if one that
-    /// can show forms is connected, on a task of its own: the park answers
-    /// at once, and the person answers when they do.
-    fn offer_by_elicitation(
-        &self,
-        owner: &UserId,
-        id: &OpportunityId,
-        question: &StructuredQuestion,
-    ) {
-        // Every question is a select of 2 to 4 options, so a form; one
-        // that were not would stay answerable by its question message.
-        let Some(form) = crate::elicit::Form::of(owner, id, question) else {
-            tracing::info!(user = ?owner.as_str(), "parked question not offered by elicitation: it is no form");
-            return;
-        };
-        let offer = crate::elicit::Offer {
-            negotiations: self.inner.negotiations.clone(),
-            form,
-            window: self.inner.ask_user_window,
-        };
-        let host = self.clone();
-        tokio::spawn(async move {
-            let closing = host.inner.closing.clone();
-            tokio::select! {
-                offered = offer.run(&host.inner.elicitors) => {
-                    tracing::debug!(?offered, "elicitation offer done");
-                    host.took(&offered);
-                }
-                () = closing.cancelled() => {}
-            }
-        });
-    }
-
     /// Delivers the caller's answers to the questions in `block` (see
     /// [`Negotiations::deliver_answers`]): the caller answers as
     /// themselves, so only negotiations they hold a seat in are touched.
@@ -886,10 +709,7 @@ impl Host {
             .negotiations
             .deliver_answers(&caller.user_id, block, answers)
             .await;
-        self.inner.metrics.answers(&report);
-        if report.resumed().next().is_some() {
-            self.changed();
-        }
+        self.answered(&report);
         without_store_causes(report)
     }
 
@@ -941,105 +761,6 @@ impl Host {
     }
 }
 
-/// An id from a request's field, checked as every id is; a bad one is a
-/// 400 that names the field, on both surfaces.
-pub(crate) fn id_field<T>(what: &str, value: String) -> Result<T, HostError>
-where
-    T: TryFrom<String, Error = InvalidId>,
-{
-    T::try_from(value).map_err(|invalid| HostError::BadRequest(format!("{what}: {invalid}")))
-}
-
-/// How many negotiations a page of a listing holds when the caller does
-/// not say.
-pub const DEFAULT_PAGE: usize = 50;
-
-/// The most negotiations a caller may ask one page for.
-pub const MAX_PAGE: usize = 200;
-
-/// A listing's query as both surfaces take it (REST's query string, MCP's
-/// `list_negotiations` arguments): `state` (`open` or `settled`),
-/// `intentId` (the caller's seat's intent), `with` (the other seat's user
-/// id), `limit` (1 to [`MAX_PAGE`], [`DEFAULT_PAGE`] when absent) and
-/// `cursor` (the `nextCursor` of the page before). Any other key is
-/// refused.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ListQuery {
-    /// `open` or `settled`.
-    #[schemars(with = "Option<StateFilter>")]
-    pub state: Option<String>,
-    /// Only those where the caller's seat negotiates for this intent.
-    #[schemars(with = "Option<index_negotiation::IntentId>")]
-    pub intent_id: Option<String>,
-    /// Only those with this user in the other seat.
-    #[schemars(with = "Option<UserId>")]
-    pub with: Option<String>,
-    /// At most this many (default 50).
-    #[schemars(range(min = 1, max = MAX_PAGE))]
-    pub limit: Option<u64>,
-    /// The `nextCursor` of the page before.
-    #[schemars(with = "Option<ListCursor>")]
-    pub cursor: Option<String>,
-}
-
-impl ListQuery {
-    /// The filter the query asks for.
-    ///
-    /// ```
-    /// use index_host::ListQuery;
-    /// let query = ListQuery { state: Some("open".into()), limit: Some(10), ..ListQuery::default() };
-    /// assert_eq!(query.filter()?.limit, Some(10));
-    /// assert!(ListQuery { limit: Some(0), ..ListQuery::default() }.filter().is_err());
-    /// assert!(ListQuery { cursor: Some("nope".into()), ..ListQuery::default() }.filter().is_err());
-    /// # Ok::<(), index_host::HostError>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`HostError::BadRequest`] naming the value that is not one.
-    pub fn filter(self) -> Result<ListFilter, HostError> {
-        let state = self
-            .state
-            .map(|name| {
-                StateFilter::from_name(&name).ok_or_else(|| {
-                    HostError::BadRequest(format!(
-                        "state is {}, not {name:?}",
-                        StateFilter::NAMES.join(" or ")
-                    ))
-                })
-            })
-            .transpose()?;
-        let limit = match self.limit {
-            None => DEFAULT_PAGE,
-            Some(limit) => usize::try_from(limit)
-                .ok()
-                .filter(|limit| (1..=MAX_PAGE).contains(limit))
-                .ok_or_else(|| {
-                    HostError::BadRequest(format!("limit is 1 to {MAX_PAGE}, not {limit}"))
-                })?,
-        };
-        let cursor = self
-            .cursor
-            .map(|cursor| {
-                cursor
-                    .parse::<ListCursor>()
-                    .map_err(|invalid| HostError::BadRequest(format!("cursor: {invalid}")))
-            })
-            .transpose()?;
-        Ok(ListFilter {
-            intent_id: self
-                .intent_id
-                .map(|id| id_field("intentId", id))
-                .transpose()?,
-            state,
-            other_user_id: self.with.map(|id| id_field("with", id)).transpose()?,
-            limit: Some(limit),
-            cursor,
-        })
-    }
-}
-
 /// A delivery report as a caller may see it: a negotiation the store failed
 /// on says only that, as every store failure does, and its cause is logged
 /// instead of sent.
@@ -1047,28 +768,10 @@ fn without_store_causes(mut report: DeliveryReport) -> DeliveryReport {
     for line in &mut report.negotiations {
         if let index_negotiation_store::RefOutcome::Failed { reason } = &mut line.outcome {
             tracing::error!(opportunity_id = %line.opportunity_id, error = %reason, "store failed");
-            *reason = crate::error::STORE_FAILED.to_owned();
+            *reason = crate::service::error::STORE_FAILED.to_owned();
         }
     }
     report
-}
-
-/// A `wait` in seconds, as both surfaces take it: 0 to [`MAX_WAIT`].
-///
-/// # Errors
-///
-/// [`HostError::BadRequest`] for a number that is not 0 to [`MAX_WAIT`]
-/// seconds: a longer wait is refused, as the schemas say, not cut short.
-pub fn wait_duration(seconds: f64) -> Result<Duration, HostError> {
-    if seconds.is_finite() && (0.0..=MAX_WAIT.as_secs_f64()).contains(&seconds) {
-        Ok(Duration::from_secs_f64(seconds))
-    } else {
-        Err(HostError::BadRequest(format!(
-            "wait is 0 to {} seconds, not {}",
-            MAX_WAIT.as_secs(),
-            index_js::number_to_string(seconds)
-        )))
-    }
 }
 
 fn require_host(caller: &Caller) -> Result<(), HostError> {

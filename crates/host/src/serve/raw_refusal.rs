@@ -21,8 +21,8 @@ use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::connection::InFlight;
-use crate::error::HostError;
+use crate::serve::connection::InFlight;
+use crate::service::error::HostError;
 
 /// A connection's stream whose writer replaces hyper's own refusals.
 pub(crate) struct Shaped<I> {
@@ -178,7 +178,7 @@ fn refusal(status: u16) -> Vec<u8> {
         body.len(),
         uuid::Uuid::new_v4(),
     );
-    for (name, value) in crate::web::SECURITY_HEADERS {
+    for (name, value) in crate::http::security::SECURITY_HEADERS {
         head.push_str(name.as_str());
         head.push_str(": ");
         head.push_str(value);

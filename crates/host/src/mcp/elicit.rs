@@ -169,7 +169,7 @@ impl<S: NegotiationStore> Offer<S> {
 /// A parked question as a form: the interaction request it stands for,
 /// and the `elicitation/create` parameters that show it. Pushed to an
 /// older client's session ([`Offer`]), or handed to a current client in an
-/// `input_required` result (`crate::input`); the answer is read and
+/// `input_required` result (`crate::mcp::input`); the answer is read and
 /// delivered the same way either way.
 #[derive(Debug, Clone)]
 pub(crate) struct Form {

@@ -10,7 +10,7 @@ use axum::http::{StatusCode, header};
 
 use index_negotiation_store::OpportunityId;
 
-use crate::error::HostError;
+use crate::service::error::HostError;
 
 /// The negotiation a path names: its opportunity id, a UUID in canonical
 /// form. Anything else is the same `not_found` as a missing negotiation.
@@ -101,7 +101,7 @@ fn malformed(rejection: JsonRejection) -> HostError {
         return HostError::UnsupportedMediaType;
     }
     HostError::Invalid {
-        code: crate::error::ErrorCode::MalformedJson.as_str(),
+        code: crate::service::error::ErrorCode::MalformedJson.as_str(),
         message: rejection.body_text(),
     }
 }

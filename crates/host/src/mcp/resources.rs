@@ -23,9 +23,10 @@ use tokio_util::sync::CancellationToken;
 
 use index_negotiation_store::OpportunityId;
 
-use crate::error::HostError;
-use crate::host::{Changes, Host, ListQuery};
-use crate::keys::Caller;
+use crate::service::error::HostError;
+use crate::service::host::{Changes, Host};
+use crate::service::keys::Caller;
+use crate::service::wire::ListQuery;
 
 /// Where a negotiation lives, as a URI template.
 pub(crate) const TEMPLATE: &str = "index://negotiations/{opportunityId}";

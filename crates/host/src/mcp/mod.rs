@@ -3,7 +3,7 @@
 //! Each tool is one `#[tool]` function: its name, description, hints and
 //! schemas beside its handler, its arguments a type that states its input
 //! schema (rmcp makes it) and its result a type that states its output
-//! schema (made in `crate::schema`).
+//! schema (made in `crate::service::schema`).
 //!
 //! Over streamable HTTP the caller comes from the request the tool call
 //! arrived in (the router authenticated it); over stdio it is fixed when
@@ -11,6 +11,26 @@
 //! block is the error object as JSON (see `failure` for why it is not
 //! structured content), never protocol errors, so an agent reads the
 //! rejection code and can act on it.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `state` | what MCP keeps beside a host: sessions that show forms, outstanding asks, tasks |
+//! | `elicit` | a parked question put to its person's MCP client as a form |
+//! | `input` | the same form for current clients, through `input_required`: outstanding asks, single use |
+//! | `resources` | the caller's negotiations as MCP resources, and word when one changes (listen, subscribe) |
+//! | `tasks` | long calls as MCP tasks (a wait, a park): each its caller's, asking through itself, bounded per person |
+//! | `gate` | in front of rmcp: the `/mcp` body read to the limit, rmcp's plain-text refusals in the error shape |
+//! | `keep_alive` | an MCP answer rmcp is slow to start, held on an event stream that keeps talking |
+//! | `sessions` | MCP sessions bounded per key and in all, the least recently used closed first |
+
+pub(crate) mod elicit;
+pub(crate) mod gate;
+pub(crate) mod input;
+pub(crate) mod keep_alive;
+pub(crate) mod resources;
+pub(crate) mod sessions;
+pub(crate) mod state;
+pub(crate) mod tasks;
 
 use std::future::Future;
 use std::sync::{Arc, LazyLock};
@@ -39,20 +59,24 @@ use index_negotiation_store::{DeliveryReport, NegotiationPage, OpportunityId};
 use index_question_block::StructuredQuestion;
 use index_stall_gap::{ParkOutcomeKind, ParkReport, ParkRequest};
 
-use crate::elicit::{Form, Offered};
-use crate::error::HostError;
-use crate::host::{Host, ListQuery, MAX_WAIT, NegotiationView, Resumed, TurnTaken, wait_duration};
-use crate::http::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
-use crate::keys::Caller;
-use crate::schema::{Contract, plain, tool_schema};
-use crate::tasks::InTask;
+use crate::mcp::elicit::{Form, Offered};
+use crate::mcp::state::{McpState, answer_form};
+use crate::mcp::tasks::InTask;
+use crate::service::error::HostError;
+use crate::service::host::Host;
+use crate::service::keys::Caller;
+use crate::service::schema::{Contract, plain, tool_schema};
+use crate::service::wire::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
+use crate::service::wire::{
+    ListQuery, MAX_WAIT, NegotiationView, Resumed, TurnTaken, wait_duration,
+};
 
 /// The MCP server for one connection (stdio) or one session (HTTP).
 #[derive(Clone)]
 pub struct NegotiatorServer {
     tools: Tools,
     /// An older client's resource subscriptions, for this session.
-    subscriptions: crate::resources::Subscriptions,
+    subscriptions: crate::mcp::resources::Subscriptions,
 }
 
 impl std::fmt::Debug for NegotiatorServer {
@@ -159,15 +183,15 @@ impl From<Reply> for Answer {
 
 /// How a call can put the caller's person's parked question to them,
 /// besides the question message (and the form pushed to an older
-/// client's session, `crate::elicit`).
+/// client's session, `crate::mcp::elicit`).
 enum Asking {
     /// It cannot: the client shows no forms, or speaks an older protocol.
     No,
     /// The call answers with the form, `input_required`, and the client's
-    /// retry carries the answer (`crate::input`).
+    /// retry carries the answer (`crate::mcp::input`).
     ByRetry,
     /// The call runs as a task: it asks through the task and waits for
-    /// the answer (`crate::tasks`).
+    /// the answer (`crate::mcp::tasks`).
     InTask(InTask),
 }
 
@@ -205,10 +229,12 @@ impl Asking {
         report: Option<ParkReport>,
     ) -> Asked {
         match self {
-            Asking::ByRetry => match host.ask_for_answer(caller, id, question, report) {
-                Some(asked) => Asked::Retry(asked),
-                None => Asked::Not,
-            },
+            Asking::ByRetry => {
+                match McpState::of(host).ask_for_answer(host, caller, id, question, report) {
+                    Some(asked) => Asked::Retry(asked),
+                    None => Asked::Not,
+                }
+            }
             Asking::InTask(task) => {
                 Asked::InTask(ask_in_task(task, host, caller, id, question).await)
             }
@@ -256,7 +282,7 @@ async fn ask_in_task(
     // Delivered whole on a task of its own, even if the call's task is
     // cancelled while it commits.
     let host = host.clone();
-    tokio::spawn(async move { host.answer_form(&form, &result).await })
+    tokio::spawn(async move { answer_form(&host, &form, &result).await })
         .await
         .unwrap_or(Offered::NoAnswer)
 }
@@ -315,7 +341,7 @@ impl<T: JsonSchema> JsonSchema for OnNegotiation<T> {
 #[serde(deny_unknown_fields)]
 struct See {
     /// Seconds to wait for a change or for your turn before answering.
-    #[schemars(range(min = 0, max = crate::host::MAX_WAIT.as_secs()))]
+    #[schemars(range(min = 0, max = crate::service::wire::MAX_WAIT.as_secs()))]
     wait: Option<f64>,
 }
 
@@ -347,8 +373,8 @@ impl Tools {
     ) -> CallToolResponse {
         self.run(&context, "get_negotiation", async |host, caller| {
             // A current client's retry carries its person's answer.
-            let answered = host
-                .answer_asked(&caller, &id, state.as_deref(), responses.as_ref())
+            let answered = McpState::of(host)
+                .answer_asked(host, &caller, &id, state.as_deref(), responses.as_ref())
                 .await;
             // A wait that finds the negotiation parked on the caller's
             // person's question asks them, if their client can be asked,
@@ -466,8 +492,8 @@ impl Tools {
         self.run(&context, "park_negotiation", async |host, caller| {
             // The retry of a park that asked its person: the park is done,
             // and the answer it carries is delivered.
-            if let Some((offered, Some(report))) = host
-                .answer_asked(&caller, &id, state.as_deref(), responses.as_ref())
+            if let Some((offered, Some(report))) = McpState::of(host)
+                .answer_asked(host, &caller, &id, state.as_deref(), responses.as_ref())
                 .await
             {
                 return Reply::new(&report, asked_summary(&id, &offered)).map(Answer::from);
@@ -739,7 +765,7 @@ const SERVED_METHODS: &[&str] = &[
 impl ServerHandler for NegotiatorServer {
     /// The default handshake, and a session whose client advertised
     /// elicitation is remembered as one that can put a parked question to
-    /// its person (see `crate::elicit`).
+    /// its person (see `crate::mcp::elicit`).
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -749,9 +775,7 @@ impl ServerHandler for NegotiatorServer {
         if request.capabilities.elicitation.is_some()
             && let Some(caller) = self.tools.caller(&context)
         {
-            self.tools
-                .host
-                .register_elicitor(&caller.user_id, context.peer.clone());
+            McpState::of(&self.tools.host).register_elicitor(&caller.user_id, context.peer.clone());
         }
         self.negotiate_initialize(&request)
     }
@@ -802,7 +826,7 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        crate::resources::list(&self.tools.host, &caller, request).await
+        crate::mcp::resources::list(&self.tools.host, &caller, request).await
     }
 
     async fn list_resource_templates(
@@ -810,7 +834,7 @@ impl ServerHandler for NegotiatorServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(crate::resources::templates())
+        Ok(crate::mcp::resources::templates())
     }
 
     async fn read_resource(
@@ -819,7 +843,7 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        crate::resources::read(&self.tools.host, &caller, &request.uri)
+        crate::mcp::resources::read(&self.tools.host, &caller, &request.uri)
             .await
             .map(ReadResourceResponse::Complete)
     }
@@ -835,8 +859,8 @@ impl ServerHandler for NegotiatorServer {
             .resource_subscriptions
             .iter()
             .flatten()
-            .filter(|uri| crate::resources::negotiation(uri).is_some())
-            .take(crate::resources::MOST_WATCHED)
+            .filter(|uri| crate::mcp::resources::negotiation(uri).is_some())
+            .take(crate::mcp::resources::MOST_WATCHED)
             .cloned()
             .collect();
         Some(
@@ -848,7 +872,7 @@ impl ServerHandler for NegotiatorServer {
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let caller = self.tools.caller_or_refuse(context.request_context())?;
-        crate::resources::listen(&self.tools.host, &caller, context).await
+        crate::mcp::resources::listen(&self.tools.host, &caller, context).await
     }
 
     #[allow(deprecated)] // the older clients' way, kept beside `listen`
@@ -913,8 +937,9 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        let tasks = self.tools.host.tasks();
-        tasks
+        let state = McpState::of(&self.tools.host);
+        state
+            .tasks()
             .get(&caller.user_id, &request.task_id)
             .map(GetTaskResult::new)
     }
@@ -925,8 +950,10 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        let tasks = self.tools.host.tasks();
-        tasks.update(&caller.user_id, &request.task_id, request.input_responses)
+        let state = McpState::of(&self.tools.host);
+        state
+            .tasks()
+            .update(&caller.user_id, &request.task_id, request.input_responses)
     }
 
     async fn cancel_task(
@@ -935,8 +962,7 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        self.tools
-            .host
+        McpState::of(&self.tools.host)
             .tasks()
             .cancel(&caller.user_id, &request.task_id)
     }
@@ -996,18 +1022,20 @@ impl Tools {
             None => MAX_WAIT + TASK_MARGIN,
         };
         let (tools, request, mut context) = (self.clone(), request.clone(), context.clone());
-        self.host.tasks().start(&caller.user_id, ttl, move |task| {
-            context.extensions.insert(task);
-            async move {
-                match tools.call(request, context).await? {
-                    CallToolResponse::Complete(result) => Ok(result),
-                    _ => Err(ErrorData::internal_error(
-                        "the call asked for input outside its task",
-                        None,
-                    )),
+        McpState::of(&self.host)
+            .tasks()
+            .start(&caller.user_id, ttl, move |task| {
+                context.extensions.insert(task);
+                async move {
+                    match tools.call(request, context).await? {
+                        CallToolResponse::Complete(result) => Ok(result),
+                        _ => Err(ErrorData::internal_error(
+                            "the call asked for input outside its task",
+                            None,
+                        )),
+                    }
                 }
-            }
-        })
+            })
     }
 
     /// Runs the tool a request names, with rmcp's refusals of its

@@ -15,7 +15,7 @@ use index_negotiation_store::{
     UnixTime, UserId,
 };
 
-use crate::error::HostError;
+use crate::service::error::HostError;
 
 /// What every key starts with, so a key pasted in the wrong place is
 /// recognisable (and a secret scanner can find one).
@@ -108,7 +108,7 @@ fn key_name(name: &str) -> Result<String, HostError> {
             "a key's name has at most {KEY_NAME_LIMIT} characters"
         )));
     }
-    crate::names::check_name("a key's name", name)?;
+    crate::service::names::check_name("a key's name", name)?;
     Ok(name.to_owned())
 }
 
@@ -123,7 +123,7 @@ pub fn hash_key(secret: &str) -> KeyHash {
 /// # Errors
 ///
 /// [`HostError::BadRequest`] for a user id that holds a character no
-/// name may (see [`crate::names`]: it would be printed in every log line
+/// name may (see [`crate::service::names`]: it would be printed in every log line
 /// of the key's requests), or a name or lifetime `options` cannot have;
 /// [`HostError::Store`] when the store fails or the system has no
 /// randomness to give.
@@ -133,7 +133,7 @@ pub async fn create_key(
     scope: KeyScope,
     options: &KeyOptions,
 ) -> Result<NewKey, HostError> {
-    crate::names::check_name("the user id", user_id.as_str())?;
+    crate::service::names::check_name("the user id", user_id.as_str())?;
     let name = options.name.as_deref().map(key_name).transpose()?;
     make_key(store, user_id, scope, name, options.expires_in).await
 }
@@ -213,7 +213,7 @@ pub async fn create_login_link(
     user_id: UserId,
     lifetime: Duration,
 ) -> Result<NewKey, HostError> {
-    crate::names::check_name("the user id", user_id.as_str())?;
+    crate::service::names::check_name("the user id", user_id.as_str())?;
     if lifetime > Duration::from_secs(86_400) {
         return Err(HostError::BadRequest(
             "a login link works for a day at most".to_owned(),

@@ -53,9 +53,12 @@ pub(crate) struct Metrics {
     parks: Family<OutcomeLabels, Counter>,
     answers: Family<OutcomeLabels, Counter>,
     sessions: Gauge,
-    /// The MCP service's sessions, counted when the metrics are read.
-    session_manager: OnceLock<Arc<crate::sessions::BoundedSessions>>,
+    /// Counts the MCP service's open sessions when the metrics are read.
+    session_count: OnceLock<SessionCount>,
 }
+
+/// How many MCP sessions are open, asked when the metrics are read.
+pub(crate) type SessionCount = Arc<dyn Fn() -> usize + Send + Sync>;
 
 /// Latency buckets from half a millisecond to about 16 seconds.
 fn latency_histogram() -> Histogram {
@@ -111,7 +114,7 @@ impl Default for Metrics {
             parks,
             answers,
             sessions,
-            session_manager: OnceLock::new(),
+            session_count: OnceLock::new(),
         }
     }
 }
@@ -184,16 +187,17 @@ impl Metrics {
         }
     }
 
-    /// The MCP service's session manager, whose sessions are counted.
-    pub(crate) fn watch_sessions(&self, manager: Arc<crate::sessions::BoundedSessions>) {
+    /// Has `count` give the number of open MCP sessions each time the
+    /// metrics are read.
+    pub(crate) fn watch_sessions(&self, count: SessionCount) {
         // A host served twice keeps the first; both count the same way.
-        let _ = self.session_manager.set(manager);
+        let _ = self.session_count.set(count);
     }
 
     /// The metrics in Prometheus's text exposition format.
     pub(crate) async fn render(&self) -> String {
-        if let Some(manager) = self.session_manager.get() {
-            let open = manager.open();
+        if let Some(count) = self.session_count.get() {
+            let open = count();
             self.sessions.set(i64::try_from(open).unwrap_or(i64::MAX));
         }
         let mut text = String::new();

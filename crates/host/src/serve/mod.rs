@@ -1,5 +1,15 @@
 //! Running the host: the HTTP listener (REST and MCP) with a graceful
 //! shutdown, and the MCP server over stdio.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `app` | the router: every transport's routes behind one authentication, request ids, body limit, tracing, the OpenAPI document |
+//! | `connection` | one connection from accept to close: HTTP/1.1 only, its requests in flight, the per-address budget |
+//! | `raw_refusal` | hyper's own refusals of heads it cannot read, replaced on their way out by the host's error shape |
+
+pub(crate) mod app;
+mod connection;
+mod raw_refusal;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -13,15 +23,15 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
-use crate::connection::{AddressBudget, InFlight, serve_connection};
-use crate::error::HostError;
-use crate::host::Host;
-use crate::http::router;
-use crate::keys::Caller;
-use crate::limits::BODY_LIMIT;
 use crate::mcp::NegotiatorServer;
-use crate::raw_refusal::Shaped;
-use crate::sessions::{BoundedSessions, SessionBounds};
+use crate::mcp::sessions::{BoundedSessions, SessionBounds};
+use crate::serve::app::router;
+use crate::serve::connection::{AddressBudget, InFlight, serve_connection};
+use crate::serve::raw_refusal::Shaped;
+use crate::service::error::HostError;
+use crate::service::host::Host;
+use crate::service::keys::Caller;
+use crate::service::limits::BODY_LIMIT;
 
 /// How long a shutdown gives waits to answer before it ends MCP's streams;
 /// a wait answers as soon as the host stops, so this is only a bound.
@@ -134,7 +144,7 @@ pub async fn serve_with(
         .with_max_request_body_bytes(BODY_LIMIT)
         // Under the read timeout common HTTP clients use, so a session's
         // stream that waits is never taken for a dead one.
-        .with_sse_keep_alive(Some(crate::keep_alive::KEEP_ALIVE));
+        .with_sse_keep_alive(Some(crate::mcp::keep_alive::KEEP_ALIVE));
     if !settings.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(settings.allowed_hosts.clone());
     }
@@ -148,7 +158,9 @@ pub async fn serve_with(
             total: settings.max_mcp_sessions,
         },
     ));
-    host.metrics().watch_sessions(sessions.clone());
+    let counted = sessions.clone();
+    host.metrics()
+        .watch_sessions(Arc::new(move || counted.open()));
     let mcp = StreamableHttpService::new(
         move || Ok(NegotiatorServer::per_request(for_sessions.clone())),
         sessions.clone(),

@@ -1,0 +1,14 @@
+//! What the HTTP transports share: extractors that refuse in the error
+//! shape, and the OpenAPI description each transport gives of its routes.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `extract` | the extractors every route uses (a path's negotiation, a JSON body, a query), refusing with the error shape |
+//! | `openapi` | the OpenAPI 3.1 description of a table of routes, from the schemas |
+//! | `respond` | a `HostError` as an HTTP answer |
+//! | `security` | the headers every answer carries |
+
+pub(crate) mod extract;
+pub(crate) mod openapi;
+mod respond;
+pub(crate) mod security;

@@ -1,0 +1,140 @@
+//! What MCP keeps beside a [`Host`]: the sessions whose clients can show
+//! a form, the forms put to current clients and awaiting their retries,
+//! and the tasks this process runs. One of each per host, shared by every
+//! session and the stdio server (see [`Host::attached`]).
+
+use std::sync::Arc;
+
+use index_negotiation_store::{OpportunityId, UserId};
+use index_question_block::StructuredQuestion;
+use index_stall_gap::ParkReport;
+
+use crate::mcp::elicit::{Elicitors, Form, Offer, Offered};
+use crate::mcp::input::Outstanding;
+use crate::mcp::tasks::Tasks;
+use crate::service::host::Host;
+use crate::service::keys::Caller;
+
+#[derive(Default)]
+pub(crate) struct McpState {
+    elicitors: Elicitors,
+    outstanding: Outstanding,
+    tasks: Tasks,
+}
+
+impl std::fmt::Debug for McpState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpState").finish_non_exhaustive()
+    }
+}
+
+impl McpState {
+    /// `host`'s MCP state; made on the first call, which also has every
+    /// question a park puts from then on offered to its owner's sessions
+    /// that show forms (before any session, there is none to offer it to).
+    pub(crate) fn of(host: &Host) -> Arc<McpState> {
+        host.attached(|| {
+            host.watch_parks(Arc::new(offer_by_elicitation));
+            McpState::default()
+        })
+    }
+
+    /// Remembers an MCP session of `user`'s whose client can show forms.
+    pub(crate) fn register_elicitor(&self, user: &UserId, peer: rmcp::Peer<rmcp::RoleServer>) {
+        self.elicitors.register(user, peer);
+    }
+
+    /// The MCP tasks this process runs.
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.tasks
+    }
+
+    /// The `input_required` answer that puts `question`, the caller's
+    /// person's parked question on `id`, to a current MCP client as a form
+    /// (with `report`, what a park that asks did, for its retry).
+    pub(crate) fn ask_for_answer(
+        &self,
+        host: &Host,
+        caller: &Caller,
+        id: &OpportunityId,
+        question: &StructuredQuestion,
+        report: Option<ParkReport>,
+    ) -> Option<rmcp::model::InputRequiredResult> {
+        self.outstanding.ask(
+            &caller.user_id,
+            id,
+            question,
+            report,
+            host.ask_user_window(),
+        )
+    }
+
+    /// Delivers the answer a current client's retry carries, when it
+    /// answers a form this process put to the caller on `id`: what the
+    /// person's answer did, and the report of the park that asked.
+    pub(crate) async fn answer_asked(
+        &self,
+        host: &Host,
+        caller: &Caller,
+        id: &OpportunityId,
+        state: Option<&str>,
+        responses: Option<&rmcp::model::InputResponses>,
+    ) -> Option<(Offered, Option<ParkReport>)> {
+        let answered = self
+            .outstanding
+            .answered(&caller.user_id, id, state, responses)?;
+        let offered = answer_form(host, &answered.form, &answered.result).await;
+        tracing::info!(user = ?caller.user_id.as_str(), ?offered, "a parked question answered through input_required");
+        Some((offered, answered.report))
+    }
+}
+
+/// Delivers the person's answer to `form` (see `Form::answered`), and
+/// tells the host what it did.
+pub(crate) async fn answer_form(
+    host: &Host,
+    form: &Form,
+    result: &rmcp::model::ElicitResult,
+) -> Offered {
+    let offered = form.answered(host.negotiations(), result).await;
+    if let Offered::Answered(report) = &offered {
+        host.answered(report);
+    }
+    offered
+}
+
+/// Puts a just-parked question to its owner's MCP client, if one that
+/// can show forms is connected, on a task of its own: the park answers
+/// at once, and the person answers when they do.
+fn offer_by_elicitation(
+    host: &Host,
+    owner: &UserId,
+    id: &OpportunityId,
+    question: &StructuredQuestion,
+) {
+    // Every question is a select of 2 to 4 options, so a form; one that
+    // were not would stay answerable by its question message.
+    let Some(form) = Form::of(owner, id, question) else {
+        tracing::info!(user = ?owner.as_str(), "parked question not offered by elicitation: it is no form");
+        return;
+    };
+    let offer = Offer {
+        negotiations: host.negotiations().clone(),
+        form,
+        window: host.ask_user_window(),
+    };
+    let host = host.clone();
+    tokio::spawn(async move {
+        let closing = host.closing();
+        let state = McpState::of(&host);
+        tokio::select! {
+            offered = offer.run(&state.elicitors) => {
+                tracing::debug!(?offered, "elicitation offer done");
+                if let Offered::Answered(report) = &offered {
+                    host.answered(report);
+                }
+            }
+            () = closing.cancelled() => {}
+        }
+    });
+}

@@ -1,0 +1,25 @@
+//! The service every transport stands on: who the caller is, what a seat
+//! may see and do, the shapes that go over any wire, and what went wrong.
+//! Nothing here knows HTTP, MCP or a browser.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `host` | the service: who may do what, waits that wake on change, park watchers |
+//! | `wire` | the bodies requests carry and the views answers give, one shape on every transport |
+//! | `attached` | one value of each type a transport keeps beside the host |
+//! | `keys` | making, hashing and checking API keys |
+//! | `names` | the names a caller gives that reach a log or a table, refused when they hold control or format characters |
+//! | `limits` | the body limit and the request timeout every transport holds requests to |
+//! | `error` | the one error shape, its codes and the status map |
+//! | `metrics` | what `/metrics` counts, in Prometheus's format |
+//! | `schema` | JSON Schemas made from the wire types' `JsonSchema`, descriptions as prose |
+
+pub(crate) mod attached;
+pub(crate) mod error;
+pub(crate) mod host;
+pub mod keys;
+pub(crate) mod limits;
+pub(crate) mod metrics;
+pub mod names;
+pub(crate) mod schema;
+pub(crate) mod wire;
