@@ -30,7 +30,8 @@
 //! the marker and version constants, and whose `fixture.js` holds the canonical
 //! fixture.
 
-#[cfg(target_arch = "wasm32")]
+// The allocator, on the host only for its tests.
+#[cfg(any(target_arch = "wasm32", test))]
 mod arena;
 mod canonical;
 
@@ -48,7 +49,7 @@ use crate::canonical::Canonical;
 
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: arena::Arena = arena::Arena::new();
+static ALLOCATOR: arena::Arena<arena::Linear> = arena::Arena::new(arena::Linear);
 
 #[wasm_bindgen]
 extern "C" {
@@ -342,5 +343,35 @@ mod tests {
         assert_eq!(at("Unexpected token in JSON at position 0"), 0);
         assert_eq!(at("Unexpected end of JSON input"), 0);
         assert_eq!(at("at position 99"), payload.len());
+    }
+
+    /// The `key = value` lines of `toml`'s table `[name]`, in order.
+    fn lint_table<'a>(toml: &'a str, name: &str) -> Vec<&'a str> {
+        toml.lines()
+            .skip_while(|line| line.trim() != name)
+            .skip(1)
+            .take_while(|line| !line.starts_with('['))
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .collect()
+    }
+
+    /// The crate's lints are the workspace's but for `unsafe_code`, denied
+    /// here (so that `arena` alone may allow it) and forbidden there.
+    #[test]
+    fn the_lints_are_the_workspaces_but_for_unsafe_code() {
+        let workspace = include_str!("../../../Cargo.toml");
+        let crate_toml = include_str!("../Cargo.toml");
+        for group in ["rust", "clippy"] {
+            let ours = lint_table(crate_toml, &format!("[lints.{group}]"));
+            let theirs: Vec<String> = lint_table(workspace, &format!("[workspace.lints.{group}]"))
+                .into_iter()
+                .map(|line| line.replace(r#"unsafe_code = "forbid""#, r#"unsafe_code = "deny""#))
+                .collect();
+            assert!(!ours.is_empty(), "no [lints.{group}] here");
+            assert_eq!(ours, theirs, "[lints.{group}]");
+        }
+        assert!(workspace.contains(r#"unsafe_code = "forbid""#));
+        assert!(crate_toml.contains(r#"unsafe_code = "deny""#));
     }
 }
