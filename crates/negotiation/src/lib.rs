@@ -41,6 +41,7 @@ mod guidance;
 mod ids;
 mod limits;
 mod question_loop;
+mod round;
 mod rules;
 mod state;
 mod timeout;
@@ -65,10 +66,11 @@ pub use question_loop::{
     AnswerDecision, AnswerPermitted, AnswerRejection, NEGOTIATION_ANSWER_LIMIT, ParkDecision,
     ParkPermitted, ParkRejection, check_answer, decide_answer, decide_park, is_visible_to,
 };
+pub use round::{current_round, round_numbers};
 pub use rules::{
-    NegotiationObservation, current_round, decide_negotiation_opening, decide_negotiation_resume,
+    NegotiationObservation, SeatStanding, decide_negotiation_opening, decide_negotiation_resume,
     decide_negotiation_resume_value, decide_negotiation_turn, decide_negotiation_turn_value,
-    negotiation_blocked_reason, observe_negotiation,
+    negotiation_blocked_reason, observe_negotiation, seat_standing,
 };
 pub use state::{
     NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,

@@ -21,9 +21,7 @@ use index_js as js;
 use crate::ask::{ASK_USER_ACTION, ASK_USER_ANSWER_ACTION, NegotiationMessage, agent_sender_id};
 use crate::decision::Decision;
 use crate::ids::UserId;
-use crate::rules::current_round;
 use crate::state::{NegotiationState, Park};
-use crate::turn::NegotiationAction;
 
 /// The longest answer a person may give to a park's question, in UTF-16
 /// code units once trimmed as JavaScript trims: the same bound as a turn's
@@ -44,8 +42,10 @@ index_js::wire_enum! {
         AlreadySettled = "already_settled",
         /// A seat's intent is paused, removed or no longer shared.
         IntentInactive = "intent_inactive",
-        /// The negotiation has not ended unconcluded: a seat is to move,
-        /// nothing was negotiated yet, or the last round ended on a decline.
+        /// The negotiation has not [ended
+        /// unconcluded](NegotiationState::ended_unconcluded): a seat is to
+        /// move, nothing was negotiated yet, or the last round ended on a
+        /// decline.
         NotParkable = "not_parkable",
         /// It already waits on a person's answer.
         AlreadyParked = "already_parked",
@@ -98,9 +98,10 @@ pub type ParkDecision = Decision<ParkPermitted, ParkRejection>;
 /// person, spending one of `cap` ask rounds.
 ///
 /// Checked in this order: the negotiation exists; the user holds a seat;
-/// it is not settled; both intents are active; it ended unconcluded (nobody
-/// is to move, and the round that ended ran to the turn limit rather than
-/// to a decline, as the reference's finalize step reads a stall); it does
+/// it is not settled; both intents are active; it
+/// [ended unconcluded](NegotiationState::ended_unconcluded) (nobody is to
+/// move, and the round that ended ran to the turn limit rather than to a
+/// decline, as the reference's finalize step reads a stall); it does
 /// not already wait on an answer; the ask rounds spent are under `cap`. A
 /// negotiation resumed by an answer has a seat to move, so it cannot park
 /// again until another round runs out.
@@ -132,7 +133,7 @@ pub fn decide_park(state: Option<&NegotiationState>, user_id: &UserId, cap: usiz
         ParkRejection::AlreadySettled
     } else if !state.eligible {
         ParkRejection::IntentInactive
-    } else if !ended_unconcluded(state) {
+    } else if !state.ended_unconcluded() {
         ParkRejection::NotParkable
     } else if state.park.as_ref().is_some_and(Park::is_open) {
         ParkRejection::AlreadyParked
@@ -144,17 +145,6 @@ pub fn decide_park(state: Option<&NegotiationState>, user_id: &UserId, cap: usiz
         });
     };
     Decision::Refused(rejection)
-}
-
-/// Nobody to move, and the last round filled up: its last turn is the
-/// negotiation's last and was not a decline.
-fn ended_unconcluded(state: &NegotiationState) -> bool {
-    state.awaiting_user_id.is_none()
-        && state
-            .turns
-            .last()
-            .is_some_and(|turn| turn.action != NegotiationAction::Decline)
-        && current_round(&state.turns).is_empty()
 }
 
 index_js::wire_enum! {
@@ -374,7 +364,7 @@ mod tests {
 
     use super::*;
     use crate::state::SeatTurn;
-    use crate::{NEGOTIATION_MAX_TURNS, decide_negotiation_resume};
+    use crate::{NEGOTIATION_MAX_TURNS, NegotiationAction, decide_negotiation_resume};
 
     fn user(name: &str) -> UserId {
         UserId::parse(name).unwrap()

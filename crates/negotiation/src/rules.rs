@@ -1,4 +1,5 @@
-//! The rules: rounds, openings, turns, resumes and what a seat may do now.
+//! The rules: openings, turns, resumes, what a seat may do now and where
+//! it stands.
 
 use serde::Serialize;
 
@@ -8,37 +9,13 @@ use crate::decision::{
 };
 use crate::guidance::NEGOTIATION_GUIDANCE;
 use crate::ids::UserId;
+use crate::round::current_round;
 use crate::state::{
     NegotiationOpened, NegotiationOpening, NegotiationOpeningDecision, NegotiationOutcome,
     NegotiationState, OpportunityStatus, RoundEnded,
 };
-use crate::turn::{
-    HasAction, NegotiationAction, NegotiationTurn, is_valid_turn, parse_negotiation_turn,
-};
+use crate::turn::{NegotiationAction, NegotiationTurn, is_valid_turn, parse_negotiation_turn};
 use crate::{NEGOTIATION_MAX_TURNS, NEGOTIATION_MESSAGE_LIMIT};
-
-/// The turns of the round in progress: those after the last decline or the
-/// last full round, oldest first.
-///
-/// A round ends at a decline or once it holds [`NEGOTIATION_MAX_TURNS`]
-/// turns; right after it ends, the current round is empty.
-///
-/// ```
-/// use index_negotiation::{current_round, NegotiationAction::*};
-/// assert_eq!(current_round(&[Propose, Counter, Decline, Propose]), &[Propose]);
-/// assert!(current_round(&[Propose, Decline]).is_empty());
-/// assert_eq!(current_round(&[Propose; 13]).len(), 1);
-/// ```
-pub fn current_round<T: HasAction>(turns: &[T]) -> &[T] {
-    let mut start = 0;
-    for (index, turn) in turns.iter().enumerate() {
-        if turn.action() == NegotiationAction::Decline || index + 1 - start >= NEGOTIATION_MAX_TURNS
-        {
-            start = index + 1;
-        }
-    }
-    turns.get(start..).unwrap_or_default()
-}
 
 /// Whether a pair may open a negotiation: eligible, two different people,
 /// two different intents. The initiator moves first.
@@ -342,5 +319,66 @@ pub fn observe_negotiation(state: &NegotiationState, user_id: &UserId) -> Negoti
         max_turns: NEGOTIATION_MAX_TURNS,
         remaining_turns: NEGOTIATION_MAX_TURNS.saturating_sub(round.len()),
         message_limit: NEGOTIATION_MESSAGE_LIMIT,
+    }
+}
+
+index_js::wire_enum! {
+    crate index_negotiation;
+    /// Where a negotiation stands for one seat: whose move it is, or why
+    /// nobody may move. Surfaces that wait for a seat's move, or tell a
+    /// person where talks are, read this instead of weighing the state's
+    /// fields themselves (see [`seat_standing`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum SeatStanding {
+        /// The seat is to move.
+        YourMove = "yourMove",
+        /// The other seat is to move.
+        TheirMove = "theirMove",
+        /// A round has ended (on a decline or at the turn cap) and nobody
+        /// is to move until a seat resumes.
+        RoundEnded = "roundEnded",
+        /// Nobody is to move: the negotiation waits on a person's answer
+        /// to a parked question, which resumes it.
+        Parked = "parked",
+        /// The negotiation is over; nothing more happens in it.
+        Settled = "settled",
+    }
+}
+
+impl std::fmt::Display for SeatStanding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where `state` stands for `user_id`'s seat, checked in this order:
+/// settled; parked on anyone's question (whoever's it is, so read it on
+/// the state before [`seen_by`](NegotiationState::seen_by) leaves another
+/// person's park out); this seat to move; nobody to move (a round
+/// ended); the other seat to move.
+///
+/// ```
+/// use index_negotiation::{seat_standing, NegotiationState, SeatStanding, UserId};
+/// let (alice, bob) = (UserId::parse("alice")?, UserId::parse("bob")?);
+/// let mut state = NegotiationState::opened(alice.clone(), bob.clone());
+/// assert_eq!(seat_standing(&state, &alice), SeatStanding::YourMove);
+/// assert_eq!(seat_standing(&state, &bob), SeatStanding::TheirMove);
+/// state.awaiting_user_id = None;
+/// assert_eq!(seat_standing(&state, &bob), SeatStanding::RoundEnded);
+/// state.settled = true;
+/// assert_eq!(seat_standing(&state, &bob), SeatStanding::Settled);
+/// # Ok::<(), index_negotiation::InvalidId>(())
+/// ```
+pub fn seat_standing(state: &NegotiationState, user_id: &UserId) -> SeatStanding {
+    if state.settled {
+        SeatStanding::Settled
+    } else if state.waiting_on().is_some() {
+        SeatStanding::Parked
+    } else {
+        match &state.awaiting_user_id {
+            Some(seat) if seat == user_id => SeatStanding::YourMove,
+            Some(_) => SeatStanding::TheirMove,
+            None => SeatStanding::RoundEnded,
+        }
     }
 }
