@@ -229,8 +229,7 @@ impl Committed {
     ) -> Self {
         // Once the turn ends its round, that round is the previous one.
         let keep_from = if permitted.round_ended.is_some() {
-            let round = index_negotiation::current_round(&state.turns).len();
-            state.turn_count().saturating_sub(round)
+            state.round_start()
         } else {
             state.earlier_turns
         };

@@ -9,8 +9,7 @@
 use async_trait::async_trait;
 
 use index_negotiation::{
-    AskUserTurn, Decision, NegotiationAction, NegotiationOutcome, ParkDecision, ParkRejection,
-    current_round, decide_park,
+    AskUserTurn, Decision, NegotiationOutcome, ParkDecision, ParkRejection, decide_park,
 };
 use index_negotiation_store::{NegotiationStore, Negotiations, OpportunityId, StoreError, UserId};
 use index_question_block::{
@@ -202,16 +201,12 @@ pub async fn park_negotiation<S: NegotiationStore>(
         .read_negotiation_state(id)
         .await?
         .ok_or(ParkError::NotFound)?;
-    let last = state.turns.last();
     let end = NegotiationEnd {
         has_opportunity: state.outcome == Some(NegotiationOutcome::Agreed),
         screened_out: false,
-        last_action: last.map(|turn| turn.action.to_string()),
+        last_action: state.turns.last().map(|turn| turn.action.to_string()),
         turn_count: state.turn_count(),
-        // The last round ran to the turn limit: it ended, and not on a decline.
-        at_turn_cap: last.is_some_and(|turn| turn.action != NegotiationAction::Decline)
-            && current_round(&state.turns).is_empty()
-            && !state.settled,
+        at_turn_cap: state.ran_to_turn_cap(),
         error: None,
         opportunity_id: Some(id.clone()),
         source_intent_id: Some(seat.intent_id.clone()),
