@@ -44,6 +44,7 @@ mod service;
 #[cfg(feature = "sql-rows")]
 pub mod sql_rows;
 mod store;
+mod view;
 
 pub use error::{ErrorChain, StoreError};
 /// The ids, checked where they are made; they live with the rules, which
@@ -66,3 +67,4 @@ pub use service::{Negotiations, QuestionLoopSettings};
 pub use store::{
     AnswerDecider, ChangeFeed, HostStore, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider,
 };
+pub use view::SeatView;
