@@ -32,7 +32,7 @@ pub use service::error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
 pub use service::host::{Host, HostSettings};
 pub use service::limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 pub use service::wire::{
-    AskedQuestion, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView, ParkedQuestion,
-    Questions, Resumed, TurnTaken, UnreadableQuestion,
+    AskedQuestion, Changed, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
+    ParkedQuestion, Questions, Resumed, TurnTaken, UnreadableQuestion,
 };
 pub use service::{keys, names};

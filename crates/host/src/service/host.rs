@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use index_negotiation::is_visible_to;
-use index_negotiation::{Decision, NegotiationMessage, NegotiationTurn};
+use index_negotiation::{Decision, NegotiationMessage, NegotiationTurn, SeatStanding};
 use index_negotiation_store::{
     CloseReason, Committed, DeliveryReport, HostStore, KeyScope, ListFilter, NegotiationPage,
     NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation, OpportunityId,
-    QuestionLoopSettings, StateFilter, UserId,
+    QuestionLoopSettings, SeatView, StateFilter, UserId,
 };
 use index_stall_gap::{ParkError, ParkRequest, Parked, park_negotiation};
 
@@ -308,13 +308,18 @@ impl Host {
         caller: &Caller,
         id: &OpportunityId,
     ) -> Result<NegotiationView, HostError> {
-        let negotiation = self.seated(caller, id).await?;
-        let state = self
-            .store()
-            .read_negotiation_state(id)
+        self.seat_view(caller, id).await.map(NegotiationView::of)
+    }
+
+    /// The store's view of the negotiation for the caller's seat
+    /// ([`Negotiations::view`]), which alone says what a seat sees; a
+    /// negotiation without the caller answers as missing.
+    async fn seat_view(&self, caller: &Caller, id: &OpportunityId) -> Result<SeatView, HostError> {
+        self.inner
+            .negotiations
+            .view(id, &caller.user_id)
             .await?
-            .ok_or(HostError::NotFound)?;
-        Ok(NegotiationView::of(negotiation, state, caller))
+            .ok_or(HostError::NotFound)
     }
 
     /// Waits up to `wait` (at most [`MAX_WAIT`]) for the negotiation to
@@ -335,11 +340,9 @@ impl Host {
         let _in_flight = self.inner.metrics.wait();
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
         let mut changes = self.inner.changes.subscribe();
-        let first = self.view(caller, id).await?;
-        if first.negotiation.settled
-            || first.negotiation.awaiting_user_id.as_ref() == Some(&caller.user_id)
-        {
-            return Ok(first);
+        let first = self.seat_view(caller, id).await?;
+        if matches!(first.standing, SeatStanding::Settled | SeatStanding::YourMove) {
+            return Ok(NegotiationView::of(first));
         }
         loop {
             let woken = tokio::select! {
@@ -355,7 +358,7 @@ impl Host {
                 .get_negotiation(id)
                 .await?
                 .ok_or(HostError::NotFound)?;
-            if now != first.negotiation {
+            if now != first.summary {
                 return self.view(caller, id).await;
             }
         }
@@ -440,7 +443,11 @@ impl Host {
         }
         self.changed();
         let after = after.ok_or(HostError::NotFound)?;
-        Ok(NegotiationView::of(after.summary, after.state, caller))
+        Ok(NegotiationView::of(SeatView::new(
+            after.summary,
+            after.state,
+            &caller.user_id,
+        )))
     }
 
     /// Resumes a negotiation paused between rounds: the caller's seat moves

@@ -9,23 +9,21 @@ use serde::{Deserialize, Serialize};
 use index_js::WireEnum;
 use index_negotiation::{
     NegotiationDecision, NegotiationObservation, NegotiationResumeDecision, NegotiationState,
-    observe_negotiation,
 };
 use index_negotiation_store::{
     CloseReason, InvalidId, ListCursor, ListFilter, NegotiationSummary, OpenNegotiation,
-    OpportunityId, Seat, StateFilter, UserId,
+    OpportunityId, Seat, SeatView, StateFilter, UserId,
 };
 use index_question_block::StructuredQuestion;
 
 use crate::service::error::HostError;
-use crate::service::keys::Caller;
 
 /// What `open` and `close` answer: the negotiation after the change, in
 /// its own field order.
-#[derive(serde::Serialize, schemars::JsonSchema)]
-pub(crate) struct Changed {
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct Changed {
     /// The negotiation after the change.
-    pub(crate) negotiation: index_negotiation_store::NegotiationSummary,
+    pub negotiation: index_negotiation_store::NegotiationSummary,
 }
 /// A turn as a request states it (`POST …/turns`, MCP's
 /// `submit_negotiation_turn`).
@@ -194,26 +192,17 @@ pub struct NegotiationView {
 }
 
 impl NegotiationView {
-    /// The negotiation as `caller`'s seat sees it, from its summary and
-    /// state.
-    pub(crate) fn of(
-        negotiation: NegotiationSummary,
-        state: NegotiationState,
-        caller: &Caller,
-    ) -> Self {
-        let state = state.seen_by(&caller.user_id);
-        let parked = state
-            .park
-            .as_ref()
-            .filter(|park| park.is_open())
-            .map(|park| ParkedQuestion {
-                user_id: park.user_id.clone(),
-                question: park.question.clone(),
-            });
+    /// The seat's view (see [`SeatView`]) in the wire's shape: what the
+    /// seat may see is the store's view's to say, not this body's.
+    pub(crate) fn of(view: SeatView) -> Self {
+        let parked = view.parked().map(|park| ParkedQuestion {
+            user_id: park.user_id.clone(),
+            question: park.question.clone(),
+        });
         NegotiationView {
-            observation: observe_negotiation(&state, &caller.user_id),
-            negotiation,
-            state,
+            negotiation: view.summary,
+            observation: view.observation,
+            state: view.state,
             parked,
         }
     }
