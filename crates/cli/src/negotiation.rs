@@ -2,9 +2,10 @@
 
 use serde::Serialize;
 
+use index_host::Changed;
 use index_negotiation::{
-    Decision, MessagePart, NEGOTIATION_MAX_TURNS, NegotiationAction, NegotiationMessage,
-    NegotiationRejection, NegotiationState, NegotiationTurn,
+    Decision, MessagePart, NegotiationAction, NegotiationMessage, NegotiationRejection,
+    NegotiationState, NegotiationTurn, SeatStanding, round_numbers,
 };
 use index_negotiation_store::{
     CloseReason, ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision,
@@ -89,9 +90,9 @@ pub(crate) async fn open(session: &Session, opening: Opening) -> Result<Opportun
     let decision = session.negotiations.open(&request).await?;
     match decision {
         OpenDecision::Opened { negotiation } => {
-            session.out.json(&Changed {
-                negotiation: &negotiation,
-            });
+            let changed = Changed { negotiation };
+            session.out.json(&changed);
+            let negotiation = changed.negotiation;
             session.out.line(format!(
                 "Opened negotiation {} between {} and {}. {} moves first.",
                 styled(BOLD, &negotiation.id),
@@ -106,32 +107,6 @@ pub(crate) async fn open(session: &Session, opening: Opening) -> Result<Opportun
             rejection.explanation(),
         )),
     }
-}
-
-/// The round each turn belongs to, from 1.
-fn round_numbers(state: &NegotiationState) -> Vec<usize> {
-    let mut round = 1;
-    let mut in_round = 0;
-    state
-        .turns
-        .iter()
-        .map(|turn| {
-            let this = round;
-            in_round += 1;
-            if turn.action == NegotiationAction::Decline || in_round >= NEGOTIATION_MAX_TURNS {
-                round += 1;
-                in_round = 0;
-            }
-            this
-        })
-        .collect()
-}
-
-/// What `open`, `close` and `eligibility` print: the negotiation after the
-/// change, its fields in the summary's own (documented) order.
-#[derive(Serialize)]
-struct Changed<'a> {
-    negotiation: &'a NegotiationSummary,
 }
 
 #[derive(Serialize)]
@@ -164,24 +139,19 @@ pub(crate) async fn show(
     user: &UserId,
     guidance: bool,
 ) -> Result<(), Failure> {
-    let summary = session.summary(id).await?;
-    // One rule on every surface, the reference's: someone without a seat
-    // cannot tell the negotiation exists.
-    if summary.seat_of(user).is_none() {
-        return Err(Failure::not_found());
-    }
-    let state = session
-        .store()
-        .read_negotiation_state(id)
+    // What a seat sees is the store's view's to say; someone without a
+    // seat cannot tell the negotiation exists.
+    let view = session
+        .negotiations
+        .view(id, user)
         .await?
-        .ok_or_else(Failure::not_found)?
-        .seen_by(user);
-    let observation = index_negotiation::observe_negotiation(&state, user);
-    let parked = state.park.as_ref().filter(|park| park.is_open());
+        .ok_or_else(Failure::not_found)?;
+    let (summary, state, observation) = (&view.summary, &view.state, &view.observation);
+    let parked = view.parked();
     if session.out.json {
         session.out.json(&Shown {
-            negotiation: &summary,
-            state: &state,
+            negotiation: summary,
+            state,
             observation: Seen {
                 guidance: guidance.then_some(observation.guidance),
                 available_actions: &observation.available_actions,
@@ -226,7 +196,7 @@ pub(crate) async fn show(
         let rows: Vec<Vec<String>> = state
             .turns
             .iter()
-            .zip(round_numbers(&state))
+            .zip(round_numbers(&state.turns))
             .enumerate()
             .map(|(i, (turn, round))| {
                 vec![
@@ -242,13 +212,7 @@ pub(crate) async fn show(
     }
     out.line("");
     let to_move = match (&state.awaiting_user_id, state.settled, state.outcome) {
-        (_, true, Some(outcome)) => format!(
-            "Settled: {}.",
-            serde_json::to_value(outcome)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        ),
+        (_, true, Some(outcome)) => format!("Settled: {}.", outcome.as_str()),
         (Some(seat), _, _) => format!("{seat} to move."),
         (None, _, _) => match &summary.waiting_on {
             Some(person) => format!("Nobody to move: the negotiation waits on {person}'s answer."),
@@ -401,7 +365,9 @@ pub(crate) async fn resume(
 /// How a wait ended, under `--json`.
 #[derive(Serialize)]
 struct Waited<'a> {
-    /// `yourMove`, `roundEnded`, `settled`, `parked` or `timedOut`.
+    /// Where the negotiation stands for the seat (the rules'
+    /// [`SeatStanding`]: `yourMove`, `roundEnded`, `settled` or `parked`),
+    /// or `timedOut` when time ran out with the other seat to move.
     ended: &'static str,
     negotiation: &'a NegotiationSummary,
 }
@@ -418,36 +384,47 @@ pub(crate) async fn wait(
     let deadline = tokio::time::Instant::now() + timeout;
     let mut feed = session.store().change_feed().await?;
     loop {
-        let summary = session.summary(id).await?;
-        if summary.seat_of(user).is_none() {
-            return Err(Failure::not_found());
-        }
+        let view = session
+            .negotiations
+            .view(id, user)
+            .await?
+            .ok_or_else(Failure::not_found)?;
         let timed_out = tokio::time::Instant::now() >= deadline;
-        let ended = if summary.settled {
-            Some(("settled", 6, "The negotiation is settled.".to_owned()))
-        } else if let Some(person) = &summary.waiting_on {
-            Some((
-                "parked",
+        // Where the negotiation stands is the rules' to say; the sentence
+        // and the exit status are this command's, and so is running out
+        // of time while the other seat is to move.
+        let standing = view.standing;
+        let ended = match standing {
+            SeatStanding::TheirMove if !timed_out => None,
+            SeatStanding::TheirMove => Some(("timedOut", 8, format!("Still not {user}'s move."))),
+            SeatStanding::Settled => Some((
+                standing.as_str(),
+                6,
+                "The negotiation is settled.".to_owned(),
+            )),
+            // The view's summary names whose answer it waits on whenever it
+            // stands parked.
+            SeatStanding::Parked => Some((
+                standing.as_str(),
                 7,
-                format!("The negotiation waits on {person}'s answer to a question."),
-            ))
-        } else if summary.awaiting_user_id.as_ref() == Some(user) {
-            Some(("yourMove", 0, format!("{user} to move.")))
-        } else if summary.awaiting_user_id.is_none() {
-            Some((
-                "roundEnded",
+                match &view.summary.waiting_on {
+                    Some(person) => {
+                        format!("The negotiation waits on {person}'s answer to a question.")
+                    }
+                    None => "The negotiation waits on an answer to a question.".to_owned(),
+                },
+            )),
+            SeatStanding::YourMove => Some((standing.as_str(), 0, format!("{user} to move."))),
+            SeatStanding::RoundEnded => Some((
+                standing.as_str(),
                 0,
                 format!("The round has ended: {user} may resume."),
-            ))
-        } else if timed_out {
-            Some(("timedOut", 8, format!("Still not {user}'s move.")))
-        } else {
-            None
+            )),
         };
         if let Some((ended, status, sentence)) = ended {
             session.out.json(&Waited {
                 ended,
-                negotiation: &summary,
+                negotiation: &view.summary,
             });
             session.out.line(sentence);
             return match status {
@@ -598,9 +575,11 @@ pub(crate) async fn close(
         .close_negotiation(id, reason)
         .await?
         .ok_or_else(Failure::not_found)?;
-    session.out.json(&Changed {
-        negotiation: &closed,
-    });
+    let closed = Changed {
+        negotiation: closed,
+    };
+    session.out.json(&closed);
+    let closed = closed.negotiation;
     session.out.line(format!(
         "Closed {} ({}); nobody may act or resume.",
         styled(BOLD, id),
@@ -625,7 +604,7 @@ pub(crate) async fn eligibility(
     }
     let summary = session.summary(id).await?;
     session.out.json(&Changed {
-        negotiation: &summary,
+        negotiation: summary,
     });
     session.out.line(format!(
         "{user}'s intent is {} on {}.",
