@@ -509,7 +509,8 @@ mod tests {
         let mut found = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for (path, text) in sources() {
-            let Ok(inside) = path.strip_prefix(crate::workspace_root().join("crates/host/src")) else {
+            let Ok(inside) = path.strip_prefix(crate::workspace_root().join("crates/host/src"))
+            else {
                 continue;
             };
             let Some(layer) = inside.iter().next().and_then(|part| part.to_str()) else {
@@ -527,6 +528,127 @@ mod tests {
         }
         assert_eq!(seen.len(), may_use.len(), "layers found: {seen:?}");
         assert!(found.is_empty(), "{found:#?}");
+    }
+
+    /// Where a line of code weighs the rules' internals to decide something
+    /// the rules decide: it walks the round in progress (`current_round(`),
+    /// compares a turn's action (`== NegotiationAction::…`,
+    /// `!= NegotiationAction::…`), or counts against the turn cap
+    /// (`NEGOTIATION_MAX_TURNS` beside an arithmetic or comparison
+    /// operator, or a `saturating_`/`checked_`/`wrapping_` method). Naming
+    /// the cap in a text is not a decision, nor is a format argument.
+    fn decision_markers(line: &str) -> Vec<&'static str> {
+        let mut found = Vec::new();
+        if line.contains("current_round(") {
+            found.push("current_round(");
+        }
+        for comparison in ["== NegotiationAction::", "!= NegotiationAction::"] {
+            if line.contains(comparison) {
+                found.push("an action compared");
+            }
+        }
+        let cap = "NEGOTIATION_MAX_TURNS";
+        for (at, _) in line.match_indices(cap) {
+            let before = line.get(..at).unwrap_or_default().trim_end();
+            let after = line.get(at + cap.len()..).unwrap_or_default().trim_start();
+            let operator_before = (before.ends_with(['+', '-', '*', '/', '%', '<', '>'])
+                && !before.ends_with("->"))
+                || ["==", "!=", "<=", ">="]
+                    .iter()
+                    .any(|op| before.ends_with(op))
+                || ["saturating_", "checked_", "wrapping_"]
+                    .iter()
+                    .any(|method| before.contains(method) && before.ends_with('('));
+            let operator_after = after.starts_with(['+', '-', '*', '/', '%', '<', '>', '.'])
+                || ["==", "!="].iter().any(|op| after.starts_with(op));
+            if operator_before || operator_after {
+                found.push("arithmetic on NEGOTIATION_MAX_TURNS");
+            }
+        }
+        found
+    }
+
+    /// docs/ARCHITECTURE.md: no crate but `index-negotiation` decides a
+    /// negotiation. Outside `crates/negotiation`, no library or binary code
+    /// weighs the rules' internals (see [`decision_markers`]): a surface
+    /// that needs the round a turn belongs to, whether talks ran to the
+    /// turn cap, or where a seat stands asks the rules (`round_numbers`,
+    /// `NegotiationState::ran_to_turn_cap`, `seat_standing`, …). Tests,
+    /// benches and examples sit outside `src/` or under `#[cfg(test)]`
+    /// and build logs freely; the two exceptions in `src/` are listed
+    /// below, each with its reason.
+    #[test]
+    fn only_the_rules_weigh_the_rules_internals() {
+        let exceptions = [
+            // The conformance suite is a test kept in `src/` so every
+            // backend's tests can run it: it builds logs round by round
+            // and holds each store to the rules' own answers.
+            "crates/negotiation-store/src/conformance/",
+            // `store check` judges a file's bytes, never a move: it
+            // recomputes where commits put the round marks, including the
+            // schema version 4 migration's reading (a round's last accept
+            // ends it), to report a damaged store.
+            "crates/negotiation-store-sqlite/src/check.rs",
+        ];
+        let root = crate::workspace_root();
+        let mut found = Vec::new();
+        let mut in_the_rules = 0;
+        for (path, text) in sources() {
+            let relative = path.strip_prefix(&root).unwrap_or(&path);
+            let name = relative.to_string_lossy().replace('\\', "/");
+            if !name.starts_with("crates/") || !relative.iter().any(|part| part == "src") {
+                continue;
+            }
+            // The code before the file's tests, comment lines aside, with
+            // each line's own number.
+            let hits: Vec<String> = text
+                .lines()
+                .enumerate()
+                .take_while(|(_, line)| !line.contains("#[cfg(test)]"))
+                .filter(|(_, line)| !line.trim_start().starts_with("//"))
+                .flat_map(|(number, line)| {
+                    let name = &name;
+                    decision_markers(line)
+                        .into_iter()
+                        .map(move |marker| format!("{name}:{}: {marker}", number + 1))
+                })
+                .collect();
+            if name.starts_with("crates/negotiation/") {
+                in_the_rules += hits.len();
+            } else if !exceptions.iter().any(|place| name.starts_with(place)) {
+                found.extend(hits);
+            }
+        }
+        // The markers find what the rules themselves write, so a marker
+        // that matches nothing cannot pass this test vacuously.
+        assert!(in_the_rules > 0, "the markers find nothing in the rules");
+        assert!(
+            found.is_empty(),
+            "decided outside index-negotiation (ask the rules instead): {found:#?}"
+        );
+    }
+
+    #[test]
+    fn the_decision_markers_find_what_they_name() {
+        for decides in [
+            "let round = index_negotiation::current_round(&state.turns).len();",
+            "if turn.action == NegotiationAction::Decline || in_round >= NEGOTIATION_MAX_TURNS {",
+            "last.is_some_and(|turn| turn.action != NegotiationAction::Decline)",
+            "let in_round = turns % NEGOTIATION_MAX_TURNS;",
+            "remaining_turns: NEGOTIATION_MAX_TURNS.saturating_sub(round.len()),",
+            "let left = count.saturating_sub(NEGOTIATION_MAX_TURNS);",
+        ] {
+            assert!(!decision_markers(decides).is_empty(), "{decides}");
+        }
+        for names in [
+            "use index_negotiation::{NEGOTIATION_MAX_TURNS, NegotiationAction};",
+            "description = format!(\"A round has at most {NEGOTIATION_MAX_TURNS} turns.\"),",
+            "for_people(\"[`NEGOTIATION_MAX_TURNS`].\"),",
+            "pub const NEGOTIATION_MAX_TURNS: usize = max_turns!();",
+            "match action { NegotiationAction::Decline => \"declined\", _ => \"\" }",
+        ] {
+            assert!(decision_markers(names).is_empty(), "{names}");
+        }
     }
 
     /// The top-level modules of the crate in `dir`: its `src/` files and
