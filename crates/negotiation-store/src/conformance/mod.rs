@@ -1,5 +1,8 @@
-//! The conformance suite: what every [`NegotiationStore`] must do, as async
-//! functions that take a fresh, empty store.
+//! The conformance suite: what every
+//! [`NegotiationStore`](crate::NegotiationStore) must do, as async
+//! functions that take a fresh, empty store, one module per family of
+//! promises (opening, turns, the commit contract, races, listing, keys,
+//! the question loop).
 //!
 //! A backend runs all of it from its own tests with one line:
 //!
