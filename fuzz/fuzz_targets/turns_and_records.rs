@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         "a timeout from the environment is usable"
     );
     let _ = turn_timeout(timeout);
-    let _ = index_negotiation_store::message_from_text("agent:alice".into(), text);
+    let _ = index_negotiation_store::sql_rows::message_from_text("agent:alice".into(), text);
     let as_json = serde_json::to_string(text).unwrap_or_default();
     assert_eq!(
         UserId::parse(text).ok(),
