@@ -292,7 +292,7 @@ pub(crate) async fn turn(
 > {
     let turn = NegotiationTurn::new(action, message).normalized();
     let length = index_js::utf16_len(&turn.message);
-    let decision = session.negotiations.execute(id, user, turn).await?;
+    let (decision, _) = session.negotiations.execute(id, user, turn).await?;
     match &decision {
         Decision::Permitted(permitted) => {
             session.out.json(&decision);
@@ -345,7 +345,7 @@ pub(crate) async fn resume(
     id: &OpportunityId,
     user: &UserId,
 ) -> Result<(), Failure> {
-    let decision = session.negotiations.resume(id, user).await?;
+    let (decision, _) = session.negotiations.resume(id, user).await?;
     match &decision {
         Decision::Permitted(permitted) => {
             session.out.json(&decision);

@@ -328,7 +328,7 @@ async fn park_on_hostile_question(db: &str, id: &str) {
     let store = index_negotiation_store_sqlite::SqliteStore::open(db)
         .await
         .unwrap();
-    let parked = index_negotiation_store::Negotiations::new(&store)
+    let (parked, _) = index_negotiation_store::Negotiations::new(&store)
         .park(&id.parse().unwrap(), &"dana".parse().unwrap(), &turn)
         .await
         .unwrap();

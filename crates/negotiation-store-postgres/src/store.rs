@@ -169,7 +169,6 @@ async fn commit_turn_once(
     user_id: &UserId,
     turn: &NegotiationTurn,
     slot: &mut Option<TurnDecider>,
-    returning: bool,
 ) -> Result<(NegotiationDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
@@ -221,9 +220,8 @@ async fn commit_turn_once(
     tx.commit()
         .await
         .map_err(|err| Attempt::Final(pg_error(err)))?;
-    let after = returning
-        .then(|| Committed::after_turn(&locked.summary, &locked.state, user_id, turn, permitted));
-    Ok((decision, after))
+    let after = Committed::after_turn(&locked.summary, &locked.state, user_id, turn, permitted);
+    Ok((decision, Some(after)))
 }
 
 async fn commit_resume_once(
@@ -231,34 +229,32 @@ async fn commit_resume_once(
     id: &OpportunityId,
     user_id: &UserId,
     slot: &mut Option<ResumeDecider>,
-    returning: bool,
 ) -> Result<(NegotiationResumeDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
-    let mut after = None;
-    if let (Some(locked), Decision::Permitted(permitted)) = (locked, &decision) {
-        let resume = tx
-            .prepare_cached(
-                "UPDATE negotiations SET awaiting_user_id = $1, \
-                 last_change = nextval('negotiation_changes') WHERE seq = $2",
-            )
-            .await
-            .map_err(|err| Attempt::Final(pg_error(err)))?;
-        tx.execute(
-            &resume,
-            &[&permitted.awaiting_user_id.as_str(), &locked.seq],
+    let (Some(locked), Decision::Permitted(permitted)) = (locked, &decision) else {
+        return Ok((decision, None));
+    };
+    let resume = tx
+        .prepare_cached(
+            "UPDATE negotiations SET awaiting_user_id = $1, \
+             last_change = nextval('negotiation_changes') WHERE seq = $2",
         )
         .await
-        .map_err(|err| Attempt::Final(pg_error(err)))?;
-        tx.commit()
-            .await
-            .map_err(|err| Attempt::Final(pg_error(err)))?;
-        after =
-            returning.then(|| Committed::after_resume(&locked.summary, &locked.state, permitted));
-    }
-    Ok((decision, after))
+        .map_err(|err| final_error(pg_error(err)))?;
+    tx.execute(
+        &resume,
+        &[&permitted.awaiting_user_id.as_str(), &locked.seq],
+    )
+    .await
+    .map_err(|err| final_error(pg_error(err)))?;
+    tx.commit()
+        .await
+        .map_err(|err| final_error(pg_error(err)))?;
+    let after = Committed::after_resume(&locked.summary, &locked.state, permitted);
+    Ok((decision, Some(after)))
 }
 
 /// Appends a message at the end of the negotiation's record, in `tx`.
@@ -292,14 +288,15 @@ async fn commit_park_once(
     user_id: &UserId,
     turn: &AskUserTurn,
     slot: &mut Option<ParkDecider>,
-) -> Result<ParkDecision, Attempt> {
+) -> Result<(ParkDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
     let (locked, decision) =
         decide_locked(&tx, id, slot, |decide, state| decide(state, user_id)).await?;
-    let (Some(Locked { seq, .. }), Decision::Permitted(permitted)) = (locked, &decision) else {
-        return Ok(decision);
+    let (Some(locked), Decision::Permitted(permitted)) = (locked, &decision) else {
+        return Ok((decision, None));
     };
+    let seq = locked.seq;
     let question = serde_json::to_string(&turn.ask_user.question)
         .map_err(|err| final_error(StoreError::backend(err)))?;
     append(&tx, seq, &turn.to_message(user_id))
@@ -316,7 +313,9 @@ async fn commit_park_once(
     tx.commit()
         .await
         .map_err(|err| final_error(pg_error(err)))?;
-    Ok(decision)
+    let question = &turn.ask_user.question;
+    let after = Committed::after_park(&locked.summary, &locked.state, user_id, question, permitted);
+    Ok((decision, Some(after)))
 }
 
 async fn commit_answer_once(
@@ -325,7 +324,7 @@ async fn commit_answer_once(
     user_id: &UserId,
     answer: &str,
     slot: &mut Option<AnswerDecider>,
-) -> Result<AnswerDecision, Attempt> {
+) -> Result<(AnswerDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
     let tx = client.transaction().await?;
     let (locked, decision) = decide_locked(&tx, id, slot, |decide, state| {
@@ -333,7 +332,7 @@ async fn commit_answer_once(
     })
     .await?;
     let (Some(locked), Decision::Permitted(permitted)) = (locked, &decision) else {
-        return Ok(decision);
+        return Ok((decision, None));
     };
     let seq = locked.seq;
     let message = locked.answer_message(user_id, permitted);
@@ -352,7 +351,8 @@ async fn commit_answer_once(
     tx.commit()
         .await
         .map_err(|err| final_error(pg_error(err)))?;
-    Ok(decision)
+    let after = Committed::after_answer(&locked.summary, &locked.state, permitted);
+    Ok((decision, Some(after)))
 }
 
 /// The negotiation's state in one read-only, repeatable-read transaction,
@@ -393,20 +393,7 @@ impl NegotiationStore for PostgresStore {
         reading!(self, |client| read_state(&mut client, id, Turns::Round))
     }
 
-    async fn commit_negotiation_turn(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        turn: &NegotiationTurn,
-        decide: TurnDecider,
-    ) -> Result<NegotiationDecision, StoreError> {
-        retrying!(self, decide, |slot| commit_turn_once(
-            self, id, user_id, turn, &mut slot, false
-        ))
-        .map(|(decision, _)| decision)
-    }
-
-    async fn commit_negotiation_turn_returning(
+    async fn commit_turn(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
@@ -414,30 +401,18 @@ impl NegotiationStore for PostgresStore {
         decide: TurnDecider,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_turn_once(
-            self, id, user_id, turn, &mut slot, true
+            self, id, user_id, turn, &mut slot
         ))
     }
 
-    async fn commit_negotiation_resume(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        decide: ResumeDecider,
-    ) -> Result<NegotiationResumeDecision, StoreError> {
-        retrying!(self, decide, |slot| commit_resume_once(
-            self, id, user_id, &mut slot, false
-        ))
-        .map(|(decision, _)| decision)
-    }
-
-    async fn commit_negotiation_resume_returning(
+    async fn commit_resume(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_resume_once(
-            self, id, user_id, &mut slot, true
+            self, id, user_id, &mut slot
         ))
     }
 
@@ -447,7 +422,7 @@ impl NegotiationStore for PostgresStore {
         user_id: &UserId,
         turn: &AskUserTurn,
         decide: ParkDecider,
-    ) -> Result<ParkDecision, StoreError> {
+    ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_park_once(
             self, id, user_id, turn, &mut slot
         ))
@@ -459,7 +434,7 @@ impl NegotiationStore for PostgresStore {
         user_id: &UserId,
         answer: &str,
         decide: AnswerDecider,
-    ) -> Result<AnswerDecision, StoreError> {
+    ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_answer_once(
             self, id, user_id, answer, &mut slot
         ))
@@ -566,21 +541,6 @@ impl NegotiationStore for PostgresStore {
         filter: &ListFilter,
     ) -> Result<NegotiationPage, StoreError> {
         reading!(self, |client| rows::page_of_user(&client, user_id, filter))
-    }
-
-    async fn append_message(
-        &self,
-        id: &OpportunityId,
-        message: &NegotiationMessage,
-    ) -> Result<bool, StoreError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg_error)?;
-        let Some(seq) = lock_row(&tx, id).await.map_err(pg_error)? else {
-            return Ok(false);
-        };
-        append(&tx, seq, message).await?;
-        tx.commit().await.map_err(pg_error)?;
-        Ok(true)
     }
 
     async fn list_messages(

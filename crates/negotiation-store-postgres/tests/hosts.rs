@@ -137,6 +137,7 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
                         )
                         .await
                         .unwrap()
+                        .0
                 })
             })
             .collect();
@@ -197,7 +198,7 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
         },
     );
     let result = store
-        .commit_negotiation_turn(
+        .commit_turn(
             &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62".parse().unwrap(),
             &"alice".parse().unwrap(),
             &turn,
@@ -216,7 +217,7 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
         .unwrap()
         .unwrap();
     assert!(state.turns.is_empty(), "nothing was applied");
-    let again = negotiations
+    let (again, _) = negotiations
         .execute(
             &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62".parse().unwrap(),
             &"alice".parse().unwrap(),
@@ -274,6 +275,7 @@ async fn a_statement_timeout_is_honoured() {
             )
             .await
             .unwrap()
+            .0
             .is_ok()
     );
 }
@@ -352,7 +354,7 @@ async fn the_change_feed_wakes_on_another_hosts_commit() {
         .unwrap()
         .unwrap();
     let turn = NegotiationTurn::new(Propose, "Over LISTEN.");
-    let decision = service
+    let (decision, _) = service
         .execute(&opening.opportunity_id, &"alice".parse().unwrap(), turn)
         .await
         .unwrap();
@@ -377,6 +379,7 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
                 .execute(&opening.opportunity_id, &who.parse().unwrap(), turn)
                 .await
                 .unwrap()
+                .0
                 .is_ok()
         );
     }

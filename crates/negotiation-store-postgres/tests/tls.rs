@@ -58,7 +58,7 @@ async fn a_trusted_server_is_used_over_tls_schema_and_all() {
         service.open(&opening).await.unwrap(),
         index_negotiation_store::OpenDecision::Opened { .. }
     ));
-    let decision = service
+    let (decision, _) = service
         .execute(
             &opening.opportunity_id,
             &"alice".parse().unwrap(),

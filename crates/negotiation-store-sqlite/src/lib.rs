@@ -45,7 +45,9 @@
 //!     eligible: true,
 //! }).await?;
 //! let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
-//! assert!(negotiations.execute(&opp, &"alice".parse()?, turn).await?.is_ok());
+//! let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
+//! assert!(decision.is_ok());
+//! assert_eq!(after.map(|after| after.summary.turn_count), Some(1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```

@@ -4,9 +4,9 @@ use async_trait::async_trait;
 use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, params};
 
 use index_negotiation::{
-    AnswerDecision, AskUserTurn, Decision, NegotiationDecision, NegotiationMessage,
-    NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision, NegotiationState,
-    NegotiationTurn, ParkDecision,
+    AnswerDecision, AnswerPermitted, AskUserTurn, Decision, NegotiationDecision,
+    NegotiationMessage, NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision,
+    NegotiationState, NegotiationTurn, ParkDecision, ParkPermitted, ResumePermitted, TurnPermitted,
 };
 use index_negotiation_store::sql_rows::{Locked, Turns, message_parts_text};
 use index_negotiation_store::{
@@ -64,46 +64,44 @@ macro_rules! raise_last_change {
 /// turn index already taken is `raced`).
 type Applied<T, R> = Result<Option<Decision<T, R>>, StoreError>;
 
-/// A commit's decision, with what it decided on when it applied the
-/// decision.
-type Decided<T, R> = (Decision<T, R>, Option<Locked>);
-
 /// One commit, in one `BEGIN IMMEDIATE` transaction: the negotiation locked
 /// and read, `decide` asked once, and `apply` run on a permitted decision
 /// with what was locked; the transaction commits only then. An applied
-/// commit hands back what it decided on.
+/// commit hands back the negotiation as it left it, which `after` makes
+/// from what the commit decided on: nothing is read after the write.
 fn commit_decided<T, R>(
     conn: &mut Connection,
     id: &OpportunityId,
     decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
     apply: impl FnOnce(&Transaction<'_>, &Locked, &T) -> Applied<T, R>,
-) -> Result<Decided<T, R>, StoreError> {
+    after: impl FnOnce(&Locked, &T) -> Committed,
+) -> Result<(Decision<T, R>, Option<Committed>), StoreError> {
     let tx = begin_write(conn)?;
     let Some(locked) = locked_state(&tx, id)? else {
         return Ok((decide(None), None));
     };
     let decision = decide(Some(&locked.state));
-    if let Decision::Permitted(permitted) = &decision {
-        if let Some(instead) = apply(&tx, &locked, permitted)? {
-            return Ok((instead, None));
-        }
-        tx.commit().map_err(sql_error)?;
-        return Ok((decision, Some(locked)));
+    let Decision::Permitted(permitted) = &decision else {
+        return Ok((decision, None));
+    };
+    if let Some(instead) = apply(&tx, &locked, permitted)? {
+        return Ok((instead, None));
     }
-    Ok((decision, None))
+    tx.commit().map_err(sql_error)?;
+    let after = after(&locked, permitted);
+    Ok((decision, Some(after)))
 }
 
-/// A turn's commit; with `returning`, the negotiation as it left it.
+/// A turn's commit.
 fn commit_turn(
     conn: &mut Connection,
     id: &OpportunityId,
     user_id: &UserId,
     turn: &NegotiationTurn,
     decide: TurnDecider,
-    returning: bool,
 ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
     let decide = |state: Option<&_>| decide(state, user_id, turn);
-    let (decision, locked) = commit_decided(conn, id, decide, |tx, locked, permitted| {
+    let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &TurnPermitted| {
         let seq = locked.seq;
         let index = i64::try_from(permitted.turn_index).unwrap_or(i64::MAX);
         let inserted = execute(
@@ -141,30 +139,21 @@ fn commit_turn(
         )
         .map_err(sql_error)?;
         Ok(None)
-    })?;
-    let after = match (returning, &decision, locked) {
-        (true, Decision::Permitted(permitted), Some(locked)) => Some(Committed::after_turn(
-            &locked.summary,
-            &locked.state,
-            user_id,
-            turn,
-            permitted,
-        )),
-        _ => None,
     };
-    Ok((decision, after))
+    commit_decided(conn, id, decide, apply, |locked, permitted| {
+        Committed::after_turn(&locked.summary, &locked.state, user_id, turn, permitted)
+    })
 }
 
-/// A resume's commit; with `returning`, the negotiation as it left it.
+/// A resume's commit.
 fn commit_resume(
     conn: &mut Connection,
     id: &OpportunityId,
     user_id: &UserId,
     decide: ResumeDecider,
-    returning: bool,
 ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
     let decide = |state: Option<&_>| decide(state, user_id);
-    let (decision, locked) = commit_decided(conn, id, decide, |tx, locked, permitted| {
+    let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &ResumePermitted| {
         execute(
             tx,
             concat!(
@@ -176,16 +165,88 @@ fn commit_resume(
         )
         .map_err(sql_error)?;
         Ok(None)
-    })?;
-    let after = match (returning, &decision, locked) {
-        (true, Decision::Permitted(permitted), Some(locked)) => Some(Committed::after_resume(
-            &locked.summary,
-            &locked.state,
-            permitted,
-        )),
-        _ => None,
     };
-    Ok((decision, after))
+    commit_decided(conn, id, decide, apply, |locked, permitted| {
+        Committed::after_resume(&locked.summary, &locked.state, permitted)
+    })
+}
+
+/// A park's commit: the park turn recorded as `user_id`'s agent's message,
+/// and the question kept as JSON text beside the counted ask round.
+fn commit_park(
+    conn: &mut Connection,
+    id: &OpportunityId,
+    user_id: &UserId,
+    turn: &AskUserTurn,
+    decide: ParkDecider,
+) -> Result<(ParkDecision, Option<Committed>), StoreError> {
+    let message = turn.to_message(user_id);
+    let parts = message_parts_text(&message)?;
+    let question = serde_json::to_string(&turn.ask_user.question).map_err(StoreError::backend)?;
+    let decide = |state: Option<&_>| decide(state, user_id);
+    let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &ParkPermitted| {
+        append(tx, locked.seq, &message.sender_id, &parts)?;
+        execute(
+            tx,
+            concat!(
+                "UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
+             park_answer = NULL, ",
+                raise_last_change!(),
+                " WHERE seq = ?4"
+            ),
+            params![
+                i64::try_from(permitted.ask_rounds).unwrap_or(i64::MAX),
+                user_id.as_str(),
+                question,
+                locked.seq
+            ],
+        )
+        .map_err(sql_error)?;
+        Ok(None)
+    };
+    commit_decided(conn, id, decide, apply, |locked, permitted| {
+        let question = &turn.ask_user.question;
+        Committed::after_park(&locked.summary, &locked.state, user_id, question, permitted)
+    })
+}
+
+/// An answer's commit: the answer recorded as the person's message and
+/// the park answered, with the resume, in the one transaction.
+fn commit_answer(
+    conn: &mut Connection,
+    id: &OpportunityId,
+    user_id: &UserId,
+    answer: &str,
+    decide: AnswerDecider,
+) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
+    let decide = |state: Option<&_>| decide(state, user_id, answer);
+    let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &AnswerPermitted| {
+        let message = locked.answer_message(user_id, permitted);
+        append(
+            tx,
+            locked.seq,
+            &message.sender_id,
+            &message_parts_text(&message)?,
+        )?;
+        execute(
+            tx,
+            concat!(
+                "UPDATE negotiations SET park_answer = ?1, awaiting_user_id = ?2, ",
+                raise_last_change!(),
+                " WHERE seq = ?3"
+            ),
+            params![
+                permitted.answer,
+                permitted.awaiting_user_id.as_str(),
+                locked.seq
+            ],
+        )
+        .map_err(sql_error)?;
+        Ok(None)
+    };
+    commit_decided(conn, id, decide, apply, |locked, permitted| {
+        Committed::after_answer(&locked.summary, &locked.state, permitted)
+    })
 }
 
 /// Runs a constant statement through the connection's statement cache, so
@@ -236,21 +297,7 @@ impl NegotiationStore for SqliteStore {
             .await
     }
 
-    async fn commit_negotiation_turn(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        turn: &NegotiationTurn,
-        decide: TurnDecider,
-    ) -> Result<NegotiationDecision, StoreError> {
-        let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
-        self.pool
-            .run_write(move |conn| commit_turn(conn, &id, &user_id, &turn, decide, false))
-            .await
-            .map(|(decision, _)| decision)
-    }
-
-    async fn commit_negotiation_turn_returning(
+    async fn commit_turn(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
@@ -259,24 +306,11 @@ impl NegotiationStore for SqliteStore {
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
         self.pool
-            .run_write(move |conn| commit_turn(conn, &id, &user_id, &turn, decide, true))
+            .run_write(move |conn| commit_turn(conn, &id, &user_id, &turn, decide))
             .await
     }
 
-    async fn commit_negotiation_resume(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        decide: ResumeDecider,
-    ) -> Result<NegotiationResumeDecision, StoreError> {
-        let (id, user_id) = (id.clone(), user_id.clone());
-        self.pool
-            .run_write(move |conn| commit_resume(conn, &id, &user_id, decide, false))
-            .await
-            .map(|(decision, _)| decision)
-    }
-
-    async fn commit_negotiation_resume_returning(
+    async fn commit_resume(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
@@ -284,7 +318,7 @@ impl NegotiationStore for SqliteStore {
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         let (id, user_id) = (id.clone(), user_id.clone());
         self.pool
-            .run_write(move |conn| commit_resume(conn, &id, &user_id, decide, true))
+            .run_write(move |conn| commit_resume(conn, &id, &user_id, decide))
             .await
     }
 
@@ -294,32 +328,10 @@ impl NegotiationStore for SqliteStore {
         user_id: &UserId,
         turn: &AskUserTurn,
         decide: ParkDecider,
-    ) -> Result<ParkDecision, StoreError> {
-        let (id, user_id) = (id.clone(), user_id.clone());
-        let message = turn.to_message(&user_id);
-        let parts = message_parts_text(&message)?;
-        let question =
-            serde_json::to_string(&turn.ask_user.question).map_err(StoreError::backend)?;
+    ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
+        let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
         self.pool
-            .run_write(move |conn| {
-                let decide = |state: Option<&_>| decide(state, &user_id);
-                commit_decided(conn, &id, decide, |tx, locked, permitted| {
-                    let seq = locked.seq;
-                    append(tx, seq, &message.sender_id, &parts)?;
-                    execute(tx, concat!("UPDATE negotiations SET ask_rounds = ?1, park_user_id = ?2, park_question = ?3, \
-                         park_answer = NULL, ", raise_last_change!(), " WHERE seq = ?4"),
-                        params![
-                            i64::try_from(permitted.ask_rounds).unwrap_or(i64::MAX),
-                            user_id.as_str(),
-                            question,
-                            seq
-                        ],
-                    )
-                    .map_err(sql_error)?;
-                    Ok(None)
-                })
-                .map(|(decision, _)| decision)
-            })
+            .run_write(move |conn| commit_park(conn, &id, &user_id, &turn, decide))
             .await
     }
 
@@ -329,29 +341,10 @@ impl NegotiationStore for SqliteStore {
         user_id: &UserId,
         answer: &str,
         decide: AnswerDecider,
-    ) -> Result<AnswerDecision, StoreError> {
+    ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         let (id, user_id, answer) = (id.clone(), user_id.clone(), answer.to_owned());
         self.pool
-            .run_write(move |conn| {
-                let decide = |state: Option<&_>| decide(state, &user_id, &answer);
-                commit_decided(conn, &id, decide, |tx, locked, permitted| {
-                    let seq = locked.seq;
-                    let message = locked.answer_message(&user_id, permitted);
-                    append(tx, seq, &message.sender_id, &message_parts_text(&message)?)?;
-                    execute(
-                        tx,
-                        concat!(
-                            "UPDATE negotiations SET park_answer = ?1, awaiting_user_id = ?2, ",
-                            raise_last_change!(),
-                            " WHERE seq = ?3"
-                        ),
-                        params![permitted.answer, permitted.awaiting_user_id.as_str(), seq],
-                    )
-                    .map_err(sql_error)?;
-                    Ok(None)
-                })
-                .map(|(decision, _)| decision)
-            })
+            .run_write(move |conn| commit_answer(conn, &id, &user_id, &answer, decide))
             .await
     }
 
@@ -441,27 +434,6 @@ impl NegotiationStore for SqliteStore {
         let (user_id, filter) = (user_id.clone(), filter.clone());
         self.pool
             .run(move |conn| rows::page_of_user(conn, &user_id, &filter))
-            .await
-    }
-
-    async fn append_message(
-        &self,
-        id: &OpportunityId,
-        message: &NegotiationMessage,
-    ) -> Result<bool, StoreError> {
-        let id = id.clone();
-        let sender_id = message.sender_id.clone();
-        let parts = message_parts_text(message)?;
-        self.pool
-            .run_write(move |conn| {
-                let tx = begin_write(conn)?;
-                let Some(stored) = rows::find(&tx, &id)? else {
-                    return Ok(false);
-                };
-                append(&tx, stored.seq, &sender_id, &parts)?;
-                tx.commit().map_err(sql_error)?;
-                Ok(true)
-            })
             .await
     }
 

@@ -70,7 +70,7 @@ async fn turn(
     action: NegotiationAction,
     message: &str,
 ) {
-    let decision = service
+    let (decision, _) = service
         .execute(&opp(id), &user(who), NegotiationTurn::new(action, message))
         .await
         .unwrap();
@@ -102,12 +102,12 @@ async fn write_clean(path: &Path) {
 
     open(&service, PARKED, [("dana", "hire"), ("sam", "join")]).await;
     alternate(&service, PARKED, ["dana", "sam"], 12).await;
-    let parked = service
+    let (parked, _) = service
         .park(&opp(PARKED), &user("dana"), &park_turn("budget"))
         .await
         .unwrap();
     assert!(parked.is_ok(), "{parked:?}");
-    let answered = service
+    let (answered, _) = service
         .answer(&opp(PARKED), &user("dana"), " Low\n")
         .await
         .unwrap();
@@ -670,7 +670,7 @@ async fn a_check_during_commits_sees_one_moment() {
                     let at = commits / NEGOTIATIONS;
                     let place = at % index_negotiation::NEGOTIATION_MAX_TURNS;
                     if place == 0 && at > 0 {
-                        let resumed = service.resume(&opp(id), &user("dana")).await.unwrap();
+                        let (resumed, _) = service.resume(&opp(id), &user("dana")).await.unwrap();
                         assert!(resumed.is_ok(), "{resumed:?}");
                     }
                     let (who, action) = match place {

@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use index_negotiation::NegotiationAction::{self, Counter, Decline, Propose};
 use index_negotiation::{
-    Decision, MessagePart, NegotiationMessage, NegotiationRejection, NegotiationState,
-    NegotiationTurn, decide_negotiation_resume, decide_negotiation_turn,
+    Decision, NEGOTIATION_MAX_TURNS, NegotiationRejection, NegotiationState, NegotiationTurn,
+    decide_negotiation_resume, decide_negotiation_turn,
 };
 use index_negotiation_store::{
     ListFilter, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat, StoreError,
@@ -78,7 +78,7 @@ async fn step<S: NegotiationStore>(store: &S, who: &str) -> bool {
         .find(|a| *a != NegotiationAction::Accept && *a != NegotiationAction::Decline)
         .unwrap_or(Decline);
     if seen.blocked_reason.is_none() {
-        let decision = service
+        let (decision, _) = service
             .execute(
                 &opp(),
                 &who.parse().unwrap(),
@@ -92,6 +92,7 @@ async fn step<S: NegotiationStore>(store: &S, who: &str) -> bool {
         .resume(&opp(), &who.parse().unwrap())
         .await
         .unwrap()
+        .0
         .is_ok()
 }
 
@@ -142,16 +143,17 @@ async fn data_survives_dropping_and_reopening_the_store() {
         .await
         .unwrap();
         open_pair(&store).await;
-        for who in ["alice", "bob", "alice", "bob", "alice"] {
+        // A round to the turn limit, then a park, so the record holds a
+        // message too.
+        for who in ["alice", "bob"].repeat(NEGOTIATION_MAX_TURNS / 2) {
             assert!(step(&store, who).await);
         }
-        let message = NegotiationMessage {
-            sender_id: "agent:alice".into(),
-            parts: vec![MessagePart::Text {
-                text: "kept".into(),
-            }],
-        };
-        assert!(store.append_message(&opp(), &message).await.unwrap());
+        let park = index_negotiation_store::conformance::park_turn("budget");
+        let (parked, _) = Negotiations::new(&store)
+            .park(&opp(), &"alice".parse().unwrap(), &park)
+            .await
+            .unwrap();
+        assert!(parked.is_ok(), "{parked:?}");
         (
             store.read_negotiation_state(&opp()).await.unwrap(),
             store.list_messages(&opp()).await.unwrap(),
@@ -165,7 +167,8 @@ async fn data_survives_dropping_and_reopening_the_store() {
         store.get_negotiation(&opp()).await.unwrap(),
     );
     assert_eq!(before, after);
-    assert_eq!(after.0.unwrap().turns.len(), 5);
+    assert_eq!(after.0.unwrap().turns.len(), NEGOTIATION_MAX_TURNS);
+    assert_eq!(after.1.len(), 1, "the park's message");
     store.check_integrity().await.unwrap();
 }
 
@@ -188,6 +191,7 @@ async fn two_stores_on_one_file_serialize_their_commits() {
                     )
                     .await
                     .unwrap()
+                    .0
             })
         })
         .collect();
@@ -304,7 +308,7 @@ async fn the_primary_key_reports_a_taken_index_as_raced() {
     let path = scratch("raced");
     let store = SqliteStore::open(&path).await.unwrap();
     open_pair(&store).await;
-    let first = Negotiations::new(&store)
+    let (first, _) = Negotiations::new(&store)
         .execute(
             &opp(),
             &"alice".parse().unwrap(),
@@ -345,9 +349,10 @@ async fn commit_stale(
         decide_negotiation_turn(Some(&stale), user, turn)
     });
     store
-        .commit_negotiation_turn(&opp(), &"bob".parse().unwrap(), &turn, stale)
+        .commit_turn(&opp(), &"bob".parse().unwrap(), &turn, stale)
         .await
         .unwrap()
+        .0
         .rejection()
 }
 
@@ -419,13 +424,13 @@ async fn opening_for_reading_writes_nothing_and_creates_nothing() {
         1
     );
     reader.check_integrity().await.unwrap();
-    let write = reader
-        .append_message(
+    // Bob's turn, which a writer would take, is refused before anything
+    // is decided.
+    let write = Negotiations::new(&reader)
+        .execute(
             &opp(),
-            &NegotiationMessage {
-                sender_id: "bob".into(),
-                parts: vec![MessagePart::Text { text: "hi".into() }],
-            },
+            &"bob".parse().unwrap(),
+            NegotiationTurn::new(Counter, "From a reader?"),
         )
         .await;
     assert!(
@@ -632,7 +637,7 @@ async fn take_turns(
         };
         let turn = NegotiationTurn::new(action, format!("turn {n}"));
         attempts += 1;
-        match service.execute(id, &who, turn).await.unwrap() {
+        match service.execute(id, &who, turn).await.unwrap().0 {
             Decision::Permitted(permitted) => {
                 won += 1;
                 acknowledged(id, permitted.turn_index);
@@ -989,7 +994,7 @@ fn question_looper(path: &str) {
             let id = &ids[n % ids.len()];
             let state = store.read_negotiation_state(id).await.unwrap().unwrap();
             if let Some(owner) = state.waiting_on().cloned() {
-                let answered = service
+                let (answered, _) = service
                     .answer(id, &owner, &format!("answer {n}"))
                     .await
                     .unwrap();
@@ -1007,7 +1012,7 @@ fn question_looper(path: &str) {
                 }
             } else {
                 let who: UserId = if n % 2 == 0 { "alice" } else { "bob" }.parse().unwrap();
-                match service.park(id, &who, &park).await.unwrap() {
+                match service.park(id, &who, &park).await.unwrap().0 {
                     Decision::Permitted(permitted) => {
                         writeln!(stdout, "parked {id} {}", permitted.ask_rounds).unwrap();
                     }

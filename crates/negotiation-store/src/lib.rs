@@ -21,8 +21,9 @@
 //!     eligible: true,
 //! }).await?;
 //! let turn = NegotiationTurn::new(NegotiationAction::Counter, "Counter before anything is offered?");
-//! let decision = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
+//! let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
 //! assert_eq!(decision.rejection().map(|r| r.as_str()), Some("counter_is_first"));
+//! assert!(after.is_none(), "a refusal changes nothing");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```

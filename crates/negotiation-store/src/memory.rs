@@ -9,8 +9,8 @@ use async_trait::async_trait;
 
 use index_negotiation::{
     AnswerDecision, AskUserTurn, Decision, NegotiationDecision, NegotiationMessage,
-    NegotiationOutcome, NegotiationResumeDecision, NegotiationState, NegotiationTurn, ParkDecision,
-    ask_user_answer_message,
+    NegotiationOutcome, NegotiationRejection, NegotiationResumeDecision, NegotiationState,
+    NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 
 use crate::error::StoreError;
@@ -171,13 +171,12 @@ impl MemoryStore {
 
     /// One commit: `decide` on the record's round view under its lock, and
     /// `apply` on a permitted decision (which may answer another decision
-    /// instead, applying nothing); then the indexes follow the change.
-    /// With `returning`, an applied commit hands back the negotiation as
-    /// it left it.
+    /// instead, applying nothing); then the indexes follow the change. An
+    /// applied commit hands back the negotiation as it left it, read under
+    /// the same lock.
     fn commit<T, R>(
         &self,
         id: &OpportunityId,
-        returning: bool,
         decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
         apply: impl FnOnce(&mut Record, &T) -> Option<Decision<T, R>>,
     ) -> Result<(Decision<T, R>, Option<Committed>), StoreError> {
@@ -192,11 +191,11 @@ impl MemoryStore {
                     Some(instead) => (instead, None, None),
                     None => {
                         let moved = self.touch(&mut record);
-                        let after = returning.then(|| Committed {
+                        let after = Committed {
                             summary: record.summary(),
                             state: record.round_view(),
-                        });
-                        (decision, Some(moved), after)
+                        };
+                        (decision, Some(moved), Some(after))
                     }
                 },
                 Decision::Refused(_) => (decision, None, None),
@@ -204,55 +203,6 @@ impl MemoryStore {
         };
         self.reindex(&shared, moved)?;
         Ok((decision, after))
-    }
-
-    /// A turn's commit (see [`Self::commit`]).
-    fn commit_turn(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        turn: &NegotiationTurn,
-        decide: TurnDecider,
-        returning: bool,
-    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
-        self.commit(
-            id,
-            returning,
-            |state| decide(state, user_id, turn),
-            |record, permitted| {
-                if permitted.turn_index != record.state.turns.len() {
-                    return Some(Decision::Refused(
-                        index_negotiation::NegotiationRejection::Raced,
-                    ));
-                }
-                record.state.apply_turn(user_id, turn, permitted);
-                record.status = permitted.opportunity_status.into();
-                if permitted.round_ended.is_some() {
-                    record.window_start = record.round_start;
-                    record.round_start = permitted.turn_index + 1;
-                }
-                None
-            },
-        )
-    }
-
-    /// A resume's commit (see [`Self::commit`]).
-    fn commit_resume(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        decide: ResumeDecider,
-        returning: bool,
-    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
-        self.commit(
-            id,
-            returning,
-            |state| decide(state, user_id),
-            |record, permitted| {
-                record.state.apply_resume(permitted);
-                None
-            },
-        )
     }
 
     /// Runs `f` on the locked record, or returns `missing` when there is none.
@@ -285,42 +235,45 @@ impl NegotiationStore for MemoryStore {
         self.with_record(id, None, |record| Some(record.round_view()))
     }
 
-    async fn commit_negotiation_turn(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        turn: &NegotiationTurn,
-        decide: TurnDecider,
-    ) -> Result<NegotiationDecision, StoreError> {
-        Ok(self.commit_turn(id, user_id, turn, decide, false)?.0)
-    }
-
-    async fn commit_negotiation_turn_returning(
+    async fn commit_turn(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         turn: &NegotiationTurn,
         decide: TurnDecider,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
-        self.commit_turn(id, user_id, turn, decide, true)
+        self.commit(
+            id,
+            |state| decide(state, user_id, turn),
+            |record, permitted| {
+                if permitted.turn_index != record.state.turns.len() {
+                    return Some(Decision::Refused(NegotiationRejection::Raced));
+                }
+                record.state.apply_turn(user_id, turn, permitted);
+                record.status = permitted.opportunity_status.into();
+                if permitted.round_ended.is_some() {
+                    record.window_start = record.round_start;
+                    record.round_start = permitted.turn_index + 1;
+                }
+                None
+            },
+        )
     }
 
-    async fn commit_negotiation_resume(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        decide: ResumeDecider,
-    ) -> Result<NegotiationResumeDecision, StoreError> {
-        Ok(self.commit_resume(id, user_id, decide, false)?.0)
-    }
-
-    async fn commit_negotiation_resume_returning(
+    async fn commit_resume(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         decide: ResumeDecider,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
-        self.commit_resume(id, user_id, decide, true)
+        self.commit(
+            id,
+            |state| decide(state, user_id),
+            |record, permitted| {
+                record.state.apply_resume(permitted);
+                None
+            },
+        )
     }
 
     async fn commit_park(
@@ -329,10 +282,9 @@ impl NegotiationStore for MemoryStore {
         user_id: &UserId,
         turn: &AskUserTurn,
         decide: ParkDecider,
-    ) -> Result<ParkDecision, StoreError> {
+    ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
-            false,
             |state| decide(state, user_id),
             |record, permitted| {
                 record
@@ -342,7 +294,6 @@ impl NegotiationStore for MemoryStore {
                 None
             },
         )
-        .map(|(decision, _)| decision)
     }
 
     async fn commit_answer(
@@ -351,10 +302,9 @@ impl NegotiationStore for MemoryStore {
         user_id: &UserId,
         answer: &str,
         decide: AnswerDecider,
-    ) -> Result<AnswerDecision, StoreError> {
+    ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
-            false,
             |state| decide(state, user_id, answer),
             |record, permitted| {
                 let title = record
@@ -369,7 +319,6 @@ impl NegotiationStore for MemoryStore {
                 None
             },
         )
-        .map(|(decision, _)| decision)
     }
 
     async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
@@ -488,17 +437,6 @@ impl NegotiationStore for MemoryStore {
             }
         }
         Ok(NegotiationPage::of(found, filter.limit))
-    }
-
-    async fn append_message(
-        &self,
-        id: &OpportunityId,
-        message: &NegotiationMessage,
-    ) -> Result<bool, StoreError> {
-        self.with_record(id, false, |record| {
-            record.messages.push(message.clone());
-            true
-        })
     }
 
     async fn list_messages(

@@ -206,7 +206,10 @@ impl NegotiationSummary {
 /// previous round's first turn on (as
 /// [`read_negotiation_round`](crate::NegotiationStore::read_negotiation_round)
 /// gives it), made from what the commit read and applied, so a caller
-/// answering with it reads nothing after the commit.
+/// answering with it reads nothing after the commit. Every commit of
+/// [`NegotiationStore`](crate::NegotiationStore) hands one back with a
+/// decision it applied; a backend makes it with the `after_*` functions
+/// below from what it decided on, or reads it inside its transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Committed {
     /// The summary after the commit.
@@ -248,8 +251,44 @@ impl Committed {
         state: &NegotiationState,
         permitted: &index_negotiation::ResumePermitted,
     ) -> Self {
+        Self::changed(summary, state, |after| after.apply_resume(permitted))
+    }
+
+    /// The negotiation after a permitted park on `question` for `user_id`'s
+    /// person, from the summary and state the commit decided on (for
+    /// backends): parked, waiting on that person, the ask round spent.
+    pub fn after_park(
+        summary: &NegotiationSummary,
+        state: &NegotiationState,
+        user_id: &UserId,
+        question: &index_question_block::StructuredQuestion,
+        permitted: &index_negotiation::ParkPermitted,
+    ) -> Self {
+        Self::changed(summary, state, |after| {
+            after.apply_park(user_id, question, permitted);
+        })
+    }
+
+    /// The negotiation after a permitted answer, from the summary and state
+    /// the commit decided on (for backends): the park answered, the
+    /// person's seat to move.
+    pub fn after_answer(
+        summary: &NegotiationSummary,
+        state: &NegotiationState,
+        permitted: &index_negotiation::AnswerPermitted,
+    ) -> Self {
+        Self::changed(summary, state, |after| after.apply_answer(permitted))
+    }
+
+    /// `state` changed by `apply`, which adds no turn (so the round read
+    /// keeps its start), and its summary after, the status unchanged.
+    fn changed(
+        summary: &NegotiationSummary,
+        state: &NegotiationState,
+        apply: impl FnOnce(&mut NegotiationState),
+    ) -> Self {
         let mut after = state.clone();
-        after.apply_resume(permitted);
+        apply(&mut after);
         Committed {
             summary: summary.after(&after, None),
             state: after,

@@ -18,7 +18,7 @@ use index_negotiation::{OpportunityId, UserId};
 use index_question_block::QuestionBlock;
 
 use crate::error::StoreError;
-use crate::model::{ListFilter, NegotiationSummary, StateFilter};
+use crate::model::{Committed, ListFilter, NegotiationSummary, StateFilter};
 use crate::service::Negotiations;
 use crate::store::NegotiationStore;
 
@@ -110,9 +110,11 @@ impl DeliveryReport {
 impl<S: NegotiationStore> Negotiations<S> {
     /// Parks the negotiation on `turn`'s question for `user_id`'s person,
     /// if [`decide_park`] permits it against the locked state with this
-    /// service's ask-round cap. A caller that authored the question outside
-    /// the lock (a model call) learns here, as a value, whether the
-    /// negotiation could still park: a racing park or turn may have won.
+    /// service's ask-round cap; with the negotiation as the commit left it
+    /// when it parked, as [`Negotiations::execute`]. A caller that authored
+    /// the question outside the lock (a model call) learns here, as a
+    /// value, whether the negotiation could still park: a racing park or
+    /// turn may have won.
     ///
     /// # Errors
     ///
@@ -122,7 +124,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &AskUserTurn,
-    ) -> Result<ParkDecision, StoreError> {
+    ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
         let cap = self.settings().ask_rounds_cap;
         let decide =
             Box::new(move |state: Option<&_>, user: &UserId| decide_park(state, user, cap));
@@ -131,7 +133,8 @@ impl<S: NegotiationStore> Negotiations<S> {
 
     /// Records `user_id`'s answer to the question the negotiation is
     /// parked on and resumes it with their seat to move, in one commit, if
-    /// [`decide_answer`] permits it.
+    /// [`decide_answer`] permits it; with the negotiation as the commit
+    /// left it when it was answered, as [`Negotiations::execute`].
     ///
     /// # Errors
     ///
@@ -141,7 +144,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
         answer: &str,
-    ) -> Result<AnswerDecision, StoreError> {
+    ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         let decide = Box::new(|state: Option<&_>, user: &UserId, answer: &str| {
             decide_answer(state, user, answer)
         });
@@ -184,7 +187,7 @@ impl<S: NegotiationStore> Negotiations<S> {
                             continue;
                         }
                         match self.answer(&id, person, answer).await {
-                            Ok(decision) => RefOutcome::of(decision),
+                            Ok((decision, _)) => RefOutcome::of(decision),
                             Err(err) => RefOutcome::Failed {
                                 reason: err.to_string(),
                             },

@@ -34,9 +34,11 @@ impl Default for QuestionLoopSettings {
     }
 }
 
-/// Observe, execute, resume and open: each reads or commits through the
-/// store with the matching rule, so every decision is made against locked,
-/// current data.
+/// Observe, open, and the four commits (execute a turn, resume, park and
+/// answer, the last two in the `question_loop` module): each reads or
+/// commits through the store with the matching rule, so every decision is
+/// made against locked, current data, and each commit hands back its
+/// decision with the negotiation as it left it.
 ///
 /// ```
 /// use index_negotiation::{NegotiationAction, NegotiationTurn};
@@ -54,8 +56,9 @@ impl Default for QuestionLoopSettings {
 /// };
 /// negotiations.open(&request).await?;
 /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
-/// let decision = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
+/// let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
 /// assert!(decision.is_ok());
+/// assert_eq!(after.map(|after| after.summary.turn_count), Some(1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
@@ -97,7 +100,10 @@ impl<S: NegotiationStore> Negotiations<S> {
         Ok(state.map(|state| observe_negotiation(&state, user_id)))
     }
 
-    /// Takes a turn: decided and applied in one commit. The turn is
+    /// Takes a turn: decided and applied in one commit, which hands back
+    /// with the decision the negotiation as it left it when the turn was
+    /// permitted (see [`NegotiationStore::commit_turn`]), so a reply needs
+    /// no read after it. The turn is
     /// [normalized](NegotiationTurn::normalized) first, so the message
     /// decided on and stored is the trimmed one, as the reference stores it.
     pub async fn execute(
@@ -105,54 +111,23 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
         turn: NegotiationTurn,
-    ) -> Result<NegotiationDecision, StoreError> {
-        let turn = turn.normalized();
-        self.store
-            .commit_negotiation_turn(id, user_id, &turn, Box::new(decide_negotiation_turn))
-            .await
-    }
-
-    /// [`Self::execute`], with the negotiation as the commit left it when
-    /// the turn is permitted (see
-    /// [`NegotiationStore::commit_negotiation_turn_returning`]).
-    pub async fn execute_returning(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        turn: NegotiationTurn,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         let turn = turn.normalized();
         self.store
-            .commit_negotiation_turn_returning(
-                id,
-                user_id,
-                &turn,
-                Box::new(decide_negotiation_turn),
-            )
+            .commit_turn(id, user_id, &turn, Box::new(decide_negotiation_turn))
             .await
     }
 
     /// Resumes a negotiation paused between rounds, giving `user_id` the
-    /// first turn of the next.
+    /// first turn of the next; with the negotiation as the commit left it
+    /// when the resume was permitted, as [`Self::execute`].
     pub async fn resume(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-    ) -> Result<NegotiationResumeDecision, StoreError> {
-        self.store
-            .commit_negotiation_resume(id, user_id, Box::new(decide_negotiation_resume))
-            .await
-    }
-
-    /// [`Self::resume`], with the negotiation as the commit left it when
-    /// the resume is permitted.
-    pub async fn resume_returning(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         self.store
-            .commit_negotiation_resume_returning(id, user_id, Box::new(decide_negotiation_resume))
+            .commit_resume(id, user_id, Box::new(decide_negotiation_resume))
             .await
     }
 

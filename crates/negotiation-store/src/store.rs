@@ -53,26 +53,34 @@ impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
 
 /// Where negotiations live.
 ///
-/// **The commit contract.** `commit_negotiation_turn` and
-/// `commit_negotiation_resume` lock the negotiation, read its current state
-/// (both seats' eligibility included; at least the turns
-/// [`read_negotiation_round`](Self::read_negotiation_round) gives), call
-/// `decide` exactly once with that state and the user
-/// (and turn) they were given, and apply the decision in the same atomic
-/// step:
+/// **The commit contract.** The four commits, [`commit_turn`](Self::commit_turn),
+/// [`commit_resume`](Self::commit_resume), [`commit_park`](Self::commit_park)
+/// and [`commit_answer`](Self::commit_answer), each lock the negotiation,
+/// read its current state (both seats' eligibility included; at least the
+/// turns [`read_negotiation_round`](Self::read_negotiation_round) gives),
+/// call `decide` exactly once with that state and the user (and turn,
+/// park turn or answer) they were given, and apply the decision in the
+/// same atomic step:
 ///
 /// * a permitted turn appends the turn for the acting seat at the decided
 ///   index and sets the awaiting seat, outcome, settlement and opportunity
 ///   status from the decision;
 /// * a permitted resume gives the turn to the resuming seat;
-/// * a permitted park (`commit_park`) records the park turn as a message
-///   from the seat's agent, counts the ask round, and makes the question
-///   the state's open [`park`](NegotiationState::park);
-/// * a permitted answer (`commit_answer`) records the answer as a message
-///   from the person, marks the park answered and gives the turn to the
-///   person's seat, all in the one transaction, so an answer is never on
-///   record without its resume, nor the other way round;
+/// * a permitted park records the park turn as a message from the seat's
+///   agent, counts the ask round, and makes the question the state's open
+///   [`park`](NegotiationState::park);
+/// * a permitted answer records the answer as a message from the person,
+///   marks the park answered and gives the turn to the person's seat, all
+///   in the one transaction, so an answer is never on record without its
+///   resume, nor the other way round;
 /// * a refusal writes nothing.
+///
+/// Each hands back the decision with, when it was permitted and applied,
+/// the negotiation as the commit left it ([`Committed`]: its summary, and
+/// its state as [`read_negotiation_round`](Self::read_negotiation_round)
+/// would read it), made from what the commit read and applied, so a
+/// caller answering with it reads nothing after the commit; with a
+/// refusal, `None`.
 ///
 /// Concurrent commits on one negotiation serialize: exactly one wins each
 /// turn index, and a loser gets the rules' answer against the state the
@@ -81,6 +89,10 @@ impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
 /// answers serialize with turns the same way: of two parks racing, one is
 /// `already_parked`; of two answers, one is `already_answered`. A
 /// [`StoreError`] means nothing was applied.
+///
+/// The message record ([`list_messages`](Self::list_messages)) is written
+/// only by parks and answers: there is no way to add to it around the
+/// rules.
 #[async_trait]
 pub trait NegotiationStore: Send + Sync {
     /// The negotiation's current state, or `None` when there is none.
@@ -101,73 +113,46 @@ pub trait NegotiationStore: Send + Sync {
         id: &OpportunityId,
     ) -> Result<Option<NegotiationState>, StoreError>;
 
-    /// Decides and applies a turn atomically (see the trait's contract).
-    async fn commit_negotiation_turn(
+    /// Decides and applies `user_id`'s turn atomically, handing back the
+    /// decision and, when it was applied, the negotiation as it left it
+    /// (see the trait's contract).
+    async fn commit_turn(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         turn: &NegotiationTurn,
         decide: TurnDecider,
-    ) -> Result<NegotiationDecision, StoreError>;
+    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError>;
 
-    /// [`commit_negotiation_turn`](Self::commit_negotiation_turn), handing
-    /// back with a permitted turn's decision the negotiation as the commit
-    /// left it, so a caller answering with it reads nothing after the
-    /// commit. The default commits, then reads the two.
-    async fn commit_negotiation_turn_returning(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        turn: &NegotiationTurn,
-        decide: TurnDecider,
-    ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
-        let decision = self
-            .commit_negotiation_turn(id, user_id, turn, decide)
-            .await?;
-        let after = read_after(self, id, decision.is_ok()).await?;
-        Ok((decision, after))
-    }
-
-    /// Decides and applies a resume atomically (see the trait's contract).
-    async fn commit_negotiation_resume(
+    /// Decides and applies `user_id`'s resume atomically, as
+    /// [`commit_turn`](Self::commit_turn) does a turn.
+    async fn commit_resume(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         decide: ResumeDecider,
-    ) -> Result<NegotiationResumeDecision, StoreError>;
+    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError>;
 
-    /// [`commit_negotiation_resume`](Self::commit_negotiation_resume), with
-    /// the negotiation as the commit left it (as
-    /// [`commit_negotiation_turn_returning`](Self::commit_negotiation_turn_returning)).
-    async fn commit_negotiation_resume_returning(
-        &self,
-        id: &OpportunityId,
-        user_id: &UserId,
-        decide: ResumeDecider,
-    ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
-        let decision = self.commit_negotiation_resume(id, user_id, decide).await?;
-        let after = read_after(self, id, decision.is_ok()).await?;
-        Ok((decision, after))
-    }
-
-    /// Decides and applies a park atomically (see the trait's contract):
-    /// `turn` is what `user_id`'s agent records.
+    /// Decides and applies a park atomically, as
+    /// [`commit_turn`](Self::commit_turn) does a turn: `turn` is what
+    /// `user_id`'s agent records.
     async fn commit_park(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         turn: &AskUserTurn,
         decide: ParkDecider,
-    ) -> Result<ParkDecision, StoreError>;
+    ) -> Result<(ParkDecision, Option<Committed>), StoreError>;
 
-    /// Decides and applies an answer atomically (see the trait's contract).
+    /// Decides and applies `user_id`'s answer atomically, with its resume,
+    /// as [`commit_turn`](Self::commit_turn) does a turn.
     async fn commit_answer(
         &self,
         id: &OpportunityId,
         user_id: &UserId,
         answer: &str,
         decide: AnswerDecider,
-    ) -> Result<AnswerDecision, StoreError>;
+    ) -> Result<(AnswerDecision, Option<Committed>), StoreError>;
 
     /// Creates the negotiation an opening decision permitted, with the
     /// initiator to move. Returns `false`, writing nothing, when the
@@ -208,15 +193,8 @@ pub trait NegotiationStore: Send + Sync {
         filter: &ListFilter,
     ) -> Result<NegotiationPage, StoreError>;
 
-    /// Appends a message to the negotiation's record. Returns `false`,
-    /// writing nothing, when there is no such negotiation.
-    async fn append_message(
-        &self,
-        id: &OpportunityId,
-        message: &NegotiationMessage,
-    ) -> Result<bool, StoreError>;
-
-    /// The negotiation's message record, in the order appended.
+    /// The negotiation's message record (its parks and answers), in the
+    /// order the commits recorded them.
     async fn list_messages(
         &self,
         id: &OpportunityId,
@@ -231,23 +209,6 @@ pub trait NegotiationStore: Send + Sync {
     }
 }
 
-/// The negotiation after a commit, read back (when `permitted`): what the
-/// `_returning` commits' defaults hand back.
-async fn read_after<S: NegotiationStore + ?Sized>(
-    store: &S,
-    id: &OpportunityId,
-    permitted: bool,
-) -> Result<Option<Committed>, StoreError> {
-    if !permitted {
-        return Ok(None);
-    }
-    let summary = store.get_negotiation(id).await?;
-    let state = store.read_negotiation_round(id).await?;
-    Ok(summary
-        .zip(state)
-        .map(|(summary, state)| Committed { summary, state }))
-}
-
 macro_rules! forward_store {
     ($($pointer:ty),*) => {$(
         #[async_trait]
@@ -258,22 +219,16 @@ macro_rules! forward_store {
             async fn read_negotiation_round(&self, id: &OpportunityId) -> Result<Option<NegotiationState>, StoreError> {
                 (**self).read_negotiation_round(id).await
             }
-            async fn commit_negotiation_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<NegotiationDecision, StoreError> {
-                (**self).commit_negotiation_turn(id, user_id, turn, decide).await
+            async fn commit_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+                (**self).commit_turn(id, user_id, turn, decide).await
             }
-            async fn commit_negotiation_turn_returning(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
-                (**self).commit_negotiation_turn_returning(id, user_id, turn, decide).await
+            async fn commit_resume(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+                (**self).commit_resume(id, user_id, decide).await
             }
-            async fn commit_negotiation_resume_returning(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
-                (**self).commit_negotiation_resume_returning(id, user_id, decide).await
-            }
-            async fn commit_negotiation_resume(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<NegotiationResumeDecision, StoreError> {
-                (**self).commit_negotiation_resume(id, user_id, decide).await
-            }
-            async fn commit_park(&self, id: &OpportunityId, user_id: &UserId, turn: &AskUserTurn, decide: ParkDecider) -> Result<ParkDecision, StoreError> {
+            async fn commit_park(&self, id: &OpportunityId, user_id: &UserId, turn: &AskUserTurn, decide: ParkDecider) -> Result<(ParkDecision, Option<Committed>), StoreError> {
                 (**self).commit_park(id, user_id, turn, decide).await
             }
-            async fn commit_answer(&self, id: &OpportunityId, user_id: &UserId, answer: &str, decide: AnswerDecider) -> Result<AnswerDecision, StoreError> {
+            async fn commit_answer(&self, id: &OpportunityId, user_id: &UserId, answer: &str, decide: AnswerDecider) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
                 (**self).commit_answer(id, user_id, answer, decide).await
             }
             async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
@@ -290,9 +245,6 @@ macro_rules! forward_store {
             }
             async fn list_negotiations(&self, user_id: &UserId, filter: &ListFilter) -> Result<NegotiationPage, StoreError> {
                 (**self).list_negotiations(user_id, filter).await
-            }
-            async fn append_message(&self, id: &OpportunityId, message: &NegotiationMessage) -> Result<bool, StoreError> {
-                (**self).append_message(id, message).await
             }
             async fn list_messages(&self, id: &OpportunityId) -> Result<Vec<NegotiationMessage>, StoreError> {
                 (**self).list_messages(id).await

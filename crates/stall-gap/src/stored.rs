@@ -166,6 +166,7 @@ impl<S: NegotiationStore> ParkSink for CommitSink<'_, S> {
         self.negotiations
             .park(self.id, user_id, turn)
             .await
+            .map(|(decision, _)| decision)
             .map_err(|err| ParkSinkError(Box::new(err)))
     }
 }

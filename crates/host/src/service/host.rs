@@ -413,7 +413,7 @@ impl Host {
         let (decision, after) = self
             .inner
             .negotiations
-            .execute_returning(id, &caller.user_id, turn)
+            .execute(id, &caller.user_id, turn)
             .await?;
         self.inner.metrics.commit(
             "turn",
@@ -458,11 +458,7 @@ impl Host {
     /// As [`Host::turn`], with the resume's codes.
     pub async fn resume(&self, caller: &Caller, id: &OpportunityId) -> Result<Resumed, HostError> {
         // The rules' `not_a_seat` answers as `NotFound` (see `turn`).
-        let (decision, after) = self
-            .inner
-            .negotiations
-            .resume_returning(id, &caller.user_id)
-            .await?;
+        let (decision, after) = self.inner.negotiations.resume(id, &caller.user_id).await?;
         self.inner.metrics.commit(
             "resume",
             decision

@@ -389,7 +389,7 @@ pub async fn stall_and_park<S: index_negotiation_store::NegotiationStore>(
         } else {
             ("sam", NegotiationAction::Counter)
         };
-        let decision = service
+        let (decision, _) = service
             .execute(
                 id,
                 &who.parse().unwrap(),
@@ -399,7 +399,7 @@ pub async fn stall_and_park<S: index_negotiation_store::NegotiationStore>(
             .unwrap();
         assert!(decision.is_ok(), "turn {n}: {decision:?}");
     }
-    let parked = service
+    let (parked, _) = service
         .park(id, &parker.parse().unwrap(), &park_turn())
         .await
         .unwrap();

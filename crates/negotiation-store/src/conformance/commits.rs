@@ -7,18 +7,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
 use index_negotiation::{
-    Decision, NEGOTIATION_MAX_TURNS, NegotiationRejection, NegotiationState, NegotiationTurn,
-    audit_negotiation_log, current_round, decide_negotiation_resume, decide_negotiation_turn,
-    observe_negotiation,
+    AnswerRejection, Decision, NEGOTIATION_MAX_TURNS, NegotiationRejection, NegotiationState,
+    NegotiationTurn, ParkRejection, audit_negotiation_log, current_round, decide_answer,
+    decide_negotiation_resume, decide_negotiation_turn, decide_park, observe_negotiation,
 };
 
-use crate::{NegotiationStore, Negotiations, UserId};
+use crate::{Committed, NegotiationStore, Negotiations, UserId};
 
 use super::fixtures::{
-    ALICE, BOB, four_rounds, id, open, play, resume, state, text_message, turn, user,
+    ALICE, BOB, answer, four_rounds, id, open, park, park_turn, resume, stall, state, turn, user,
 };
 
-/// `decide` runs once per commit, permitted or refused, found or not.
+/// `decide` runs once per commit (turn, resume, park or answer),
+/// permitted or refused, found or not, and is handed the seat (and turn or
+/// answer) the store writes.
 pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store: S) {
     let id = open(&store, 1).await;
     let calls = Arc::new(AtomicUsize::new(0));
@@ -43,8 +45,8 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
         (BOB, Propose, false),
     ];
     for (expected_calls, (who, action, permitted)) in (1..).zip(cases) {
-        let decision = store
-            .commit_negotiation_turn(
+        let (decision, after) = store
+            .commit_turn(
                 &id,
                 &user(who),
                 &NegotiationTurn::new(action, "counted"),
@@ -53,6 +55,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
             .await
             .unwrap();
         assert_eq!(decision.is_ok(), permitted, "{who} {action}");
+        assert_eq!(after.is_some(), permitted, "{who} {action}");
         assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
         assert_eq!(
             handed.lock().unwrap().last(),
@@ -60,8 +63,8 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
             "the decider decides the seat and turn the store writes"
         );
     }
-    let missing = store
-        .commit_negotiation_turn(
+    let (missing, after) = store
+        .commit_turn(
             &self::id(9),
             &user(ALICE),
             &NegotiationTurn::new(Propose, "x"),
@@ -70,6 +73,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
         .await
         .unwrap();
     assert_eq!(missing.rejection(), Some(NegotiationRejection::NotFound));
+    assert!(after.is_none());
     assert_eq!(calls.load(Ordering::SeqCst), 5);
     for (expected_calls, permitted) in [(6, true), (7, false)] {
         let counter = Arc::clone(&calls);
@@ -82,38 +86,92 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
             );
             decide_negotiation_resume(state, who)
         });
-        let decision = store
-            .commit_negotiation_resume(&id, &user(ALICE), decide)
+        let (decision, _) = store
+            .commit_resume(&id, &user(ALICE), decide)
             .await
             .unwrap();
         assert_eq!(decision.is_ok(), permitted);
         assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
     }
+    stall(&store, &id, ALICE).await;
+    for (expected_calls, where_, permitted) in
+        [(8, &id, true), (9, &id, false), (10, &self::id(9), false)]
+    {
+        let counter = Arc::clone(&calls);
+        let decide = Box::new(move |state: Option<&NegotiationState>, who: &UserId| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(who, &user(BOB), "the decider decides for the seat parking");
+            decide_park(state, who, 3)
+        });
+        let (decision, _) = store
+            .commit_park(where_, &user(BOB), &park_turn("budget"), decide)
+            .await
+            .unwrap();
+        assert_eq!(decision.is_ok(), permitted, "park {expected_calls}");
+        assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
+    }
+    for (expected_calls, where_, permitted) in
+        [(11, &id, true), (12, &id, false), (13, &self::id(9), false)]
+    {
+        let counter = Arc::clone(&calls);
+        let decide = Box::new(
+            move |state: Option<&NegotiationState>, who: &UserId, answer: &str| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                assert_eq!(
+                    (who, answer),
+                    (&user(BOB), "Low"),
+                    "the decider decides the person and answer the store writes"
+                );
+                decide_answer(state, who, answer)
+            },
+        );
+        let (decision, _) = store
+            .commit_answer(where_, &user(BOB), "Low", decide)
+            .await
+            .unwrap();
+        assert_eq!(decision.is_ok(), permitted, "answer {expected_calls}");
+        assert_eq!(calls.load(Ordering::SeqCst), expected_calls);
+    }
 }
 
-/// A refused commit leaves state, summary and messages exactly as they were.
+/// A refused commit of any kind leaves state, summary and message record
+/// exactly as they were.
 pub async fn refusals_change_nothing<S: NegotiationStore>(store: S) {
     let id = open(&store, 1).await;
-    play(&store, &id, &[(ALICE, Propose)]).await;
-    store
-        .append_message(&id, &text_message(ALICE, "note"))
-        .await
-        .unwrap();
+    // A record to keep: a park and its answer, which resumes alice's seat
+    // in a fresh round.
+    stall(&store, &id, ALICE).await;
+    assert!(park(&store, &id, ALICE, 3).await.is_ok());
+    assert!(answer(&store, &id, ALICE, "Low").await.is_ok());
     let before = (
         state(&store, &id).await,
         store.get_negotiation(&id).await.unwrap(),
         store.list_messages(&id).await.unwrap(),
     );
+    assert_eq!(before.2.len(), 2, "the park and the answer are on record");
     let refusals = [(ALICE, Counter), (BOB, Propose), ("mallory", Accept)];
     for (who, action) in refusals {
         assert!(!turn(&store, &id, who, action).await.is_ok());
     }
-    let blank = Negotiations::new(&store)
-        .execute(&id, &user(BOB), NegotiationTurn::new(Counter, " \u{3000} "))
+    let (blank, after) = Negotiations::new(&store)
+        .execute(
+            &id,
+            &user(ALICE),
+            NegotiationTurn::new(Counter, " \u{3000} "),
+        )
         .await
         .unwrap();
     assert_eq!(blank.rejection(), Some(NegotiationRejection::InvalidTurn));
+    assert!(after.is_none());
     assert!(!resume(&store, &id, BOB).await.is_ok());
+    assert_eq!(
+        park(&store, &id, ALICE, 3).await.rejection(),
+        Some(ParkRejection::NotParkable)
+    );
+    assert_eq!(
+        answer(&store, &id, ALICE, "High").await.rejection(),
+        Some(AnswerRejection::AlreadyAnswered)
+    );
     let after = (
         state(&store, &id).await,
         store.get_negotiation(&id).await.unwrap(),
@@ -185,12 +243,13 @@ pub async fn a_round_read_holds_what_the_rules_read<S: NegotiationStore>(store: 
 
 /// A commit that hands back the negotiation as it left it hands back what
 /// a read afterwards finds: after turns mid-round, the turn that ends a
-/// round, a resume and an accept; a refusal hands back nothing.
+/// round, a resume, a park, its answer and an accept; a refusal of any of
+/// the four hands back nothing.
 pub async fn a_commit_hands_back_what_a_read_finds<S: NegotiationStore>(store: S) {
     let negotiation = open(&store, 90).await;
     let id = &negotiation;
     let service = Negotiations::new(&store);
-    let check = async |after: Option<crate::Committed>, what: &str| {
+    let check = async |after: Option<Committed>, what: &str| {
         let after = after.unwrap_or_else(|| panic!("{what}: nothing handed back"));
         assert_eq!(
             Some(after.summary),
@@ -203,49 +262,66 @@ pub async fn a_commit_hands_back_what_a_read_finds<S: NegotiationStore>(store: S
             "{what}: state"
         );
     };
-    let script = four_rounds();
+    // Two rounds and two turns of a third, then the third played to the
+    // turn limit: a stall.
+    let mut script = four_rounds();
+    script.truncate(3 + NEGOTIATION_MAX_TURNS + 2);
+    script.extend((2..NEGOTIATION_MAX_TURNS).map(|n| {
+        if n % 2 == 0 {
+            (ALICE, Propose)
+        } else {
+            (BOB, Counter)
+        }
+    }));
     let mut round_over = false;
-    for (n, (who, action)) in script
-        .iter()
-        .take(3 + NEGOTIATION_MAX_TURNS + 2)
-        .enumerate()
-    {
+    for (n, (who, action)) in script.iter().enumerate() {
         if round_over {
-            let (decision, after) = service.resume_returning(id, &user(who)).await.unwrap();
+            let (decision, after) = service.resume(id, &user(who)).await.unwrap();
             assert!(decision.is_ok());
             check(after, &format!("resume before turn {n}")).await;
         }
         let turn = NegotiationTurn::new(*action, format!("turn {n}"));
-        let (decision, after) = service
-            .execute_returning(id, &user(who), turn)
-            .await
-            .unwrap();
+        let (decision, after) = service.execute(id, &user(who), turn).await.unwrap();
         round_over = decision
             .permitted()
             .is_some_and(|permitted| permitted.round_ended.is_some());
         check(after, &format!("turn {n}")).await;
     }
+    assert!(round_over, "the script ends on a stall");
+    let (parked, after) = service
+        .park(id, &user(ALICE), &park_turn("budget"))
+        .await
+        .unwrap();
+    assert!(parked.is_ok());
+    check(after, "park").await;
     let refused = service
-        .execute_returning(id, &user(BOB), NegotiationTurn::new(Propose, "out of turn"))
+        .park(id, &user(BOB), &park_turn("budget"))
+        .await
+        .unwrap();
+    assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
+    let refused = service.answer(id, &user(BOB), "High").await.unwrap();
+    assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
+    let (answered, after) = service.answer(id, &user(ALICE), "Low").await.unwrap();
+    assert!(answered.is_ok());
+    check(after, "answer").await;
+    let refused = service
+        .execute(id, &user(BOB), NegotiationTurn::new(Propose, "out of turn"))
         .await
         .unwrap();
     assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
     let (proposed, after) = service
-        .execute_returning(id, &user(ALICE), NegotiationTurn::new(Propose, "Final."))
+        .execute(id, &user(ALICE), NegotiationTurn::new(Propose, "Final."))
         .await
         .unwrap();
     assert!(proposed.is_ok());
     check(after, "propose").await;
     let (accepted, after) = service
-        .execute_returning(id, &user(BOB), NegotiationTurn::new(Accept, "Done."))
+        .execute(id, &user(BOB), NegotiationTurn::new(Accept, "Done."))
         .await
         .unwrap();
     assert!(accepted.is_ok());
     check(after, "accept").await;
     let missing = self::id(91);
-    let (none, after) = service
-        .resume_returning(&missing, &user(ALICE))
-        .await
-        .unwrap();
+    let (none, after) = service.resume(&missing, &user(ALICE)).await.unwrap();
     assert!(!none.is_ok() && after.is_none());
 }

@@ -4,16 +4,16 @@
 
 use index_negotiation::NegotiationAction::{Counter, Decline, Propose};
 use index_negotiation::{
-    ASK_USER_ANSWER_ACTION, AnswerDecision, AskUser, AskUserAssessment, AskUserTurn, MessagePart,
-    NEGOTIATION_MAX_TURNS, NegotiationAction, NegotiationConsultationReason, NegotiationDecision,
-    NegotiationMessage, NegotiationRejection, NegotiationResumeDecision, NegotiationState,
-    NegotiationTurn, ParkDecision, SuggestedRoles,
+    ASK_USER_ANSWER_ACTION, AnswerDecision, AskUser, AskUserAssessment, AskUserTurn, Decision,
+    MessagePart, NEGOTIATION_MAX_TURNS, NegotiationAction, NegotiationConsultationReason,
+    NegotiationDecision, NegotiationMessage, NegotiationRejection, NegotiationResumeDecision,
+    NegotiationState, NegotiationTurn, ParkDecision, SuggestedRoles,
 };
 use index_question_block::{QuestionOption, StructuredQuestion};
 
 use crate::{
-    IntentId, NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpportunityId,
-    QuestionLoopSettings, Seat, UserId,
+    Committed, IntentId, NegotiationStore, Negotiations, OpenDecision, OpenNegotiation,
+    OpportunityId, QuestionLoopSettings, Seat, UserId,
 };
 
 pub(super) const ALICE: &str = "alice";
@@ -56,14 +56,15 @@ pub(super) async fn turn<S: NegotiationStore>(
     who: &str,
     action: NegotiationAction,
 ) -> NegotiationDecision {
-    Negotiations::new(store)
+    let (decision, after) = Negotiations::new(store)
         .execute(
             id,
             &user(who),
             NegotiationTurn::new(action, format!("{who} says {action}")),
         )
         .await
-        .unwrap()
+        .unwrap();
+    handed_back(decision, after)
 }
 
 pub(super) async fn resume<S: NegotiationStore>(
@@ -71,14 +72,30 @@ pub(super) async fn resume<S: NegotiationStore>(
     id: &OpportunityId,
     who: &str,
 ) -> NegotiationResumeDecision {
-    Negotiations::new(store)
+    let (decision, after) = Negotiations::new(store)
         .resume(id, &user(who))
         .await
-        .unwrap()
+        .unwrap();
+    handed_back(decision, after)
 }
 
 pub(super) async fn state<S: NegotiationStore>(store: &S, id: &OpportunityId) -> NegotiationState {
     store.read_negotiation_state(id).await.unwrap().unwrap()
+}
+
+/// `decision`, once checked against what its commit handed back: the
+/// negotiation as the commit left it exactly when the decision was
+/// permitted (so applied), nothing with a refusal.
+pub(super) fn handed_back<T: std::fmt::Debug, R: Copy + std::fmt::Debug>(
+    decision: Decision<T, R>,
+    after: Option<Committed>,
+) -> Decision<T, R> {
+    assert_eq!(
+        after.is_some(),
+        decision.is_ok(),
+        "a commit hands back the negotiation exactly when it applied {decision:?}"
+    );
+    decision
 }
 
 pub(super) fn rejection(decision: &NegotiationDecision) -> Option<NegotiationRejection> {
@@ -173,7 +190,7 @@ pub(super) async fn park<S: NegotiationStore>(
     who: &str,
     cap: usize,
 ) -> ParkDecision {
-    Negotiations::with_settings(
+    let (decision, after) = Negotiations::with_settings(
         store,
         QuestionLoopSettings {
             ask_rounds_cap: cap,
@@ -181,7 +198,8 @@ pub(super) async fn park<S: NegotiationStore>(
     )
     .park(id, &user(who), &park_turn("budget"))
     .await
-    .unwrap()
+    .unwrap();
+    handed_back(decision, after)
 }
 
 pub(super) async fn answer<S: NegotiationStore>(
@@ -190,10 +208,11 @@ pub(super) async fn answer<S: NegotiationStore>(
     who: &str,
     text: &str,
 ) -> AnswerDecision {
-    Negotiations::new(store)
+    let (decision, after) = Negotiations::new(store)
         .answer(id, &user(who), text)
         .await
-        .unwrap()
+        .unwrap();
+    handed_back(decision, after)
 }
 
 /// The record's parks and answers, in order: `("ask_user", sender)` or

@@ -6,15 +6,16 @@ use std::collections::BTreeSet;
 
 use index_negotiation::NegotiationAction::Propose;
 use index_negotiation::{
-    ASK_USER_ANSWER_ACTION, AnswerRejection, Decision, MessagePart, NegotiationMessage,
-    NegotiationRejection, NegotiationResumeRejection, ParkRejection, count_negotiation_ask_rounds,
+    ASK_USER_ANSWER_ACTION, AnswerRejection, Decision, NegotiationRejection,
+    NegotiationResumeRejection, ParkRejection, ask_user_answer_message,
+    count_negotiation_ask_rounds,
 };
 
-use crate::{CloseReason, NegotiationStore, OpportunityId};
+use crate::{CloseReason, NegotiationStore, Negotiations, OpportunityId, QuestionLoopSettings};
 
 use super::fixtures::{
-    ALICE, BOB, RACERS, answer, loop_messages, open, park, park_turn, resume, stall, state,
-    text_message, turn, user,
+    ALICE, BOB, RACERS, answer, loop_messages, open, park, park_turn, resume, stall, state, turn,
+    user,
 };
 
 /// A stalled negotiation parks on its person's question; while it waits
@@ -371,36 +372,47 @@ pub async fn a_park_racing_a_resume_and_a_turn_never_leaves_both<
     );
 }
 
-fn ask_message(who: &str, n: usize) -> NegotiationMessage {
-    let data = serde_json::json!({"action": "ask_user", "n": n});
-    NegotiationMessage {
-        sender_id: format!("agent:{who}"),
-        parts: vec![MessagePart::Data {
-            data: data.as_object().cloned().unwrap_or_default(),
-        }],
-    }
-}
-
-/// The record returns messages as appended, per negotiation.
+/// The record holds each negotiation's parks and answers in the order
+/// their commits made them: through five rounds of the question loop,
+/// parked by each seat in turn, each on its own question, beside another
+/// negotiation's own record.
 pub async fn messages_keep_their_order<S: NegotiationStore>(store: S) {
+    const ROUNDS: usize = 5;
     let first = open(&store, 1).await;
     let second = open(&store, 2).await;
+    let service = Negotiations::with_settings(
+        &store,
+        QuestionLoopSettings {
+            ask_rounds_cap: ROUNDS,
+        },
+    );
     let mut expected = Vec::new();
-    for n in 0..25 {
-        let message = if n % 5 == 0 {
-            ask_message(BOB, n)
-        } else {
-            text_message(ALICE, &format!("message {n}"))
-        };
-        assert!(store.append_message(&first, &message).await.unwrap());
-        expected.push(message);
+    let mut to_move = ALICE;
+    for n in 0..ROUNDS {
+        stall(&store, &first, to_move).await;
+        let who = if n % 2 == 0 { BOB } else { ALICE };
+        let title = format!("question {n}");
+        let asked = park_turn(&title);
+        let (parked, _) = service.park(&first, &user(who), &asked).await.unwrap();
+        assert!(parked.is_ok(), "park {n}: {parked:?}");
+        expected.push(asked.to_message(&user(who)));
+        let text = format!("answer {n}");
+        let (answered, _) = service.answer(&first, &user(who), &text).await.unwrap();
+        let permitted = answered.permitted().cloned().unwrap();
+        expected.push(ask_user_answer_message(
+            &user(who),
+            &title,
+            &permitted.answer,
+        ));
+        to_move = who;
     }
-    store
-        .append_message(&second, &text_message(BOB, "elsewhere"))
-        .await
-        .unwrap();
+    stall(&store, &second, ALICE).await;
+    assert!(park(&store, &second, ALICE, 3).await.is_ok());
     let listed = store.list_messages(&first).await.unwrap();
     assert_eq!(listed, expected);
-    assert_eq!(count_negotiation_ask_rounds(&listed), 5);
-    assert_eq!(store.list_messages(&second).await.unwrap().len(), 1);
+    assert_eq!(count_negotiation_ask_rounds(&listed), ROUNDS);
+    assert_eq!(
+        store.list_messages(&second).await.unwrap(),
+        [park_turn("budget").to_message(&user(ALICE))]
+    );
 }

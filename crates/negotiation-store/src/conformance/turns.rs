@@ -3,14 +3,14 @@
 
 use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
 use index_negotiation::{
-    NegotiationAction, NegotiationOutcome, NegotiationRejection, NegotiationResumeRejection,
-    RoundEnded,
+    AnswerRejection, NegotiationAction, NegotiationOutcome, NegotiationRejection,
+    NegotiationResumeRejection, ParkRejection, RoundEnded,
 };
 
 use crate::{CloseReason, NegotiationStore, Negotiations, RecordStatus, UserId};
 
 use super::fixtures::{
-    ALICE, BOB, id, open, play, rejection, resume, state, text_message, turn, user,
+    ALICE, BOB, answer, id, open, park, play, rejection, resume, state, turn, user,
 };
 
 /// Permitted turns land at their index for the acting seat, the turn passes.
@@ -193,8 +193,14 @@ pub async fn missing_negotiations_are_not_found<S: NegotiationStore>(store: S) {
             .unwrap(),
         None
     );
-    let message = text_message(ALICE, "hello");
-    assert!(!store.append_message(&missing, &message).await.unwrap());
+    assert_eq!(
+        park(&store, &missing, ALICE, 3).await.rejection(),
+        Some(ParkRejection::NotFound)
+    );
+    assert_eq!(
+        answer(&store, &missing, ALICE, "Low").await.rejection(),
+        Some(AnswerRejection::NotFound)
+    );
     assert!(store.list_messages(&missing).await.unwrap().is_empty());
     assert_eq!(store.get_negotiation(&missing).await.unwrap(), None);
 }
