@@ -341,7 +341,10 @@ impl Host {
         let deadline = tokio::time::Instant::now() + wait.min(MAX_WAIT);
         let mut changes = self.inner.changes.subscribe();
         let first = self.seat_view(caller, id).await?;
-        if matches!(first.standing, SeatStanding::Settled | SeatStanding::YourMove) {
+        if matches!(
+            first.standing,
+            SeatStanding::Settled | SeatStanding::YourMove
+        ) {
             return Ok(NegotiationView::of(first));
         }
         loop {
