@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
+use index_negotiation_store::Refusal;
 use index_negotiation_store::StoreError;
 
 /// A command's failure. Every variant prints as one or two plain sentences.
@@ -22,7 +23,7 @@ pub(crate) enum Failure {
     #[error("{message}")]
     Parse {
         /// The kind of mistake.
-        code: &'static str,
+        code: CliCode,
         /// What the parser says, without styling.
         message: String,
     },
@@ -31,10 +32,10 @@ pub(crate) enum Failure {
     #[error("{0}")]
     Input(String),
     /// The protocol refused (exit 3); the message names the code.
-    #[error("refused ({code}): {explanation}")]
+    #[error("refused ({}): {explanation}", refusal.code())]
     Refused {
-        /// The rejection code.
-        code: &'static str,
+        /// What the rules refused.
+        refusal: Refusal,
         /// One plain sentence, or two.
         explanation: String,
     },
@@ -57,6 +58,36 @@ pub(crate) enum Failure {
     Reported(Box<Failure>),
 }
 
+index_js::wire_enum! {
+    crate index_cli;
+    /// The command line's own error codes under `--json`
+    /// (`docs/cli-json.md`); a rules refusal carries its rejection's code
+    /// instead.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CliCode {
+        /// Input that is not a question message.
+        NotAQuestionMessage = "not_a_question_message",
+        /// A command line that cannot be used.
+        Usage = "usage",
+        /// An argument the command does not take.
+        UnknownArgument = "unknown_argument",
+        /// An argument the command needs.
+        MissingArgument = "missing_argument",
+        /// An argument's value that cannot be used.
+        InvalidValue = "invalid_value",
+        /// Input that cannot be used: unreadable, malformed.
+        InvalidInput = "invalid_input",
+        /// The model a command needed failed.
+        ModelFailed = "model_failed",
+        /// No store at the path given.
+        StoreNotFound = "store_not_found",
+        /// The store failed.
+        StoreFailed = "store_failed",
+        /// A wait that ended without the change it waited for.
+        Ended = "ended",
+    }
+}
+
 /// `{"error": {"code", "message"}}`: what every command prints on standard
 /// output under `--json` when it fails, beside its exit code.
 #[derive(Serialize)]
@@ -72,10 +103,11 @@ struct Body<'a> {
 
 impl Failure {
     /// A refusal with the rejection's own explanation.
-    pub(crate) fn refused(code: &'static str, explanation: &str) -> Self {
+    pub(crate) fn refused(refusal: impl Into<Refusal>) -> Self {
+        let refusal = refusal.into();
         Failure::Refused {
-            code,
-            explanation: explanation.to_owned(),
+            refusal,
+            explanation: refusal.explanation().to_owned(),
         }
     }
 
@@ -85,12 +117,14 @@ impl Failure {
     pub(crate) fn parse(err: &clap::Error) -> Self {
         use clap::error::ErrorKind;
         let code = match err.kind() {
-            ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => "unknown_argument",
-            ErrorKind::MissingRequiredArgument | ErrorKind::MissingSubcommand => "missing_argument",
-            ErrorKind::InvalidValue | ErrorKind::ValueValidation | ErrorKind::InvalidUtf8 => {
-                "invalid_value"
+            ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => CliCode::UnknownArgument,
+            ErrorKind::MissingRequiredArgument | ErrorKind::MissingSubcommand => {
+                CliCode::MissingArgument
             }
-            _ => "usage",
+            ErrorKind::InvalidValue | ErrorKind::ValueValidation | ErrorKind::InvalidUtf8 => {
+                CliCode::InvalidValue
+            }
+            _ => CliCode::Usage,
         };
         let rendered = err.render().to_string();
         let first = rendered.split("\n\n").next().unwrap_or_default();
@@ -100,26 +134,25 @@ impl Failure {
 
     /// The `not_found` refusal, the same for every command.
     pub(crate) fn not_found() -> Self {
-        let rejection = index_negotiation::NegotiationRejection::NotFound;
-        Failure::refused(rejection.as_str(), rejection.explanation())
+        Failure::refused(index_negotiation::NegotiationRejection::NotFound)
     }
 
-    /// The stable code in the JSON error: a rejection's own code, or one of
-    /// `not_a_question_message`, `usage`, `invalid_input`, `model_failed`,
-    /// `store_not_found`, `store_failed`.
+    /// The stable code in the JSON error: a rejection's own code, or the
+    /// command line's ([`CliCode`]).
     pub(crate) fn code(&self) -> &'static str {
         match self {
-            Failure::NotAMessage(_) => "not_a_question_message",
-            Failure::Usage(_) => "usage",
-            Failure::Parse { code, .. } => code,
-            Failure::Input(_) => "invalid_input",
-            Failure::Refused { code, .. } => code,
-            Failure::Model(_) => "model_failed",
-            Failure::Storage(StoreError::Missing { .. }) => "store_not_found",
-            Failure::Storage(StoreError::InvalidRequest(_)) => "usage",
-            Failure::Storage(_) => "store_failed",
+            Failure::NotAMessage(_) => CliCode::NotAQuestionMessage.as_str(),
+            Failure::Usage(_) | Failure::Storage(StoreError::InvalidRequest(_)) => {
+                CliCode::Usage.as_str()
+            }
+            Failure::Parse { code, .. } => code.as_str(),
+            Failure::Input(_) => CliCode::InvalidInput.as_str(),
+            Failure::Refused { refusal, .. } => refusal.code(),
+            Failure::Model(_) => CliCode::ModelFailed.as_str(),
+            Failure::Storage(StoreError::Missing { .. }) => CliCode::StoreNotFound.as_str(),
+            Failure::Storage(_) => CliCode::StoreFailed.as_str(),
             Failure::Reported(inner) => inner.code(),
-            Failure::Ended(_) => "ended",
+            Failure::Ended(_) => CliCode::Ended.as_str(),
         }
     }
 

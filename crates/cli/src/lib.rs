@@ -4,6 +4,21 @@
 //! the clap definition ([`command`]) can generate completions, and the man
 //! pages ([`man_pages`]) can be kept in `docs/man` by `cargo xtask man`,
 //! without running the tool.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `cli` | the clap definition (help, an example per command), for completions and man pages too |
+//! | `complete` | negotiation ids offered while a shell completes a line (`COMPLETE=bash index`) |
+//! | `database` | `--db`/`INDEX_DB`, and the store opened for what the command does |
+//! | `negotiation` | the negotiation commands, `wait` on the change feed included |
+//! | `questions` | park, render and answer: the question loop |
+//! | `question_block` | the question block commands |
+//! | `serve` | `index-host` on the chosen store |
+//! | `demo` | the walk-through, through the same command functions |
+//! | `output` | text and JSON output, colour only on a terminal |
+//! | `man` | the man pages from the clap definition, each with its command's own exit statuses, and `index man`, which installs them; `cargo xtask man` writes the same pages to `docs/man` |
+//! | `failure` | the one error type, its exit codes and its JSON shape |
+//! | `logging` | where logs go, at `RUST_LOG`'s level |
 
 // A command-line tool: printing is its output.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -33,6 +48,7 @@ use clap::Parser;
 pub use crate::cli::command;
 use crate::cli::{Cli, Command, NegotiationCommand, QuestionBlockCommand};
 use crate::database::{Database, Use};
+pub use crate::failure::CliCode;
 use crate::failure::Failure;
 use crate::negotiation::Session;
 use crate::output::{Out, read_input};

@@ -187,7 +187,7 @@ const STATUSES: &[(&str, &[(u8, &str)])] = &[
         &[
             (
                 0,
-                "The park is decided: parked, or not (the budget is spent, nothing to ask, the gate or the rules said no), as standard error says.",
+                "The park is decided: parked, or not (the budget is spent, nothing to ask, the gate said no), as standard error says.",
             ),
             (
                 2,
@@ -195,7 +195,7 @@ const STATUSES: &[(&str, &[(u8, &str)])] = &[
             ),
             (
                 3,
-                "Refused (not_found): no such negotiation, or the user holds no seat in it.",
+                "Refused: the rules would not park now (not_parkable, already_parked, ask_cap_reached, already_settled, intent_inactive), or not_found: no such negotiation, or the user holds no seat in it.",
             ),
             (4, "The store failed."),
             (

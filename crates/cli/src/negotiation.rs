@@ -9,7 +9,7 @@ use index_negotiation::{
 };
 use index_negotiation_store::{
     CloseReason, ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision,
-    OpenNegotiation, OpportunityId, Seat, UserId,
+    OpenNegotiation, OpportunityId, Refusal, Seat, UserId,
 };
 
 use crate::cli::OpenArgs;
@@ -102,10 +102,7 @@ pub(crate) async fn open(session: &Session, opening: Opening) -> Result<Opportun
             ));
             Ok(negotiation.id)
         }
-        OpenDecision::Refused { rejection } => Err(Failure::refused(
-            rejection.as_str(),
-            rejection.explanation(),
-        )),
+        OpenDecision::Refused { rejection } => Err(Failure::refused(rejection)),
     }
 }
 
@@ -325,17 +322,14 @@ pub(crate) async fn turn(
             session.out.line(line);
             Ok(decision)
         }
-        Decision::Refused(NegotiationRejection::InvalidTurn) => Err(Failure::refused(
-            NegotiationRejection::InvalidTurn.as_str(),
-            &format!(
+        Decision::Refused(NegotiationRejection::InvalidTurn) => Err(Failure::Refused {
+            refusal: Refusal::Turn(NegotiationRejection::InvalidTurn),
+            explanation: format!(
                 "{} This one is {length} once trimmed.",
                 NegotiationRejection::InvalidTurn.explanation()
             ),
-        )),
-        Decision::Refused(rejection) => Err(Failure::refused(
-            rejection.as_str(),
-            rejection.explanation(),
-        )),
+        }),
+        Decision::Refused(rejection) => Err(Failure::refused(*rejection)),
     }
 }
 
@@ -355,10 +349,7 @@ pub(crate) async fn resume(
             ));
             Ok(())
         }
-        Decision::Refused(rejection) => Err(Failure::refused(
-            rejection.as_str(),
-            rejection.explanation(),
-        )),
+        Decision::Refused(rejection) => Err(Failure::refused(*rejection)),
     }
 }
 

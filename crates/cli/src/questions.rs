@@ -106,6 +106,10 @@ pub(crate) async fn park(
         Err(ParkError::Store(err)) => return Err(err.into()),
         Err(err) => return Err(Failure::Input(err.to_string())),
     };
+    // A park the rules refused at its commit is refused as a turn is.
+    if let ParkOutcome::Refused { rejection, .. } = parked.outcome {
+        return Err(Failure::refused(rejection));
+    }
     let out = session.out;
     out.json(&parked.report());
     match (&parked.outcome, &parked.message) {
@@ -130,10 +134,6 @@ pub(crate) async fn park(
         (ParkOutcome::UnsafeGap { .. }, _) => {
             out.status("No park: the model's question failed the safety gate; nobody is asked.")
         }
-        (ParkOutcome::Refused { rejection, .. }, _) => out.status(format!(
-            "No park ({rejection}): {}",
-            rejection.explanation()
-        )),
         (ParkOutcome::SinkFailed { error, .. }, _) => {
             return Err(Failure::Reported(Box::new(Failure::Input(format!(
                 "could not record the park: {error}"

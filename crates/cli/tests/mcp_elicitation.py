@@ -76,7 +76,7 @@ async def with_elicitation(url, key, log):
                 seen = await session.call_tool("get_negotiation", {"opportunityId": FIRST})
                 check(seen.structured_content["parked"] is not None, "declined: the negotiation stays parked")
                 again = await session.call_tool("park_negotiation", {"opportunityId": FIRST, "counterpartyName": "sam"})
-                check(again.structured_content.get("rejection") == "already_parked", f"a parked negotiation does not park again, nor ask twice: {again.structured_content}")
+                check(refusal_code(again) == "already_parked", f"a parked negotiation does not park again, nor ask twice: {again}")
 
                 await replies.put(types.ElicitResult(action="accept", content={"answer": "1"}))
                 parked = await session.call_tool("park_negotiation", {"opportunityId": SECOND, "counterpartyName": "sam"})

@@ -150,11 +150,15 @@ fn question_loop(db: impl Fn(&Path) -> String) {
     );
     let message = redirected;
     // Parked already: refused before any model call.
-    let again = world.json(&["negotiation", "park", FIRST, "--as", "sam"]);
+    let (code, again, _) = world.run(
+        &["--json", "negotiation", "park", FIRST, "--as", "sam"],
+        None,
+    );
+    let again: Value = serde_json::from_str(&again).unwrap();
     assert_eq!(
-        (again["outcome"].as_str(), again["rejection"].as_str()),
-        (Some("refused"), Some("already_parked")),
-        "{again}"
+        (code, again["error"]["code"].as_str()),
+        (Some(3), Some("already_parked")),
+        "a park the rules refuse exits as a refused turn does: {again}"
     );
     assert_eq!(fake.request_count(), 1);
     let turn = world.run(&["negotiation", "resume", FIRST, "--as", "sam"], None);
@@ -287,8 +291,16 @@ fn question_loop(db: impl Fn(&Path) -> String) {
     }
 
     // Resumed with dana to move: no park until another round runs out.
-    let again = world.json(&["negotiation", "park", FIRST, "--as", "dana"]);
-    assert_eq!(again["rejection"], "not_parkable", "{again}");
+    let (code, again, _) = world.run(
+        &["--json", "negotiation", "park", FIRST, "--as", "dana"],
+        None,
+    );
+    let again: Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(
+        (code, again["error"]["code"].as_str()),
+        (Some(3), Some("not_parkable")),
+        "{again}"
+    );
     assert_eq!(
         fake.request_count(),
         3,

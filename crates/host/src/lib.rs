@@ -16,6 +16,15 @@
 //! serve(host, listener, Vec::new(), index_host::shutdown_signal()).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! | module | holds |
+//! |---|---|
+//! | `service` | what every transport stands on: the `Host` service (who may do what, waits that wake on change), the wire bodies and views, keys, names, errors, metrics, limits, schemas; nothing of HTTP or MCP |
+//! | `http` | what the HTTP transports share: extractors that refuse in the error shape, the OpenAPI description of routes, the security headers |
+//! | `rest` | the REST API: each route beside its OpenAPI description |
+//! | `mcp` | the rmcp server: eight `#[tool]`s, `input_required`, elicitation, tasks, resources, and what stands in front of rmcp at `/mcp` |
+//! | `web` | the inbox: its embedded files (`crates/host/inbox`), a browser sent there from `/`, sessions by cookie, the forgery check, the event stream |
+//! | `serve` | one router for all three behind one authentication, the listener (connection cap, per-address budget, HTTP/1.1 only, hyper's refusals reshaped), the shutdown, and stdio |
 
 mod http;
 mod mcp;
@@ -24,11 +33,12 @@ mod serve;
 mod service;
 mod web;
 
+pub use index_negotiation_store::{Refusal, RefusalKind};
 pub use keys::{Caller, NewKey};
 pub use mcp::{NegotiatorServer, tools};
 pub use serve::app::{openapi, router};
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};
-pub use service::error::{ErrorBody, ErrorCode, ErrorFields, HostError, Refusal};
+pub use service::error::{Code, ErrorBody, ErrorCode, ErrorFields, HostError, refusal_status};
 pub use service::host::{Host, HostSettings};
 pub use service::limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 pub use service::wire::{

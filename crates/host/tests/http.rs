@@ -1178,12 +1178,9 @@ async fn a_seat_parks_with_the_hosts_model_and_a_host_without_one_refuses() {
         .call("POST", &path, Some(&without.sam), Some(json!({})))
         .await;
     assert_eq!(
-        (
-            again.body["outcome"].clone(),
-            again.body["rejection"].clone()
-        ),
-        (json!("refused"), json!("already_parked")),
-        "{}",
+        (again.status, code(&again)),
+        (409, "already_parked"),
+        "a park the rules refuse is refused as a turn is: {}",
         again.body
     );
     let unknown_field = with_model

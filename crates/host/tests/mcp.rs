@@ -194,14 +194,8 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
     )
     .await;
     assert_eq!(seen["parked"]["question"]["title"], "Equity");
-    let not_again = conforming(
-        &mut sam,
-        &tools,
-        "park_negotiation",
-        json!({"opportunityId": OPP}),
-    )
-    .await;
-    assert_eq!(not_again["outcome"], "refused");
+    let (code, _) = refused(&mut sam, "park_negotiation", json!({"opportunityId": OPP})).await;
+    assert_eq!(code, "already_parked");
     let delivered = conforming(
         &mut dana,
         &tools,
@@ -445,7 +439,8 @@ async fn a_current_client_is_asked_through_input_required_and_its_retry_answers_
         .current_call(&host.sam, "park_negotiation", park.clone(), retry.clone())
         .await;
     assert_eq!(
-        stolen["result"]["structuredContent"]["rejection"], "already_parked",
+        support::refusal(&stolen["result"])["error"]["code"],
+        "already_parked",
         "{stolen}"
     );
 
@@ -456,12 +451,14 @@ async fn a_current_client_is_asked_through_input_required_and_its_retry_answers_
         .await;
     answered_park(&host, &done["result"]).await;
 
-    // The same state again is spent: a first call, refused by the rules.
+    // The same state again is spent: a first call, refused by the rules
+    // (the answer resumed the negotiation, dana to move).
     let again = host
         .current_call(&host.dana, "park_negotiation", park, retry)
         .await;
     assert_eq!(
-        again["result"]["structuredContent"]["outcome"], "refused",
+        support::refusal(&again["result"])["error"]["code"],
+        "not_parkable",
         "{again}"
     );
     host.stop().await;

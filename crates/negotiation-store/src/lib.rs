@@ -33,6 +33,20 @@
 //! Enable the `conformance` feature to run the shared suite against yours
 //! (see `negotiation_store_conformance!` in the `conformance` module), and
 //! `sql-rows` for the row kit the SQL backends share (`sql_rows`).
+//!
+//! | module | holds |
+//! |---|---|
+//! | `store` | the `NegotiationStore` trait and its commit contract |
+//! | `refusal` | what the rules refused, typed, for every surface to map |
+//! | `service` | `Negotiations`, the service hosts and the CLI call |
+//! | `view` | `SeatView`, what one seat sees of a negotiation (`Negotiations::view`): every surface shows a seat this one |
+//! | `question_loop` | the service's park commit and answer delivery |
+//! | `model` | the records |
+//! | `keys` | the API key records and their port |
+//! | `memory` | the in-memory backend, indexed by user |
+//! | `error` | `StoreError` and `ErrorChain` |
+//! | `sql_rows` | the SQL backends' shared row kit (feature `sql-rows`): a negotiation's, a turn's, a message's and a key's row read back as checked values, and a listing's page as both bind it |
+//! | `conformance` | the suite (one async function per promise, one module per family of promises, a macro) and the benchmarks' drivers |
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -41,6 +55,7 @@ mod keys;
 mod memory;
 mod model;
 mod question_loop;
+mod refusal;
 mod service;
 #[cfg(feature = "sql-rows")]
 pub mod sql_rows;
@@ -64,6 +79,7 @@ pub use model::{
     StateFilter,
 };
 pub use question_loop::{DeliveryReport, RefOutcome, RefReport};
+pub use refusal::{Refusal, RefusalKind};
 pub use service::{Negotiations, QuestionLoopSettings};
 pub use store::{
     AnswerDecider, ChangeFeed, HostStore, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider,

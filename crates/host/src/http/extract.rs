@@ -101,7 +101,7 @@ fn malformed(rejection: JsonRejection) -> HostError {
         return HostError::UnsupportedMediaType;
     }
     HostError::Invalid {
-        code: crate::service::error::ErrorCode::MalformedJson.as_str(),
+        code: crate::service::error::Code::Host(crate::service::error::ErrorCode::MalformedJson),
         message: rejection.body_text(),
     }
 }

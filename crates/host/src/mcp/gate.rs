@@ -20,7 +20,10 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 
 use crate::mcp::sessions::SESSION_KEY;
-use crate::service::error::{ErrorCode, HostError};
+use index_negotiation::NegotiationRejection;
+use index_negotiation_store::Refusal;
+
+use crate::service::error::{Code, ErrorCode, HostError};
 use crate::service::keys::Caller;
 use crate::service::limits::BODY_LIMIT;
 
@@ -78,7 +81,7 @@ async fn read_body(request: Request) -> Result<Request, HostError> {
         })?
         .to_bytes();
     serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map_err(|err| HostError::Invalid {
-        code: ErrorCode::MalformedJson.as_str(),
+        code: Code::Host(ErrorCode::MalformedJson),
         message: format!("the body is not JSON: {err}"),
     })?;
     Ok(Request::from_parts(parts, Body::from(bytes)))
@@ -119,11 +122,11 @@ async fn shaped(response: Response) -> Response {
         return Response::from_parts(parts, Body::from(bytes));
     }
     let code = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge.as_str(),
-        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed.as_str(),
-        StatusCode::NOT_FOUND => HostError::NotFound.code(),
-        _ if status.is_server_error() => ErrorCode::Unavailable.as_str(),
-        _ => ErrorCode::InvalidRequest.as_str(),
+        StatusCode::PAYLOAD_TOO_LARGE => Code::Host(ErrorCode::PayloadTooLarge),
+        StatusCode::METHOD_NOT_ALLOWED => Code::Host(ErrorCode::MethodNotAllowed),
+        StatusCode::NOT_FOUND => Code::Rules(Refusal::Turn(NegotiationRejection::NotFound)),
+        _ if status.is_server_error() => Code::Host(ErrorCode::Unavailable),
+        _ => Code::Host(ErrorCode::InvalidRequest),
     };
     let message = String::from_utf8_lossy(&bytes).trim().to_owned();
     let body = HostError::Invalid { code, message }.body();

@@ -5,8 +5,9 @@
 use axum::http::StatusCode;
 use serde::Serialize;
 
+use index_negotiation::ParkRejection;
 use index_negotiation::{NegotiationRejection, NegotiationResumeRejection};
-use index_negotiation_store::{OpenRejection, StoreError};
+use index_negotiation_store::{OpenRejection, Refusal, RefusalKind, StoreError};
 
 index_js::wire_enum! {
     crate index_host;
@@ -48,6 +49,36 @@ index_js::wire_enum! {
     }
 }
 
+/// Any code the error object carries, typed: the host's own, or a rules
+/// refusal's. Every surface maps it once: HTTP by [`HostError::status`],
+/// MCP as a tool error carrying the same object, the command line by its
+/// exit statuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Code {
+    /// One of the host's own codes.
+    Host(ErrorCode),
+    /// A rules refusal's code (`invalid_turn`, `blank_answer`, …).
+    Rules(Refusal),
+}
+
+impl Code {
+    /// The code as the error object spells it.
+    ///
+    /// ```
+    /// use index_host::{Code, ErrorCode, Refusal};
+    /// use index_negotiation::NegotiationRejection;
+    /// assert_eq!(Code::Host(ErrorCode::MalformedJson).as_str(), "malformed_json");
+    /// assert_eq!(Code::Rules(Refusal::Turn(NegotiationRejection::InvalidTurn)).as_str(), "invalid_turn");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Host(code) => code.as_str(),
+            Code::Rules(refusal) => refusal.code(),
+        }
+    }
+}
+
 /// What a caller hears of any store failure; the cause goes to the log.
 pub(crate) const STORE_FAILED: &str = "the store failed";
 
@@ -84,10 +115,10 @@ pub enum HostError {
     /// turn schema (`code` `invalid_turn`), a bad query.
     #[error("{message}")]
     Invalid {
-        /// A stable code: an [`ErrorCode`]'s (`malformed_json`,
-        /// `no_model`) or a rejection's (`invalid_turn`, `blank_answer`,
-        /// `answer_too_long`), always from its wire enum.
-        code: &'static str,
+        /// A stable code: an [`ErrorCode`] (`malformed_json`, `no_model`)
+        /// or a rejection (`invalid_turn`, `blank_answer`,
+        /// `answer_too_long`).
+        code: Code,
         /// What is wrong, for a person.
         message: String,
     },
@@ -98,8 +129,8 @@ pub enum HostError {
     #[error("{STORE_FAILED}")]
     Store(#[from] StoreError),
     /// The listener or transport failed.
-    #[error("the host's connection failed: {0}")]
-    Io(std::io::Error),
+    #[error("the host's connection failed")]
+    Io(#[source] std::io::Error),
     /// No route at that path.
     #[error("There is no such route; this host takes API keys, not OAuth.")]
     UnknownRoute,
@@ -145,7 +176,7 @@ impl HostError {
             HostError::Forbidden | HostError::HostKeySignIn => ErrorCode::Forbidden.as_str(),
             HostError::NotFound => NegotiationRejection::NotFound.as_str(),
             HostError::Refused(refusal) => refusal.code(),
-            HostError::Invalid { code, .. } => code,
+            HostError::Invalid { code, .. } => code.as_str(),
             HostError::BadRequest(_) => ErrorCode::InvalidRequest.as_str(),
             HostError::Store(_) => ErrorCode::StoreFailed.as_str(),
             HostError::Io(_) => ErrorCode::Unavailable.as_str(),
@@ -168,7 +199,7 @@ impl HostError {
                 StatusCode::FORBIDDEN
             }
             HostError::NotFound | HostError::UnknownRoute => StatusCode::NOT_FOUND,
-            HostError::Refused(refusal) => refusal.status(),
+            HostError::Refused(refusal) => refusal_status(*refusal),
             HostError::Invalid { .. } | HostError::BadRequest(_) => StatusCode::BAD_REQUEST,
             HostError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
             HostError::Io(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -216,104 +247,71 @@ pub struct ErrorFields {
     pub message: String,
 }
 
-/// A refusal by the rules, typed, so its code, sentence and HTTP status
-/// come from the rejection itself rather than from its wire name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Refusal {
-    /// A turn was refused.
-    Turn(NegotiationRejection),
-    /// A resume was refused.
-    Resume(NegotiationResumeRejection),
-    /// Opening was refused.
-    Open(OpenRejection),
+/// The reference host's HTTP status for a refusal: 404 for a negotiation
+/// that is not there, 403 for a seat that may not move, 409 for a state
+/// that forbids it, 400 for a request that is wrong in itself.
+///
+/// ```
+/// use index_host::{Refusal, refusal_status};
+/// use index_negotiation::{NegotiationRejection, ParkRejection};
+/// assert_eq!(refusal_status(Refusal::Turn(NegotiationRejection::ProposeOverOffer)), axum::http::StatusCode::BAD_REQUEST);
+/// assert_eq!(refusal_status(Refusal::Park(ParkRejection::AlreadyParked)), axum::http::StatusCode::CONFLICT);
+/// ```
+pub fn refusal_status(refusal: Refusal) -> StatusCode {
+    match refusal.kind() {
+        RefusalKind::Missing => StatusCode::NOT_FOUND,
+        RefusalKind::NotYours => StatusCode::FORBIDDEN,
+        RefusalKind::Conflict => StatusCode::CONFLICT,
+        _ => StatusCode::BAD_REQUEST,
+    }
 }
 
-impl Refusal {
-    /// The rejection's wire code (`not_your_turn`, …).
-    ///
-    /// ```
-    /// use index_host::Refusal;
-    /// use index_negotiation::NegotiationRejection;
-    /// let refusal = Refusal::Turn(NegotiationRejection::ProposeOverOffer);
-    /// assert_eq!(refusal.code(), "propose_over_offer");
-    /// assert_eq!(refusal.status(), axum::http::StatusCode::BAD_REQUEST);
-    /// ```
-    pub fn code(self) -> &'static str {
-        match self {
-            Refusal::Turn(rejection) => rejection.as_str(),
-            Refusal::Resume(rejection) => rejection.as_str(),
-            Refusal::Open(rejection) => rejection.as_str(),
+/// A refusal as the caller hears it: a negotiation that is not there and
+/// one where the caller holds no seat answer alike (`not_found`), so ids
+/// cannot be probed; any other refusal is itself.
+impl From<Refusal> for HostError {
+    fn from(refusal: Refusal) -> Self {
+        use index_negotiation::AnswerRejection as Answer;
+        let stranger = matches!(
+            refusal,
+            Refusal::Turn(NegotiationRejection::NotASeat)
+                | Refusal::Resume(NegotiationResumeRejection::NotASeat)
+                | Refusal::Park(ParkRejection::NotASeat)
+                | Refusal::Answer(Answer::NotASeat)
+        );
+        if stranger || refusal.kind() == RefusalKind::Missing {
+            HostError::NotFound
+        } else {
+            HostError::Refused(refusal)
         }
     }
+}
 
-    /// One plain sentence for a person.
-    pub fn explanation(self) -> &'static str {
-        match self {
-            Refusal::Turn(rejection) => rejection.explanation(),
-            Refusal::Resume(rejection) => rejection.explanation(),
-            Refusal::Open(rejection) => rejection.explanation(),
-        }
-    }
-
-    /// The reference host's HTTP status for the rejection: 404 for a
-    /// negotiation that is not there, 403 for a seat that may not move, 409
-    /// for a state that forbids it, 400 for a turn or pair that is wrong.
-    pub fn status(self) -> StatusCode {
-        use NegotiationRejection as Turn;
-        use NegotiationResumeRejection as Resume;
-        match self {
-            Refusal::Turn(Turn::NotFound) | Refusal::Resume(Resume::NotFound) => {
-                StatusCode::NOT_FOUND
+macro_rules! refused_by {
+    ($($rejection:ty),* $(,)?) => {$(
+        impl From<$rejection> for HostError {
+            fn from(rejection: $rejection) -> Self {
+                Refusal::from(rejection).into()
             }
-            Refusal::Turn(Turn::NotASeat | Turn::NotYourTurn)
-            | Refusal::Resume(Resume::NotASeat) => StatusCode::FORBIDDEN,
-            Refusal::Turn(Turn::AlreadySettled | Turn::IntentInactive | Turn::Raced)
-            | Refusal::Resume(
-                Resume::AlreadySettled
-                | Resume::IntentInactive
-                | Resume::NotPaused
-                | Resume::AwaitingAnswer,
-            )
-            | Refusal::Open(OpenRejection::AlreadyExists) => StatusCode::CONFLICT,
-            Refusal::Turn(_) | Refusal::Resume(_) | Refusal::Open(_) => StatusCode::BAD_REQUEST,
         }
-    }
+    )*};
 }
 
-impl From<NegotiationRejection> for HostError {
-    fn from(rejection: NegotiationRejection) -> Self {
-        match rejection {
-            NegotiationRejection::NotFound | NegotiationRejection::NotASeat => HostError::NotFound,
-            other => HostError::Refused(Refusal::Turn(other)),
-        }
-    }
-}
+refused_by!(
+    NegotiationRejection,
+    NegotiationResumeRejection,
+    OpenRejection,
+    ParkRejection,
+    index_negotiation::AnswerRejection,
+);
 
 /// A turn the turn schema refuses: `invalid_turn`, with its problem.
 impl From<index_negotiation::TurnProblem> for HostError {
     fn from(problem: index_negotiation::TurnProblem) -> Self {
         HostError::Invalid {
-            code: NegotiationRejection::InvalidTurn.as_str(),
+            code: Code::Rules(Refusal::Turn(NegotiationRejection::InvalidTurn)),
             message: problem.to_string(),
         }
-    }
-}
-
-impl From<NegotiationResumeRejection> for HostError {
-    fn from(rejection: NegotiationResumeRejection) -> Self {
-        match rejection {
-            NegotiationResumeRejection::NotFound | NegotiationResumeRejection::NotASeat => {
-                HostError::NotFound
-            }
-            other => HostError::Refused(Refusal::Resume(other)),
-        }
-    }
-}
-
-impl From<OpenRejection> for HostError {
-    fn from(rejection: OpenRejection) -> Self {
-        HostError::Refused(Refusal::Open(rejection))
     }
 }
 
@@ -341,6 +339,14 @@ mod tests {
             ("awaiting_answer", 409),
             ("ineligible", 400),
             ("already_exists", 409),
+            ("not_parkable", 409),
+            ("already_parked", 409),
+            ("ask_cap_reached", 409),
+            ("not_parked", 409),
+            ("not_the_owner", 403),
+            ("already_answered", 409),
+            ("blank_answer", 400),
+            ("answer_too_long", 400),
         ];
         let refusals = NegotiationRejection::ALL
             .into_iter()
@@ -350,13 +356,23 @@ mod tests {
                     .into_iter()
                     .map(Refusal::Resume),
             )
-            .chain(OpenRejection::ALL.into_iter().map(Refusal::Open));
+            .chain(OpenRejection::ALL.into_iter().map(Refusal::Open))
+            .chain(ParkRejection::ALL.into_iter().map(Refusal::Park))
+            .chain(
+                index_negotiation::AnswerRejection::ALL
+                    .into_iter()
+                    .map(Refusal::Answer),
+            );
         for refusal in refusals {
             let status = expected
                 .iter()
                 .find(|(code, _)| *code == refusal.code())
                 .map(|(_, status)| *status);
-            assert_eq!(Some(refusal.status().as_u16()), status, "{refusal:?}");
+            assert_eq!(
+                Some(refusal_status(refusal).as_u16()),
+                status,
+                "{refusal:?}"
+            );
         }
     }
 
@@ -369,6 +385,14 @@ mod tests {
         assert!(matches!(
             HostError::from(NegotiationResumeRejection::NotASeat),
             HostError::NotFound
+        ));
+        assert!(matches!(
+            HostError::from(ParkRejection::NotASeat),
+            HostError::NotFound
+        ));
+        assert!(matches!(
+            HostError::from(ParkRejection::AlreadyParked),
+            HostError::Refused(Refusal::Park(ParkRejection::AlreadyParked))
         ));
         let body = serde_json::to_value(
             HostError::Store(StoreError::Corrupt("secret detail".into())).body(),

@@ -433,8 +433,9 @@ impl Host {
 
     /// What a turn's or resume's reply shows: the rules' refusal as the
     /// error, or the negotiation as the commit left it (waiters woken).
-    /// Only a negotiation gone since its commit (a store's default
-    /// `_returning` read finds none) has nothing to show.
+    /// A store hands back what it committed whenever a decision was
+    /// applied; one that did not is answered as not found rather than
+    /// trusted.
     fn after_commit<T, R: Copy + Into<HostError>>(
         &self,
         caller: &Caller,
@@ -588,7 +589,9 @@ impl Host {
     /// # Errors
     ///
     /// [`HostError::NotFound`] unless the caller holds a seat;
-    /// [`HostError::Invalid`] (`no_model`) when this host has no model.
+    /// [`HostError::Invalid`] (`no_model`) when this host has no model;
+    /// [`HostError::Refused`] when the rules refuse the park at its commit
+    /// (`already_parked`, `not_parkable`, …), as a refused turn is.
     pub async fn park(
         &self,
         caller: &Caller,
@@ -597,7 +600,7 @@ impl Host {
     ) -> Result<Parked, HostError> {
         self.seated(caller, id).await?;
         let author = self.inner.author.as_deref().ok_or_else(|| HostError::Invalid {
-            code: crate::service::error::ErrorCode::NoModel.as_str(),
+            code: crate::service::error::Code::Host(crate::service::error::ErrorCode::NoModel),
             message: "this host has no model to author questions (set INDEX_MODEL_BASE_URL and INDEX_MODEL)".to_owned(),
         })?;
         let parked = park_negotiation(
@@ -613,8 +616,13 @@ impl Host {
             ParkError::Store(err) => err.into(),
             other => HostError::BadRequest(other.to_string()),
         })?;
-        self.changed();
         self.inner.metrics.park(parked.outcome.kind().as_str());
+        // A park the rules refused at its commit is refused as a turn is:
+        // nothing changed.
+        if let index_stall_gap::ParkOutcome::Refused { rejection, .. } = parked.outcome {
+            return Err(rejection.into());
+        }
+        self.changed();
         if let index_stall_gap::ParkOutcome::Parked { gap, .. } = &parked.outcome {
             let watchers = self
                 .inner

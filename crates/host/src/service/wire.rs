@@ -128,7 +128,7 @@ impl AnswersBody {
             .map(|a| match index_negotiation::check_answer(&a.answer) {
                 Ok(answer) => Ok((a.question, answer.to_owned())),
                 Err(rejection) => Err(HostError::Invalid {
-                    code: rejection.as_str(),
+                    code: crate::service::error::Code::Rules(rejection.into()),
                     message: format!(
                         "answer to question {}: {}",
                         a.question,
