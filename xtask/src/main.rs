@@ -2,6 +2,21 @@
 //!
 //! Every generator has a write mode and a check mode; the check modes also
 //! run as `#[test]`s, so a stale generated file fails `cargo test`.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `fixtures` | write or check the generated fixture files |
+//! | `man` | writes or checks `docs/man` with the pages `index-cli` makes |
+//! | `openapi` | docs/openapi.json, from the host's table of routes |
+//! | `fuzz` | every target in `fuzz/`, seeded from `fixtures/` |
+//! | `check` | the full gate (docs with warnings denied included) |
+//! | `metadata` | the dependency rules, from `cargo metadata` and `cargo tree` |
+//! | `api` | public API snapshots from rustdoc's JSON |
+//! | `release` | versions, changelog, tag, judged by `cargo semver-checks` |
+//! | `package` | what each crate publishes |
+//! | `wasm` | the browser package, its size budget and its benchmark |
+//! | `inbox` | the inbox's copy of the browser package (the bytes `wasm` builds) and the page's size budget |
+//! | `tidy` | source-tree guards, as tests |
 
 // A command-line tool: printing is its output.
 #![allow(clippy::print_stdout, clippy::print_stderr)]

@@ -655,49 +655,121 @@ mod tests {
         }
     }
 
-    /// The top-level modules of the crate in `dir`: its `src/` files and
-    /// folders, the roots aside.
+    /// The modules a folder holds: its `.rs` files and its folders, the
+    /// file that maps them (`lib.rs`, `main.rs`, `mod.rs`) aside.
     fn modules_in(dir: &Path) -> std::collections::BTreeSet<String> {
-        fs::read_dir(dir.join("src"))
+        fs::read_dir(dir)
             .into_iter()
             .flatten()
             .flatten()
             .filter_map(|entry| {
                 let name = entry.file_name().into_string().ok()?;
-                let module = name.strip_suffix(".rs").unwrap_or(&name).to_owned();
-                (!matches!(module.as_str(), "lib" | "main")).then_some(module)
+                let is_dir = entry.path().is_dir();
+                let module = name.strip_suffix(".rs").map_or(name.clone(), str::to_owned);
+                let counted = (is_dir || name.ends_with(".rs"))
+                    && !matches!(module.as_str(), "lib" | "main" | "mod");
+                counted.then_some(module)
             })
             .collect()
     }
 
-    /// docs/ARCHITECTURE.md's code map has a section for every crate, and
-    /// each section's table lists exactly the modules the crate's `src/`
-    /// holds, so the map cannot name a module that is gone or miss a new
-    /// one.
+    /// The modules a file's `//!` docs map: the first column of its
+    /// `| module | holds |` table.
+    fn mapped_in(text: &str) -> Option<std::collections::BTreeSet<String>> {
+        let docs: Vec<&str> = text
+            .lines()
+            .take_while(|line| line.starts_with("//!"))
+            .map(|line| line.trim_start_matches("//!").trim())
+            .collect();
+        docs.iter()
+            .any(|line| line.starts_with("| module |"))
+            .then(|| {
+                docs.iter()
+                    .filter_map(|line| line.strip_prefix("| `"))
+                    .filter_map(|row| row.split('`').next())
+                    .map(str::to_owned)
+                    .collect()
+            })
+    }
+
+    /// Each crate's root maps its modules in its own `//!` docs, and each
+    /// module that is a folder maps its files in its `mod.rs` (or the
+    /// file beside the folder): exactly the modules there, so a map cannot
+    /// name a module that is gone or miss a new one. The map lives beside
+    /// the code it describes, where rustdoc shows it.
     #[test]
-    fn the_code_map_lists_every_crate_and_exactly_its_modules() {
+    fn every_module_map_lists_exactly_its_modules() {
+        let root = crate::workspace_root();
+        let mut crates: Vec<PathBuf> = fs::read_dir(root.join("crates"))
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|dir| dir.join("Cargo.toml").is_file())
+            .collect();
+        crates.push(root.join("xtask"));
+        let mut wrong = Vec::new();
+        let mut check = |mapper: PathBuf, dir: PathBuf| {
+            let text = fs::read_to_string(&mapper).unwrap_or_default();
+            let held = modules_in(&dir);
+            match mapped_in(&text) {
+                Some(mapped) if mapped == held => {}
+                None if held.is_empty() => {}
+                mapped => wrong.push(format!(
+                    "{}: maps {mapped:?}, {} holds {held:?}",
+                    mapper.display(),
+                    dir.display()
+                )),
+            }
+        };
+        for krate in crates {
+            let src = krate.join("src");
+            let lib = src.join("lib.rs");
+            check(
+                if lib.is_file() {
+                    lib
+                } else {
+                    src.join("main.rs")
+                },
+                src.clone(),
+            );
+            let mut folders = vec![src];
+            while let Some(folder) = folders.pop() {
+                for entry in fs::read_dir(&folder).unwrap().flatten() {
+                    let path = entry.path();
+                    if !path.is_dir() {
+                        continue;
+                    }
+                    let beside = path.with_extension("rs");
+                    let mapper = if beside.is_file() {
+                        beside
+                    } else {
+                        path.join("mod.rs")
+                    };
+                    if mapper.is_file() {
+                        check(mapper, path.clone());
+                    }
+                    folders.push(path);
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "module maps out of step:\n{}",
+            wrong.join("\n")
+        );
+    }
+
+    /// docs/ARCHITECTURE.md has a section for every crate, named by its
+    /// folder.
+    #[test]
+    fn the_architecture_has_a_section_for_every_crate() {
         let root = crate::workspace_root();
         let doc = fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
-        let mut mapped = std::collections::BTreeSet::new();
-        for section in doc.split("\n### ").skip(1) {
-            let heading = section.lines().next().unwrap_or_default();
-            let dir = heading
-                .split('`')
-                .nth(1)
-                .unwrap_or_else(|| panic!("no `dir` in the heading {heading:?}"));
-            let listed: std::collections::BTreeSet<String> = section
-                .lines()
-                .filter_map(|line| line.strip_prefix("| `"))
-                .filter_map(|row| row.split('`').next())
-                .map(str::to_owned)
-                .collect();
-            assert_eq!(
-                listed,
-                modules_in(&root.join(dir)),
-                "docs/ARCHITECTURE.md's table for {dir} against its src/"
-            );
-            mapped.insert(dir.to_owned());
-        }
+        let mapped: std::collections::BTreeSet<&str> = doc
+            .split("\n### ")
+            .skip(1)
+            .filter_map(|section| section.lines().next()?.split('`').nth(1))
+            .collect();
         let mut crates: Vec<String> = fs::read_dir(root.join("crates"))
             .unwrap()
             .flatten()
@@ -705,10 +777,13 @@ mod tests {
             .map(|entry| format!("crates/{}", entry.file_name().to_string_lossy()))
             .collect();
         crates.push("xtask".to_owned());
-        let unmapped: Vec<_> = crates.iter().filter(|dir| !mapped.contains(*dir)).collect();
+        let unmapped: Vec<_> = crates
+            .iter()
+            .filter(|dir| !mapped.contains(dir.as_str()))
+            .collect();
         assert!(
             unmapped.is_empty(),
-            "crates with no section in the code map: {unmapped:?}"
+            "crates with no section in docs/ARCHITECTURE.md: {unmapped:?}"
         );
     }
 }

@@ -42,6 +42,25 @@
 //! ```
 //!
 //! Browser-safe: no I/O, no clock, no randomness.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `contract` | the one schema walk behind every type's `from_json_value` and `Deserialize` |
+//! | `zod` | `Walk`, the reader every schema uses, told which version it reads |
+//! | `fields` | field types, answer spec, capabilities |
+//! | `data` | values, secret handles, outcomes, resolutions, subjects |
+//! | `envelope` | request, binding, response, command, acknowledgement, their digests |
+//! | `limits` | 0.46's bounds and reserved names |
+//! | `digest` | RFC 8785 canonical JSON as JavaScript writes it, hashed with SHA-256 |
+//! | `permissions` | grants and scopes |
+//! | `answer_validation` | an answer checked against its spec |
+//! | `resolution` | what an outcome and its data must be for the request they answer |
+//! | `response_validation` | a response (or command) checked against its request |
+//! | `elicitation` | requests and responses as MCP elicitation, and back |
+//! | `mcp` | the MCP configuration and status types |
+//! | `js` | `String`, `Number` and `length` of a JSON value, and JavaScript's key order |
+//! | `number` | numbers written as JavaScript does, and the crate's wire enums |
+//! | `v0_44` | the 0.44.0 read path: its own envelope types and validators |
 
 mod answer_validation;
 mod contract;

@@ -22,6 +22,18 @@
 //! assert_eq!(index_js::number_from_str(" 0x10 "), 16.0);
 //! assert_eq!(index_js::json_string("a\"b"), r#""a\"b""#);
 //! ```
+//!
+//! | module | holds |
+//! |---|---|
+//! | `string` | UTF-16 lengths, `trim`, whitespace and line terminators, zod 3's UUID check |
+//! | `number` | `Number(string)`, `String(number)` (through `ryu-js`), safe integers |
+//! | `json` | `JSON.stringify` for strings |
+//! | `json_type` | `JsonType`, the six types as problem reports name them |
+//! | `equality` | `Set.has`'s equality (`same_value_zero`) |
+//! | `path` | zod's issue paths (`IssuePath`) and `At`, the stack-built position a reader carries |
+//! | `problems` | `Problems<P>`, the one list-of-problems shape: never empty, an error itself |
+//! | `zod` | which problems stop later checks, for zod 3 and zod 4 |
+//! | `wire` | `wire_enum!`: a closed string set, each wire name written once |
 
 mod equality;
 mod json;

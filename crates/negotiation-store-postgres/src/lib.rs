@@ -30,6 +30,14 @@
 //! let negotiations = Negotiations::new(store);
 //! # Ok(()) }
 //! ```
+//!
+//! | module | holds |
+//! |---|---|
+//! | `schema` | migrations under an advisory lock and a version table |
+//! | `store` | each operation as one transaction, the row `FOR UPDATE` |
+//! | `rows` | PostgreSQL's rows handed to the row kit, and a listing's page in SQL |
+//! | `keys` | the API keys and the `LISTEN` change feed |
+//! | `error` | PostgreSQL's errors as the port's: `ServerError`, and which failures are worth a retry |
 
 mod error;
 mod keys;

@@ -51,6 +51,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
+//!
+//! | module | holds |
+//! |---|---|
+//! | `options` | `SqliteOptions`, `Synchronous`, `Access` |
+//! | `schema` | recognising our file, migrations, connections for each access |
+//! | `pool` | connections, with SQLite work off the async executor; a request's key looked up right on it, on a connection that never waits |
+//! | `writes` | this process's writes queued for one writer thread |
+//! | `store` | each operation as one `BEGIN IMMEDIATE` transaction |
+//! | `rows` | SQLite's rows handed to the row kit, and a listing's page read one seat's index at a time |
+//! | `keys` | the API keys |
+//! | `holders` | the other processes that have the file open (`/proc/locks`) |
+//! | `check` | `store check`'s rules: every column as the store writes it, and what ties rows, logs, records and keys together |
+//! | `error` | SQLite's errors as the port's |
 
 mod check;
 mod error;

@@ -32,6 +32,22 @@
 //! ask its people a question.
 //!
 //! This crate is browser-safe: no I/O, no clock, no randomness.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `limits` | the round's turn cap and the message limit |
+//! | `ids` | `UserId`, `IntentId`, `OpportunityId`, checked when made and when read |
+//! | `turn` | actions and the turn schema |
+//! | `state` | `NegotiationState`: the log (from a round's start on), the park and the ask rounds |
+//! | `apply` | how a permitted decision changes a state, for all four commits |
+//! | `decision` | the ok/refused unions and rejection codes |
+//! | `round` | the round in progress, each turn's round, whether talks ran to the turn cap (`ran_to_turn_cap`, `ended_unconcluded`) |
+//! | `rules` | decide and observe for turns and resumes, and where a negotiation stands for a seat (`SeatStanding`) |
+//! | `question_loop` | `decide_park`, `decide_answer`, what a seat may see of another's park |
+//! | `audit` | a stored log replayed through the rules |
+//! | `guidance` | the text agents read |
+//! | `ask` | the ask-round budget and the park payload |
+//! | `timeout` | the turn timeout setting |
 
 mod apply;
 mod ask;

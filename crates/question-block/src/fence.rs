@@ -16,6 +16,12 @@
 //! code is downloaded, with the smaller [`ticks`], which steps from backtick
 //! to backtick. The tests check all four searches against a literal
 //! evaluation of the two regular expressions on random bodies.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `blocks` | the native search: 64 bytes at a time as bit masks (portable SIMD) |
+//! | `ticks` | the browser search: from the backticks that may start a line |
+//! | `tests` | every search against a literal evaluation of the regular expressions |
 
 mod blocks;
 #[cfg(test)]

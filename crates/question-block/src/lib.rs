@@ -33,6 +33,21 @@
 //!
 //! This crate is browser-safe: no I/O, no clock, no randomness, and it builds
 //! for `wasm32-unknown-unknown`.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `limits` | the marker, the version and the limits, a leaf the others read |
+//! | `block` | the types, and nothing that reads or checks them |
+//! | `view` | `JsonView`, read-only parsed JSON (serde_json's, or a browser's `JSON.parse`) |
+//! | `walk` | reads a block out of any view as the zod schema does |
+//! | `rules` | the checks both the walk and typed blocks use |
+//! | `validate` | checks a typed block; decodes well-typed JSON straight into the block |
+//! | `fence` | the fence searches: `blocks` (native, SIMD over 64-byte blocks) and `ticks` (WebAssembly, from backtick to backtick) |
+//! | `json` | writes the payload exactly as `JSON.stringify` does |
+//! | `message` | serialize, parse and explain, over one split of the body |
+//! | `structured` | the structured question a negotiator parks on |
+//! | `fixture` | the canonical message, typed out by hand |
+//! | `error` | the reports, each with a `text` built without `core::fmt` |
 
 mod block;
 mod error;

@@ -31,6 +31,18 @@
 //! assert_eq!(author.author(&input).await, Ok(None));
 //! # });
 //! ```
+//!
+//! | module | holds |
+//! |---|---|
+//! | `input` | what the author is given |
+//! | `model` | the `StructuredModel` seam |
+//! | `prompt` | the two messages |
+//! | `author` | the loop and the output reading |
+//! | `safety` | the gate: normalised views, one rule family per module |
+//! | `park` | the park decision and the `ParkSink` port |
+//! | `stored` | the park of a stored negotiation, committed through `Negotiations::park` |
+//! | `openai` | the model on OpenAI-compatible servers (feature `openai`) |
+//! | `scripted` | the model double (feature `testing`) |
 
 mod author;
 mod input;

@@ -3,6 +3,10 @@
 //! fake model server the stall-gap and `index` tests talk to.
 //!
 //! A setup failure here is a broken test environment, so it panics.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `openai_server` | a fake OpenAI-compatible model server on a free local port |
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -16,6 +16,19 @@
 //!
 //! The suite panics on a broken promise, as tests do; it is test code and
 //! only compiled with the `conformance` feature.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `fixtures` | the shared cast and moves |
+//! | `opening` | one negotiation per opportunity, only for a permitted pair |
+//! | `turns` | who may move when, and what a round's end, a settlement or a close leaves |
+//! | `commits` | the commit contract: `decide` once, a refusal writes nothing, what a commit hands back |
+//! | `races` | turns and resumes racing on one negotiation |
+//! | `listing` | filters, order and pages |
+//! | `question_loop` | parks and answers, each in one commit |
+//! | `keys` | the API keys beside the negotiations |
+//! | `upgrade` | what an upgrade must make of an old schema |
+//! | `bench` | drivers for the backends' benchmarks |
 
 // Test code reports a broken promise by panicking, and what a race did
 // on standard error (shown with `--nocapture`).

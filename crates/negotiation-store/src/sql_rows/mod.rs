@@ -11,6 +11,14 @@
 //! a panic or as another negotiation.
 //!
 //! [`StoreError::Corrupt`]: crate::StoreError::Corrupt
+//!
+//! | module | holds |
+//! |---|---|
+//! | `negotiation` | a negotiation's row: columns as read, checked into a summary and a state |
+//! | `turns` | a negotiation's turns as rows |
+//! | `messages` | a message's parts as one JSON text |
+//! | `keys` | an API key's row |
+//! | `listing` | a listing's page as a SQL backend binds it |
 
 mod keys;
 mod listing;

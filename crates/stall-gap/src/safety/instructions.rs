@@ -5,6 +5,11 @@
 //! The option a person picks goes back into a negotiator's prompt, so a
 //! question must not be able to speak to that model, however the words are
 //! spelled or split.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `lexicon` | instructions beyond English, and notes to whatever model reads the answer |
+//! | `markup` | markup a question never has |
 
 use std::sync::LazyLock;
 

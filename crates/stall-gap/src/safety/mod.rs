@@ -14,6 +14,19 @@
 //! The reference's rules (whole-word names, containment of private text, a
 //! list of override phrasings) are all still here; each layer widens one of
 //! them to the spellings a reader would also recognise.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `text` | the views of a field every rule reads |
+//! | `phrases` | folded phrase lists indexed by first word |
+//! | `word_map` | a map from words to values for the fixed word lists |
+//! | `contacts` | contact details in any dress |
+//! | `echoes` | private text quoted or paraphrased |
+//! | `identifiers` | internal identifiers in any spelling |
+//! | `instructions` | text shaped like an instruction to a model, and forged structure |
+//! | `names` | the counterparty's name, however written |
+//! | `private_sources` | offers of what the other side keeps to itself |
+//! | `quantities` | quantities normalised so one fact written two ways compares equal |
 
 mod contacts;
 mod echoes;
