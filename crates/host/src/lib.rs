@@ -4,9 +4,11 @@
 //! [`keys`]), lets the caller act only where it holds a seat (a negotiation
 //! without the caller answers exactly like one that does not exist), and
 //! calls the `Negotiations` service, which decides and commits through the
-//! store. It never decides anything itself. Two surfaces sit on it: the
-//! REST API and, at `/mcp` on the same listener, an MCP server
-//! ([`router`]); and the MCP server alone over stdio ([`serve_stdio`]).
+//! store. It never decides anything itself. Three transports stand side by
+//! side on it, none importing another: the REST API, an MCP server at
+//! `/mcp`, and the person's inbox, all on one listener behind one
+//! authentication ([`router`]); and the MCP server alone over stdio
+//! ([`serve_stdio`]).
 //!
 //! ```no_run
 //! # async fn run(store: std::sync::Arc<dyn index_negotiation_store::HostStore>) -> Result<(), index_host::HostError> {

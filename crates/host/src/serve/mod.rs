@@ -1,5 +1,5 @@
-//! Running the host: the HTTP listener (REST and MCP) with a graceful
-//! shutdown, and the MCP server over stdio.
+//! Running the host: the HTTP listener (REST, MCP and the inbox on one
+//! router) with a graceful shutdown, and the MCP server over stdio.
 //!
 //! | module | holds |
 //! |---|---|
