@@ -686,25 +686,40 @@ fn the_demo_runs_start_to_finish() {
     assert_eq!(with("sam")["turnCount"], 17);
 }
 
-/// `index serve` says where it listens and where each of its faces is,
-/// the inbox included; its help and man page name the inbox too.
-#[test]
-fn serve_names_the_inbox_where_it_listens() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut host = support::command(dir.path())
-        .args(["serve", "--listen", "127.0.0.1:0", "--db", "serve.db"])
+/// Runs `index serve` on `db` in `dir` until it says where it listens,
+/// then stops it: what it wrote to standard error before that line, and
+/// the line.
+fn serve_until_listening(dir: &Path, db: &str) -> (Vec<String>, String) {
+    let mut host = support::command(dir)
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(host.stderr.take().unwrap()));
-    let line = lines
-        .find_map(|line| line.ok().filter(|line| line.starts_with("listening on")))
-        .unwrap();
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(host.stderr.take().unwrap()));
+    let mut before = Vec::new();
+    let mut listening = String::new();
+    for line in lines {
+        let line = line.unwrap();
+        if line.starts_with("listening on") {
+            listening = line;
+            break;
+        }
+        before.push(line);
+    }
     host.kill().unwrap();
     host.wait().unwrap();
+    (before, listening)
+}
+
+/// `index serve` says where it listens and where each of its faces is,
+/// the inbox included; its help and man page name the inbox too.
+#[test]
+fn serve_names_the_inbox_where_it_listens() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, line) = serve_until_listening(dir.path(), "serve.db");
     let address = line
         .strip_prefix("listening on http://")
         .and_then(|rest| rest.split_whitespace().next())
@@ -949,25 +964,7 @@ fn every_command_that_may_create_a_store_says_so_when_it_does() {
 
     // The host says so before it says where it listens.
     let served = named("serve.db");
-    let mut host = support::command(dir.path())
-        .args(["serve", "--listen", "127.0.0.1:0", "--db", &served])
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(host.stderr.take().unwrap()));
-    let mut before = Vec::new();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        if line.starts_with("listening on") {
-            break;
-        }
-        before.push(line);
-    }
-    host.kill().unwrap();
-    host.wait().unwrap();
+    let (before, _) = serve_until_listening(dir.path(), &served);
     let notice = created_notice(Path::new(&served));
     assert!(
         before.iter().any(|line| line.contains(&notice)),

@@ -97,10 +97,16 @@ pub(crate) async fn answer_form(
     result: &rmcp::model::ElicitResult,
 ) -> Offered {
     let offered = form.answered(host.negotiations(), result).await;
-    if let Offered::Answered(report) = &offered {
+    told(host, &offered);
+    offered
+}
+
+/// Tells the host what an answer by form did, as every answer's is told
+/// (see `Host::answered`); an offer that got no answer did nothing.
+fn told(host: &Host, offered: &Offered) {
+    if let Offered::Answered(report) = offered {
         host.answered(report);
     }
-    offered
 }
 
 /// Puts a just-parked question to its owner's MCP client, if one that
@@ -130,9 +136,7 @@ fn offer_by_elicitation(
         tokio::select! {
             offered = offer.run(&state.elicitors) => {
                 tracing::debug!(?offered, "elicitation offer done");
-                if let Offered::Answered(report) = &offered {
-                    host.answered(report);
-                }
+                told(&host, &offered);
             }
             () = closing.cancelled() => {}
         }
