@@ -37,9 +37,11 @@
 //! | `store` | each operation as one transaction, the row `FOR UPDATE` |
 //! | `rows` | PostgreSQL's rows handed to the row kit, and a listing's page in SQL |
 //! | `keys` | the API keys and the `LISTEN` change feed |
+//! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `error` | PostgreSQL's errors as the port's: `ServerError`, and which failures are worth a retry |
 
 mod error;
+mod host_state;
 mod keys;
 mod rows;
 mod schema;

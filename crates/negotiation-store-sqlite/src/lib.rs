@@ -61,6 +61,7 @@
 //! | `store` | each operation as one `BEGIN IMMEDIATE` transaction |
 //! | `rows` | SQLite's rows handed to the row kit, and a listing's page read one seat's index at a time |
 //! | `keys` | the API keys |
+//! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `holders` | the other processes that have the file open (`/proc/locks`) |
 //! | `check` | `store check`'s rules: every column as the store writes it, and what ties rows, logs, records and keys together |
 //! | `error` | SQLite's errors as the port's |
@@ -69,6 +70,7 @@ mod check;
 mod error;
 #[cfg(unix)]
 mod holders;
+mod host_state;
 mod keys;
 mod options;
 mod pool;

@@ -21,7 +21,7 @@ use crate::rows;
 
 /// Starts a write transaction, taking the database's write lock now rather
 /// than at the first write, so the read that follows is the locked state.
-fn begin_write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
+pub(crate) fn begin_write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
     conn.transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql_error)
 }

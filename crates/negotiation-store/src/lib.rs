@@ -43,6 +43,7 @@
 //! | `question_loop` | the service's park commit and answer delivery |
 //! | `model` | the records |
 //! | `keys` | the API key records and their port |
+//! | `host_state` | what hosts share between requests (signing keys, spent tokens, tasks) and its port |
 //! | `memory` | the in-memory backend, indexed by user |
 //! | `error` | `StoreError` and `ErrorChain` |
 //! | `sql_rows` | the SQL backends' shared row kit (feature `sql-rows`): a negotiation's, a turn's, a message's and a key's row read back as checked values, and a listing's page as both bind it |
@@ -51,6 +52,7 @@
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod error;
+mod host_state;
 mod keys;
 mod memory;
 mod model;
@@ -63,6 +65,7 @@ mod store;
 mod view;
 
 pub use error::{ErrorChain, StoreError};
+pub use host_state::{HostStateStore, Room, SigningKey, TaskRecord};
 /// The ids, checked where they are made; they live with the rules, which
 /// take them too.
 pub use index_negotiation::{

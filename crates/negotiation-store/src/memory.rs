@@ -14,6 +14,7 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
+use crate::host_state::{HostStateStore, Room, SigningKey, TaskRecord};
 use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash, Revocation, UnixTime};
 use crate::model::{
     CloseReason, Committed, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
@@ -39,6 +40,16 @@ struct Inner {
     clock: AtomicU64,
     negotiations: RwLock<Negotiations>,
     keys: Mutex<Vec<ApiKeyRecord>>,
+    shared: Mutex<Shared>,
+}
+
+/// What hosts share between requests (see [`HostStateStore`]).
+#[derive(Debug, Default)]
+struct Shared {
+    /// Oldest first.
+    signing_keys: Vec<SigningKey>,
+    spent: BTreeMap<[u8; 32], UnixTime>,
+    tasks: BTreeMap<String, TaskRecord>,
 }
 
 /// Every negotiation by id, and each seat's by last change: under the
@@ -488,5 +499,111 @@ impl ApiKeyStore for MemoryStore {
             key.last_used_at = Some(at);
         }
         Ok(())
+    }
+}
+
+#[async_trait]
+impl HostStateStore for MemoryStore {
+    async fn signing_keys(
+        &self,
+        candidate: &SigningKey,
+        now: UnixTime,
+    ) -> Result<Vec<SigningKey>, StoreError> {
+        let mut shared = self.inner.shared.lock().map_err(|_| poisoned())?;
+        if !shared.signing_keys.iter().any(|key| key.usable(now)) {
+            shared.signing_keys.push(candidate.clone());
+        }
+        Ok(shared
+            .signing_keys
+            .iter()
+            .rev()
+            .filter(|key| key.usable(now))
+            .cloned()
+            .collect())
+    }
+
+    async fn rotate_signing_key(
+        &self,
+        key: &SigningKey,
+        retire_others_at: UnixTime,
+    ) -> Result<(), StoreError> {
+        let mut shared = self.inner.shared.lock().map_err(|_| poisoned())?;
+        shared.signing_keys.retain(|old| old.usable(key.created_at));
+        for old in &mut shared.signing_keys {
+            old.retires_at = Some(
+                old.retires_at
+                    .map_or(retire_others_at, |at| at.min(retire_others_at)),
+            );
+        }
+        shared.signing_keys.push(key.clone());
+        Ok(())
+    }
+
+    async fn spend_token(
+        &self,
+        digest: &[u8; 32],
+        until: UnixTime,
+        now: UnixTime,
+    ) -> Result<bool, StoreError> {
+        let mut shared = self.inner.shared.lock().map_err(|_| poisoned())?;
+        shared.spent.retain(|_, kept| *kept > now);
+        Ok(shared.spent.insert(*digest, until).is_none())
+    }
+
+    async fn insert_task(
+        &self,
+        task: &TaskRecord,
+        most_per_owner: usize,
+        now: UnixTime,
+    ) -> Result<bool, StoreError> {
+        let mut shared = self.inner.shared.lock().map_err(|_| poisoned())?;
+        shared.tasks.retain(|_, held| !held.forgotten_at(now));
+        if shared.tasks.contains_key(&task.id) {
+            return Err(StoreError::InvalidRequest(format!(
+                "task {} exists",
+                task.id
+            )));
+        }
+        let theirs: Vec<_> = shared
+            .tasks
+            .values()
+            .filter(|held| held.owner == task.owner)
+            .map(|held| (held.started_at, held.ended(), held.id.as_str()))
+            .collect();
+        match Room::among(&theirs, most_per_owner) {
+            Room::Full => return Ok(false),
+            Room::Forgetting(id) => {
+                let id = id.to_owned();
+                shared.tasks.remove(&id);
+            }
+            Room::Free => {}
+        }
+        shared.tasks.insert(task.id.clone(), task.clone());
+        Ok(true)
+    }
+
+    async fn find_task(&self, id: &str, now: UnixTime) -> Result<Option<TaskRecord>, StoreError> {
+        let shared = self.inner.shared.lock().map_err(|_| poisoned())?;
+        Ok(shared
+            .tasks
+            .get(id)
+            .filter(|task| !task.forgotten_at(now))
+            .cloned())
+    }
+
+    async fn replace_task(&self, task: &TaskRecord) -> Result<bool, StoreError> {
+        let mut shared = self.inner.shared.lock().map_err(|_| poisoned())?;
+        let Some(held) = shared
+            .tasks
+            .get_mut(&task.id)
+            .filter(|held| held.version == task.version)
+        else {
+            return Ok(false);
+        };
+        held.version += 1;
+        held.lease_until = task.lease_until;
+        held.forget_at = task.forget_at;
+        held.body.clone_from(&task.body);
+        Ok(true)
     }
 }

@@ -46,10 +46,11 @@ pub type AnswerDecider =
 /// deadline.
 pub type ChangeFeed = tokio::sync::mpsc::Receiver<()>;
 
-/// What a host needs of one store: the negotiations and the API keys.
-pub trait HostStore: NegotiationStore + crate::ApiKeyStore {}
+/// What a host needs of one store: the negotiations, the API keys, and
+/// what hosts share between requests.
+pub trait HostStore: NegotiationStore + crate::ApiKeyStore + crate::HostStateStore {}
 
-impl<S: NegotiationStore + crate::ApiKeyStore + ?Sized> HostStore for S {}
+impl<S: NegotiationStore + crate::ApiKeyStore + crate::HostStateStore + ?Sized> HostStore for S {}
 
 /// Where negotiations live.
 ///

@@ -27,6 +27,7 @@
 //! | `listing` | filters, order and pages |
 //! | `question_loop` | parks and answers, each in one commit |
 //! | `keys` | the API keys beside the negotiations |
+//! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `upgrade` | what an upgrade must make of an old schema |
 //! | `bench` | drivers for the backends' benchmarks |
 
@@ -43,6 +44,7 @@
 mod bench;
 mod commits;
 mod fixtures;
+mod host_state;
 mod keys;
 mod listing;
 mod opening;
@@ -60,6 +62,10 @@ pub use commits::{
     decide_is_called_exactly_once_per_commit, refusals_change_nothing,
 };
 pub use fixtures::park_turn;
+pub use host_state::{
+    a_person_holds_a_bounded_number_of_tasks, a_task_changes_only_from_the_version_read,
+    a_token_is_spent_once, signing_keys_are_shared_and_rotate_with_an_overlap,
+};
 pub use keys::{
     api_keys_are_found_by_hash_listed_and_revoked, api_keys_keep_their_name_expiry_and_last_use,
     racing_revokes_have_one_winner,
@@ -147,6 +153,10 @@ macro_rules! negotiation_store_conformance {
             an_answer_delivered_twice_at_once_is_recorded_once,
             an_answer_racing_a_close_is_whole_or_not_at_all,
             a_park_racing_a_resume_and_a_turn_never_leaves_both,
+            signing_keys_are_shared_and_rotate_with_an_overlap,
+            a_token_is_spent_once,
+            a_task_changes_only_from_the_version_read,
+            a_person_holds_a_bounded_number_of_tasks,
                 );
     };
     (@cases [$attr:meta] $make:expr; $($case:ident),* $(,)?) => {

@@ -18,14 +18,19 @@
 //! | `turns` | a negotiation's turns as rows |
 //! | `messages` | a message's parts as one JSON text |
 //! | `keys` | an API key's row |
+//! | `host_state` | a signing key's and a task's rows |
 //! | `listing` | a listing's page as a SQL backend binds it |
 
+mod host_state;
 mod keys;
 mod listing;
 mod messages;
 mod negotiation;
 mod turns;
 
+pub use host_state::{
+    StoredSigningKey, StoredTask, stored_signing_key, stored_task, version_to_stored,
+};
 pub use keys::{StoredKey, stored_key};
 pub use listing::PageQuery;
 pub use messages::{message_from_text, message_parts_text};
