@@ -470,7 +470,8 @@ async fn a_wait_that_finds_the_callers_person_parked_asks_a_current_client() {
     host.open(OPP).await;
     let id = index_negotiation_store::OpportunityId::parse(OPP).unwrap();
     support::stall_and_park(&host.store, &id, "dana").await;
-    let wait = json!({"opportunityId": OPP, "wait": 30});
+    // A short wait: the declined retry below waits it out.
+    let wait = json!({"opportunityId": OPP, "wait": 2});
     let started = std::time::Instant::now();
     let asked = host
         .current_call(&host.dana, "get_negotiation", wait.clone(), json!({}))
@@ -493,13 +494,14 @@ async fn a_wait_that_finds_the_callers_person_parked_asks_a_current_client() {
         read["result"]["structuredContent"]["negotiation"]["waitingOn"],
         "dana"
     );
-    // A decline is an answer: the retry is not asked again, and waits.
+    // A decline is an answer: the retry (of the same call: a token answers
+    // only the request it was handed for) is not asked again, and waits.
     let key = format!("park:{OPP}");
     let declined = host
         .current_call(
             &host.dana,
             "get_negotiation",
-            json!({"opportunityId": OPP, "wait": 0}),
+            wait.clone(),
             json!({"inputResponses": {&key: {"action": "decline"}},
                    "requestState": asked["result"]["requestState"]}),
         )

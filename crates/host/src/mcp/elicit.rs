@@ -217,6 +217,11 @@ impl Form {
         &self.id
     }
 
+    /// The question it puts.
+    pub(crate) fn question(&self) -> &StructuredQuestion {
+        &self.question
+    }
+
     /// The key of this form's answer among a request's inputs: the
     /// interaction's id, `park:<opportunity id>`.
     pub(crate) fn key(&self) -> &str {

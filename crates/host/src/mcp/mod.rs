@@ -41,13 +41,12 @@ use rmcp::handler::server::tool::{InputResponses, RequestState, ToolCallContext}
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
-    CreateTaskResult, CustomRequest, CustomResult, ElicitRequest, ElicitResult, ErrorCode,
-    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
-    InputRequest, InputRequiredResult, JsonObject, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    SubscribeRequestParams, SubscriptionFilter, Task, Tool, UnsubscribeRequestParams,
-    UpdateTaskParams,
+    CreateTaskResult, CustomRequest, CustomResult, ElicitResult, ErrorCode, GetTaskParams,
+    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
+    JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, Task,
+    Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -60,6 +59,7 @@ use index_question_block::StructuredQuestion;
 use index_stall_gap::{ParkOutcomeKind, ParkReport, ParkRequest};
 
 use crate::mcp::elicit::{Form, Offered};
+use crate::mcp::input::RequestDigest;
 use crate::mcp::state::{McpState, answer_form};
 use crate::mcp::tasks::InTask;
 use crate::service::error::HostError;
@@ -188,8 +188,8 @@ enum Asking {
     /// It cannot: the client shows no forms, or speaks an older protocol.
     No,
     /// The call answers with the form, `input_required`, and the client's
-    /// retry carries the answer (`crate::mcp::input`).
-    ByRetry,
+    /// retry of this request carries the answer (`crate::mcp::input`).
+    ByRetry(RequestDigest),
     /// The call runs as a task: it asks through the task and waits for
     /// the answer (`crate::mcp::tasks`).
     InTask(InTask),
@@ -208,7 +208,7 @@ impl Asking {
         match context.extensions.get::<InTask>() {
             _ if !forms => Asking::No,
             Some(task) => Asking::InTask(task.clone()),
-            None if current => Asking::ByRetry,
+            None if current => Asking::ByRetry(request_digest(context)),
             None => Asking::No,
         }
     }
@@ -229,8 +229,11 @@ impl Asking {
         report: Option<ParkReport>,
     ) -> Asked {
         match self {
-            Asking::ByRetry => {
-                match McpState::of(host).ask_for_answer(host, caller, id, question, report) {
+            Asking::ByRetry(request) => {
+                let asked =
+                    McpState::ask_for_answer(host, caller, id, question, *request, report.as_ref())
+                        .await;
+                match asked {
                     Some(asked) => Asked::Retry(asked),
                     None => Asked::Not,
                 }
@@ -267,9 +270,8 @@ async fn ask_in_task(
     let Some(form) = Form::of(&caller.user_id, id, question) else {
         return Offered::NoAnswer;
     };
-    let request = InputRequest::Elicitation(ElicitRequest::new(form.params.clone()));
     let answer = tokio::select! {
-        answer = task.ask(form.key(), request) => answer,
+        answer = task.ask(&form) => answer,
         () = host.until_unparked(caller, id, question) => return Offered::Overtaken,
         () = tokio::time::sleep(host.ask_user_window()) => None,
     };
@@ -373,9 +375,16 @@ impl Tools {
     ) -> CallToolResponse {
         self.run(&context, "get_negotiation", async |host, caller| {
             // A current client's retry carries its person's answer.
-            let answered = McpState::of(host)
-                .answer_asked(host, &caller, &id, state.as_deref(), responses.as_ref())
-                .await;
+            let request = request_digest(&context);
+            let answered = McpState::answer_asked(
+                host,
+                &caller,
+                &id,
+                request,
+                state.as_deref(),
+                responses.as_ref(),
+            )
+            .await;
             // A wait that finds the negotiation parked on the caller's
             // person's question asks them, if their client can be asked,
             // and has not just been answered (a decline is an answer).
@@ -492,9 +501,16 @@ impl Tools {
         self.run(&context, "park_negotiation", async |host, caller| {
             // The retry of a park that asked its person: the park is done,
             // and the answer it carries is delivered.
-            if let Some((offered, Some(report))) = McpState::of(host)
-                .answer_asked(host, &caller, &id, state.as_deref(), responses.as_ref())
-                .await
+            let request = request_digest(&context);
+            if let Some((offered, Some(report))) = McpState::answer_asked(
+                host,
+                &caller,
+                &id,
+                request,
+                state.as_deref(),
+                responses.as_ref(),
+            )
+            .await
             {
                 return Reply::new(&report, asked_summary(&id, &offered)).map(Answer::from);
             }
@@ -923,9 +939,12 @@ impl ServerHandler for NegotiatorServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if let Some(task) = self.tools.as_task(&request, &context) {
+        context
+            .extensions
+            .insert(RequestDigest::of(&request.name, request.arguments.as_ref()));
+        if let Some(task) = self.tools.as_task(&request, &context).await {
             return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
         }
         self.tools.call(request, context).await
@@ -937,10 +956,11 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        let state = McpState::of(&self.tools.host);
-        state
+        let host = &self.tools.host;
+        McpState::of(host)
             .tasks()
-            .get(&caller.user_id, &request.task_id)
+            .get(host, &caller.user_id, &request.task_id)
+            .await
             .map(GetTaskResult::new)
     }
 
@@ -950,10 +970,16 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        let state = McpState::of(&self.tools.host);
-        state
+        let host = &self.tools.host;
+        McpState::of(host)
             .tasks()
-            .update(&caller.user_id, &request.task_id, request.input_responses)
+            .update(
+                host,
+                &caller.user_id,
+                &request.task_id,
+                request.input_responses,
+            )
+            .await
     }
 
     async fn cancel_task(
@@ -962,10 +988,21 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let caller = self.tools.caller_or_refuse(&context)?;
-        McpState::of(&self.tools.host)
+        let host = &self.tools.host;
+        McpState::of(host)
             .tasks()
-            .cancel(&caller.user_id, &request.task_id)
+            .cancel(host, &caller.user_id, &request.task_id)
+            .await
     }
+}
+
+/// The digest of the tool call `context` belongs to (see `call_tool`).
+fn request_digest(context: &RequestContext<RoleServer>) -> RequestDigest {
+    context
+        .extensions
+        .get::<RequestDigest>()
+        .copied()
+        .unwrap_or_else(|| RequestDigest::of("", None))
 }
 
 /// How long a task may live beyond what it waits for.
@@ -992,7 +1029,7 @@ impl Tools {
     /// or a park (a model call, and then perhaps the person's answer).
     /// `None` for any other call, or when no task can be started: the call
     /// is then answered as usual.
-    fn as_task(
+    async fn as_task(
         &self,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
@@ -1024,7 +1061,7 @@ impl Tools {
         let (tools, request, mut context) = (self.clone(), request.clone(), context.clone());
         McpState::of(&self.host)
             .tasks()
-            .start(&caller.user_id, ttl, move |task| {
+            .start(&self.host, &caller.user_id, ttl, move |task| {
                 context.extensions.insert(task);
                 async move {
                     match tools.call(request, context).await? {
@@ -1036,6 +1073,7 @@ impl Tools {
                     }
                 }
             })
+            .await
     }
 
     /// Runs the tool a request names, with rmcp's refusals of its

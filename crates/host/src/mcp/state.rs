@@ -1,7 +1,9 @@
 //! What MCP keeps beside a [`Host`]: the sessions whose clients can show
-//! a form, the forms put to current clients and awaiting their retries,
-//! and the tasks this process runs. One of each per host, shared by every
-//! session and the stdio server (see [`Host::attached`]).
+//! a form (live connections, so this process's alone), and this process's
+//! view of the tasks, which live in the store. One of each per host,
+//! shared by every session and the stdio server (see [`Host::attached`]).
+//! The forms put to current clients are kept nowhere: their `requestState`
+//! carries them (`crate::mcp::input`).
 
 use std::sync::Arc;
 
@@ -10,7 +12,7 @@ use index_question_block::StructuredQuestion;
 use index_stall_gap::ParkReport;
 
 use crate::mcp::elicit::{Elicitors, Form, Offer, Offered};
-use crate::mcp::input::Outstanding;
+use crate::mcp::input::{self, RequestDigest};
 use crate::mcp::tasks::Tasks;
 use crate::service::host::Host;
 use crate::service::keys::Caller;
@@ -18,7 +20,6 @@ use crate::service::keys::Caller;
 #[derive(Default)]
 pub(crate) struct McpState {
     elicitors: Elicitors,
-    outstanding: Outstanding,
     tasks: Tasks,
 }
 
@@ -44,7 +45,7 @@ impl McpState {
         self.elicitors.register(user, peer);
     }
 
-    /// The MCP tasks this process runs.
+    /// The MCP tasks, as this process reaches them.
     pub(crate) fn tasks(&self) -> &Tasks {
         &self.tasks
     }
@@ -52,37 +53,31 @@ impl McpState {
     /// The `input_required` answer that puts `question`, the caller's
     /// person's parked question on `id`, to a current MCP client as a form
     /// (with `report`, what a park that asks did, for its retry).
-    pub(crate) fn ask_for_answer(
-        &self,
+    pub(crate) async fn ask_for_answer(
         host: &Host,
         caller: &Caller,
         id: &OpportunityId,
         question: &StructuredQuestion,
-        report: Option<ParkReport>,
+        request: RequestDigest,
+        report: Option<&ParkReport>,
     ) -> Option<rmcp::model::InputRequiredResult> {
-        self.outstanding.ask(
-            &caller.user_id,
-            id,
-            question,
-            report,
-            host.ask_user_window(),
-        )
+        let report = report.and_then(|report| serde_json::to_value(report).ok());
+        input::ask(host, caller, id, question, request, report).await
     }
 
     /// Delivers the answer a current client's retry carries, when it
-    /// answers a form this process put to the caller on `id`: what the
-    /// person's answer did, and the report of the park that asked.
+    /// answers a form a host of the store put to the caller on `id` for
+    /// this very request: what the person's answer did, and the report of
+    /// the park that asked.
     pub(crate) async fn answer_asked(
-        &self,
         host: &Host,
         caller: &Caller,
         id: &OpportunityId,
+        request: RequestDigest,
         state: Option<&str>,
         responses: Option<&rmcp::model::InputResponses>,
-    ) -> Option<(Offered, Option<ParkReport>)> {
-        let answered = self
-            .outstanding
-            .answered(&caller.user_id, id, state, responses)?;
+    ) -> Option<(Offered, Option<serde_json::Value>)> {
+        let answered = input::answered(host, caller, id, request, state, responses).await?;
         let offered = answer_form(host, &answered.form, &answered.result).await;
         tracing::info!(user = ?caller.user_id.as_str(), ?offered, "a parked question answered through input_required");
         Some((offered, answered.report))

@@ -114,6 +114,8 @@ struct Inner {
     ask_user_window: Duration,
     /// What `/metrics` reports.
     metrics: crate::service::metrics::Metrics,
+    /// The store's signing keys, as this host last read them.
+    signer: crate::service::signing::Signer,
 }
 
 impl std::fmt::Debug for Host {
@@ -176,6 +178,7 @@ impl Host {
                     index_negotiation::DEFAULT_ASK_USER_WINDOW_MS,
                 )),
                 metrics: crate::service::metrics::Metrics::default(),
+                signer: crate::service::signing::Signer::default(),
             }),
         };
         if let Some(mut feed) = feed {
@@ -190,8 +193,25 @@ impl Host {
         Ok(host)
     }
 
-    fn store(&self) -> &Arc<dyn HostStore> {
+    /// The store, for what a transport keeps in it between requests
+    /// (MCP's tasks).
+    pub(crate) fn store(&self) -> &Arc<dyn HostStore> {
         self.inner.negotiations.store()
+    }
+
+    /// `payload`, signed so that any host of the store can check it (see
+    /// `crate::service::signing`).
+    pub(crate) async fn sign(
+        &self,
+        payload: &[u8],
+    ) -> Result<String, crate::service::signing::SignError> {
+        self.inner.signer.sign(self.store().as_ref(), payload).await
+    }
+
+    /// What a token signed by any host of the store carries, when it is
+    /// one and unchanged.
+    pub(crate) async fn open_signed(&self, token: &str) -> Option<Vec<u8>> {
+        self.inner.signer.open(self.store().as_ref(), token).await
     }
 
     /// What `/metrics` reports.

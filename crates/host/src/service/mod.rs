@@ -8,6 +8,7 @@
 //! | `wire` | the bodies requests carry and the views answers give, one shape on every transport |
 //! | `attached` | one value of each type a transport keeps beside the host |
 //! | `keys` | making, hashing and checking API keys |
+//! | `signing` | tokens any host of the store can check: HMAC-SHA-256 under the store's shared, rotatable keys |
 //! | `names` | the names a caller gives that reach a log or a table, refused when they hold control or format characters |
 //! | `limits` | the body limit and the request timeout every transport holds requests to |
 //! | `error` | the one error shape, its codes and the status map |
@@ -22,4 +23,5 @@ pub(crate) mod limits;
 pub(crate) mod metrics;
 pub mod names;
 pub(crate) mod schema;
+pub(crate) mod signing;
 pub(crate) mod wire;
