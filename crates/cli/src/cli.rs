@@ -519,6 +519,23 @@ pub(crate) enum KeysCommand {
         #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,
     },
+    /// Rotate the key the hosts of a store sign their tokens with (an MCP
+    /// client's `requestState`): every host signs with the new key within
+    /// a minute, and tokens signed with the old one hold for the overlap.
+    #[command(
+        name = "rotate-signing-key",
+        after_help = "Example:\n  index keys rotate-signing-key --overlap 1h --db postgres://index@db/index"
+    )]
+    RotateSigningKey {
+        /// How long tokens signed with the keys it replaces still hold, as
+        /// `1h` or `30min` (two minutes at least, so that every host has
+        /// read the new key).
+        #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = humantime::parse_duration)]
+        overlap: std::time::Duration,
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
     /// Revoke a key by its id; requests with it get 401 from then on.
     #[command(after_help = "Example:\n  index keys revoke 3f9a1c2b7d10")]
     Revoke {

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use index_host::{Host, HostError, HostSettings};
-use index_negotiation_store::{ApiKeyRecord, HostStore, KeyScope, KeyState, UnixTime, UserId};
+use index_negotiation_store::{
+    ApiKeyRecord, HostStore, KeyScope, KeyState, StoreError, UnixTime, UserId,
+};
 use index_negotiation_store_sqlite::Synchronous;
 
 use crate::cli::{KeysCommand, ServeArgs};
@@ -363,6 +365,23 @@ pub(crate) async fn keys(
                     )
                 );
             }
+            Ok(())
+        }
+        KeysCommand::RotateSigningKey { overlap, db } => {
+            let store = store(db, synchronous, Use::Write).await?;
+            let overlap = overlap.max(index_host::signing::LEAST_ROTATION_OVERLAP);
+            let id = index_host::signing::rotate_signing_key(store.as_ref(), overlap)
+                .await
+                .map_err(|err| match err {
+                    index_host::signing::SignError::Store(err) => Failure::Storage(err),
+                    other => Failure::Storage(StoreError::backend(other)),
+                })?;
+            out.json(&serde_json::json!({ "signingKey": id, "overlapSeconds": overlap.as_secs() }));
+            out.line(format!(
+                "Signing with key {}; the keys it replaces hold for {}.",
+                styled(BOLD, &id),
+                humantime::format_duration(overlap)
+            ));
             Ok(())
         }
         KeysCommand::Revoke { id, db } => {

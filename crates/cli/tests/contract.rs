@@ -1024,6 +1024,22 @@ fn keys_are_shown_once_listed_without_secrets_and_revoked() {
     );
     s.run(&["--json", "keys", "revoke", "nope", "--db", &db])
         .fails_with(2, "usage");
+    let rotated = s
+        .run(&[
+            "--json",
+            "keys",
+            "rotate-signing-key",
+            "--overlap",
+            "30s",
+            "--db",
+            &db,
+        ])
+        .json();
+    assert_eq!(
+        rotated["overlapSeconds"], 120,
+        "raised to the least overlap"
+    );
+    assert!(!rotated["signingKey"].as_str().unwrap().is_empty());
     s.run(&["--json", "keys", "create", "--user", " ", "--db", &db])
         .fails_with(2, "invalid_value");
 

@@ -47,4 +47,4 @@ pub use service::wire::{
     AskedQuestion, Changed, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
     ParkedQuestion, Questions, Resumed, TurnTaken, UnreadableQuestion,
 };
-pub use service::{keys, names};
+pub use service::{keys, names, signing};

@@ -23,5 +23,5 @@ pub(crate) mod limits;
 pub(crate) mod metrics;
 pub mod names;
 pub(crate) mod schema;
-pub(crate) mod signing;
+pub mod signing;
 pub(crate) mod wire;

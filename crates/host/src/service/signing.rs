@@ -53,11 +53,14 @@ impl std::fmt::Debug for Signer {
     }
 }
 
-/// Why a token could not be made.
+/// Why a token could not be signed, or a key made.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum SignError {
+#[non_exhaustive]
+pub enum SignError {
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The system's random source failed.
     #[error("no random key could be drawn")]
     Random,
 }
@@ -156,13 +159,25 @@ fn mac(key: &SigningKey, body: &str) -> Hmac<Sha256> {
 /// Rotates the store's signing key: a new one signs from now on, and the
 /// others check tokens for `overlap` more (at least
 /// [`LEAST_ROTATION_OVERLAP`]), so that tokens already handed out hold.
-/// Returns the new key's id.
+/// Returns the new key's id. Every host of the store signs with the new
+/// key within a minute, without a restart.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use std::time::Duration;
+/// use index_host::signing::rotate_signing_key;
+/// let store = index_negotiation_store::MemoryStore::new();
+/// let id = rotate_signing_key(&store, Duration::from_secs(3_600)).await?;
+/// assert!(!id.is_empty());
+/// # Ok::<(), index_host::signing::SignError>(())
+/// # }).unwrap();
+/// ```
 ///
 /// # Errors
 ///
 /// [`SignError::Store`] when the store fails, [`SignError::Random`] when
 /// no key can be drawn.
-pub(crate) async fn rotate(
+pub async fn rotate_signing_key(
     store: &dyn HostStateStore,
     overlap: Duration,
 ) -> Result<String, SignError> {
@@ -207,7 +222,9 @@ mod tests {
         let (here, there) = (Signer::default(), Signer::default());
         let before = here.sign(&store, b"old").await.unwrap();
         assert!(there.open(&store, &before).await.is_some());
-        let new_id = rotate(&store, Duration::from_secs(600)).await.unwrap();
+        let new_id = rotate_signing_key(&store, Duration::from_secs(600))
+            .await
+            .unwrap();
         // A fresh host signs with the new key; one holding the old keys
         // finds the new one when it meets it (reading the store again at
         // most four times a second).
