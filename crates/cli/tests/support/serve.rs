@@ -83,6 +83,25 @@ impl Host {
         (status, serde_json::from_str(payload).unwrap_or(Value::Null))
     }
 
+    /// `GET path` with a bearer key: the status and the body as text.
+    pub fn get_text(&self, path: &str, key: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {key}\r\n\
+             connection: close\r\n\r\n",
+            self.address
+        )
+        .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        let (head, body) = reply.split_once("\r\n\r\n").unwrap();
+        (
+            head.split(' ').nth(1).unwrap().parse().unwrap(),
+            body.to_owned(),
+        )
+    }
+
     /// SIGTERM, then the exit status must be a clean one.
     pub fn stop(mut self) {
         let killed = Command::new("kill")

@@ -20,6 +20,11 @@ pub fn run(dir: &Path, db: &str, args: &[&str]) {
 
 /// Opens dana ↔ sam on `id` in `db`, dana to move first.
 pub fn open(dir: &Path, db: &str, id: &str) {
+    open_between(dir, db, id, "dana", "sam");
+}
+
+/// Opens `first` ↔ `second` on `id` in `db`, `first` to move first.
+pub fn open_between(dir: &Path, db: &str, id: &str, first: &str, second: &str) {
     run(
         dir,
         db,
@@ -27,11 +32,11 @@ pub fn open(dir: &Path, db: &str, id: &str) {
             "negotiation",
             "open",
             "--initiator",
-            "dana",
+            first,
             "--initiator-intent",
             &format!("hire-{id}"),
             "--responder",
-            "sam",
+            second,
             "--responder-intent",
             &format!("join-{id}"),
             "--opportunity-id",
@@ -42,12 +47,18 @@ pub fn open(dir: &Path, db: &str, id: &str) {
 
 /// Opens dana ↔ sam on `id` in `db` and plays a round to the turn limit.
 pub fn stall(dir: &Path, db: &str, id: &str) {
-    open(dir, db, id);
+    stall_between(dir, db, id, "dana", "sam");
+}
+
+/// Opens `first` ↔ `second` on `id` in `db` and plays a round to the turn
+/// limit.
+pub fn stall_between(dir: &Path, db: &str, id: &str, first: &str, second: &str) {
+    open_between(dir, db, id, first, second);
     for n in 0..12 {
         let (who, action) = if n % 2 == 0 {
-            ("dana", "propose")
+            (first, "propose")
         } else {
-            ("sam", "counter")
+            (second, "counter")
         };
         run(
             dir,

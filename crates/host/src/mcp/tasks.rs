@@ -385,8 +385,9 @@ impl Tasks {
             id: id.clone(),
             waker: waker.clone(),
         });
-        let tasks = self.clone();
+        let (tasks, host) = (self.clone(), host.clone());
         tokio::spawn(async move {
+            let _running = host.metrics().task();
             let ended = tokio::select! {
                 biased;
                 () = vouch(store.as_ref(), &id, &waker) => None,

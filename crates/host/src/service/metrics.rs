@@ -1,7 +1,7 @@
 //! What `GET /metrics` tells an operator, in Prometheus's text format:
 //! requests by route and status with their latency, commits and refusals
-//! by code, waits in flight, parks and answers by outcome, and MCP
-//! sessions. Counted in memory, per process; prometheus-client keeps the
+//! by code, waits in flight, parks and answers by outcome, MCP sessions,
+//! and the MCP tasks whose work runs here. Counted in memory, per process; prometheus-client keeps the
 //! families and writes the exposition.
 
 use std::sync::{Arc, OnceLock};
@@ -53,6 +53,7 @@ pub(crate) struct Metrics {
     parks: Family<OutcomeLabels, Counter>,
     answers: Family<OutcomeLabels, Counter>,
     sessions: Gauge,
+    tasks: Gauge,
     /// Counts the MCP service's open sessions when the metrics are read.
     session_count: OnceLock<SessionCount>,
 }
@@ -104,6 +105,12 @@ impl Default for Metrics {
         );
         let sessions = Gauge::default();
         registry.register("mcp_sessions", "MCP sessions open", sessions.clone());
+        let tasks = Gauge::default();
+        registry.register(
+            "mcp_tasks_running",
+            "MCP tasks whose work runs on this host",
+            tasks.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -114,6 +121,7 @@ impl Default for Metrics {
             parks,
             answers,
             sessions,
+            tasks,
             session_count: OnceLock::new(),
         }
     }
@@ -152,6 +160,12 @@ impl Metrics {
     pub(crate) fn wait(&self) -> WaitGuard<'_> {
         self.waits.inc();
         WaitGuard(self)
+    }
+
+    /// An MCP task whose work runs here until the guard is dropped.
+    pub(crate) fn task(&self) -> TaskGuard<'_> {
+        self.tasks.inc();
+        TaskGuard(self)
     }
 
     /// Resolves once no wait is under way.
@@ -214,6 +228,15 @@ impl Drop for WaitGuard<'_> {
     fn drop(&mut self) {
         self.0.waits.dec();
         self.0.wait_ended.notify_waiters();
+    }
+}
+
+/// Holds a task in the running gauge.
+pub(crate) struct TaskGuard<'a>(&'a Metrics);
+
+impl Drop for TaskGuard<'_> {
+    fn drop(&mut self) {
+        self.0.tasks.dec();
     }
 }
 
