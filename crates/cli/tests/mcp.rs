@@ -8,10 +8,13 @@
 //! `mcp_resources.py` (negotiations as resources, read, and watched through
 //! `subscriptions/listen` and `resources/subscribe`), and by `mcp_tasks.py`
 //! (a wait and a park as MCP tasks, the park's question asked and answered
-//! through its task); and
+//! through its task), and by `mcp_balanced.py` (the same client through
+//! nginx in front of several hosts on one store, one killed mid-exchange);
+//! and
 //! the TypeScript MCP SDK's, driven by `mcp_ts.mjs` (output schemas checked
 //! by the SDK, agreement over HTTP and stdio, waits inside the SDK's default
-//! timeout and past a short one on progress); and the official MCP
+//! timeout and past a short one on progress), and by `mcp_ts_balanced.mjs`
+//! (its sessions kept with one host each behind nginx); and the official MCP
 //! conformance suite, driven by `mcp_conformance.mjs`; and a person in
 //! headless Chromium, driven by puppeteer-core through `inbox_browser.mjs`
 //! (the inbox, beside agents on the TypeScript SDK).
@@ -24,6 +27,8 @@
     clippy::panic
 )]
 
+#[path = "support/balancer.rs"]
+mod balancer;
 #[path = "support/serve.rs"]
 mod serve;
 #[path = "support/stall.rs"]
@@ -116,6 +121,46 @@ fn typescript_mcp_clients_negotiate_through_index_serve() {
         ],
     );
     assert_eq!(fake.request_count(), 1, "one park, one model call");
+}
+
+#[test]
+#[ignore = "needs Node and the TypeScript MCP SDK: INDEX_TEST_MCP_TS_SDK=path/to/@modelcontextprotocol/sdk (see .ci/run) cargo test -- --ignored"]
+fn typescript_mcp_clients_keep_their_sessions_through_nginx_in_front_of_two_hosts() {
+    let sdk = std::env::var("INDEX_TEST_MCP_TS_SDK").expect(
+        "INDEX_TEST_MCP_TS_SDK names the TypeScript MCP SDK's package directory (.ci/run installs it)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("balanced.db").display().to_string();
+    let ids = [
+        "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+        "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+    ];
+    for id in ids {
+        stall::open_between(dir.path(), &db, id, "tia", "tom");
+    }
+    let balanced = balancer::Balanced::start(dir.path(), &db, 2, &[]);
+    let ids = ids.join(",");
+    run_script(
+        "node",
+        "mcp_ts_balanced.mjs",
+        dir.path(),
+        &[
+            "--sdk",
+            &sdk,
+            "--url",
+            &balanced.base(),
+            "--db",
+            &db,
+            "--ids",
+            &ids,
+        ],
+        &[
+            "ok: tom, through his host, sees tia's turn",
+            "ok: the seats agree, each turn committed once",
+            "ok: a subscription on one host hears a turn taken on another",
+            "typescript balanced done",
+        ],
+    );
 }
 
 #[test]
@@ -295,6 +340,94 @@ fn a_python_mcp_client_waits_and_parks_through_tasks() {
         ],
     );
     assert_eq!(fake.request_count(), 1, "one park, one model call");
+}
+
+/// The official Python client through nginx in front of `count` hosts on
+/// `db` (see `mcp_balanced.py`), killing `kills` of them on the way.
+fn python_through_a_balancer(dir: &Path, db: &str, count: usize, kills: usize) {
+    let (_runtime, fake, base) = model_asking(&[EQUITY; 4]);
+    let ids: Vec<String> = (0..5).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    for (id, person) in ids.iter().zip(["dana", "dana", "ivy", "jay", "kim"]) {
+        stall::stall_between(dir, db, id, person, "sam");
+    }
+    let env = [
+        ("INDEX_MODEL_BASE_URL", base.as_str()),
+        ("INDEX_MODEL", "gpt-4o"),
+        ("INDEX_MODEL_API_KEY", "sk-balanced-secret"),
+    ];
+    let balanced = balancer::Balanced::start(dir, db, count, &env);
+    let join = |parts: Vec<String>| parts.join(",");
+    let hosts = join(
+        balanced
+            .hosts
+            .iter()
+            .map(|host| format!("http://{}", host.address))
+            .collect(),
+    );
+    let pids = join(
+        balanced
+            .hosts
+            .iter()
+            .map(|host| host.child.id().to_string())
+            .collect(),
+    );
+    let mut expected = vec![
+        "ok: dana's wait runs as a task",
+        "ok: the task, polled on every host, ends on sam's move",
+        "ok: dana's answer is on record once",
+        "ok: ivy's answer is on record once",
+    ];
+    if kills >= 1 {
+        expected.push("ok: jay's answer is on record once");
+    }
+    if kills >= 2 {
+        expected.push("ok: kim's negotiation resumes with her to move");
+        expected.push("ok: kim's answer is on record once");
+    }
+    expected.push("balanced done");
+    run_python(
+        "mcp_balanced.py",
+        dir,
+        &[
+            "--db",
+            db,
+            "--url",
+            &balanced.base(),
+            "--hosts",
+            &hosts,
+            "--pids",
+            &pids,
+            "--metrics-key",
+            &balanced.metrics_key,
+            "--ids",
+            &ids.join(","),
+            "--kills",
+            &kills.to_string(),
+        ],
+        &expected,
+    );
+    assert_eq!(
+        fake.request_count(),
+        2 + kills.min(2),
+        "one model call per park"
+    );
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
+fn the_python_mcp_client_through_nginx_in_front_of_two_hosts_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("balanced.db").display().to_string();
+    python_through_a_balancer(dir.path(), &db, 2, 1);
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK and PostgreSQL: INDEX_TEST_PYTHON=… INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+fn the_python_mcp_client_through_nginx_in_front_of_three_hosts_on_postgresql() {
+    let url = std::env::var("INDEX_TEST_DATABASE_URL")
+        .expect("INDEX_TEST_DATABASE_URL names the test database (bash .ci/postgres)");
+    let dir = tempfile::tempdir().unwrap();
+    python_through_a_balancer(dir.path(), &url, 3, 2);
 }
 
 /// Parks `id` in `db` for dana on a question full of markup, straight

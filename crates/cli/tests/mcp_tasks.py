@@ -91,18 +91,23 @@ class Tasks(ClientExtension):
                 return types.CallToolResult.model_validate(task["result"])
             if status != "working" and status != "input_required":
                 raise RuntimeError(f"the task ended {status}: {task}")
-            responses = {}
-            for key, request in task.get("inputRequests", {}).items():
-                if key in answered or self.answer is None:
-                    continue
-                self.asked.append((key, request))
-                result = await self.answer(request["params"])
-                responses[key] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
-            if responses:
-                answered.update(responses)
-                update = UpdateTask(params=Answers(task_id=handle.task_id, input_responses=responses))
-                await context.session.send_request(update, ANY)
+            await self.respond(context.session, handle.task_id, task, answered)
             await asyncio.sleep((task.get("pollIntervalMs") or 1000) / 1000)
+
+    async def respond(self, session, task_id, task, answered):
+        """Answers, by `tasks/update`, what `task` asks that is not in
+        `answered` (the keys answered before, which it adds to)."""
+        responses = {}
+        for key, request in task.get("inputRequests", {}).items():
+            if key in answered or self.answer is None:
+                continue
+            self.asked.append((key, request))
+            result = await self.answer(request["params"])
+            responses[key] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        if responses:
+            answered.update(responses)
+            update = UpdateTask(params=Answers(task_id=task_id, input_responses=responses))
+            await session.send_request(update, ANY)
 
 
 def client(url, key, extensions=()):

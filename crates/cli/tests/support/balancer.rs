@@ -77,7 +77,7 @@ pub struct Balanced {
     /// The balancer's address, `127.0.0.1:port`.
     pub address: String,
     /// A host key, for each host's `/metrics`.
-    metrics_key: String,
+    pub metrics_key: String,
     nginx: Child,
     _prefix: tempfile::TempDir,
 }
