@@ -323,6 +323,17 @@ const STATUSES: &[(&str, &[(u8, &str)])] = &[
         ],
     ),
     (
+        "keys rotate-signing-key",
+        &[
+            (0, "A new signing key is in place."),
+            (
+                2,
+                "The command line is wrong, or --db names no usable store.",
+            ),
+            (4, "The store failed."),
+        ],
+    ),
+    (
         "keys revoke",
         &[
             (0, "The key is revoked."),
