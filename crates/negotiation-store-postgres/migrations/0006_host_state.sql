@@ -28,3 +28,17 @@ CREATE TABLE host_tasks (
 );
 CREATE INDEX host_tasks_by_owner ON host_tasks (owner);
 CREATE INDEX host_tasks_by_forget_at ON host_tasks (forget_at);
+
+-- A notification on every key change, once committed, so a host may keep
+-- the keys it looked up until one changes. A key's recorded use is no
+-- change.
+CREATE FUNCTION index_keys_changed() RETURNS trigger AS $$
+BEGIN
+    PERFORM pg_notify('index_keys_changed', '');
+    RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+
+CREATE TRIGGER api_keys_changed
+    AFTER INSERT OR DELETE OR UPDATE OF hash, user_id, scope, revoked, expires_at ON api_keys
+    FOR EACH STATEMENT EXECUTE FUNCTION index_keys_changed();

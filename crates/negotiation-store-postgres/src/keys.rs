@@ -1,19 +1,22 @@
-//! API keys in their own table, and the change feed that LISTENs for the
-//! notification every negotiation change sends.
+//! API keys in their own table, and the feeds that LISTEN for the
+//! notifications every negotiation change and every key change send.
 
 use async_trait::async_trait;
 use tokio_postgres::{AsyncMessage, Client, Connection};
 
 use index_negotiation_store::sql_rows::{StoredKey, stored_key};
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyHash, Revocation, StoreError, UnixTime,
+    ApiKeyRecord, ApiKeyStore, ChangeFeed, KeyChanges, KeyHash, Revocation, StoreError, UnixTime,
 };
 
 use crate::error::pg_error;
 use crate::{Connector, PostgresStore};
 
 /// The channel the `negotiations_changed` trigger notifies.
-const CHANNEL: &str = "index_negotiation_changed";
+pub(crate) const CHANNEL: &str = "index_negotiation_changed";
+
+/// The channel the `api_keys_changed` trigger notifies.
+const KEYS_CHANNEL: &str = "index_keys_changed";
 
 const SELECT: &str = "SELECT id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at \
                       FROM api_keys";
@@ -104,6 +107,12 @@ impl ApiKeyStore for PostgresStore {
             .map_err(pg_error)?;
         Ok(Revocation::unchanged(exists))
     }
+    /// A feed on a connection of its own that LISTENs for the notification
+    /// every key change sends.
+    async fn key_changes(&self) -> Result<KeyChanges, StoreError> {
+        self.listen(KEYS_CHANNEL).await.map(KeyChanges::Feed)
+    }
+
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
         let client = self.client().await?;
         let replaced = UnixTime::latest_use_replaced_at(at).map(UnixTime::to_stored);
@@ -120,10 +129,10 @@ impl ApiKeyStore for PostgresStore {
 }
 
 impl PostgresStore {
-    /// A connection of its own, outside the pool, that LISTENs on the
-    /// change channel and wakes the feed on every notification. The task
-    /// ends, closing the feed, when the feed is dropped or the server goes.
-    pub(crate) async fn listen(&self) -> Result<ChangeFeed, StoreError> {
+    /// A connection of its own, outside the pool, that LISTENs on
+    /// `channel` and wakes the feed on every notification. The task ends,
+    /// closing the feed, when the feed is dropped or the server goes.
+    pub(crate) async fn listen(&self, channel: &'static str) -> Result<ChangeFeed, StoreError> {
         match &self.connector {
             Connector::Plain => {
                 let (client, connection) = self
@@ -131,13 +140,13 @@ impl PostgresStore {
                     .connect(tokio_postgres::NoTls)
                     .await
                     .map_err(pg_error)?;
-                forward(client, connection).await
+                forward(client, connection, channel).await
             }
             #[cfg(feature = "tls")]
             Connector::Tls(tls) => {
                 let (client, connection) =
                     self.config.connect(tls.clone()).await.map_err(pg_error)?;
-                forward(client, connection).await
+                forward(client, connection, channel).await
             }
         }
     }
@@ -148,6 +157,7 @@ impl PostgresStore {
 async fn forward<S, T>(
     client: Client,
     mut connection: Connection<S, T>,
+    channel: &'static str,
 ) -> Result<ChangeFeed, StoreError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -157,7 +167,7 @@ where
     let (ready, listening) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         // The client lives in this task: dropping it would end the connection.
-        let statement = format!("LISTEN {CHANNEL}");
+        let statement = format!("LISTEN {channel}");
         let listen = client.batch_execute(&statement);
         tokio::pin!(listen);
         let mut ready = Some(ready);

@@ -559,6 +559,6 @@ impl NegotiationStore for PostgresStore {
     /// sends in every transaction that changes a negotiation, from any
     /// host on the database.
     async fn change_feed(&self) -> Result<Option<ChangeFeed>, StoreError> {
-        self.listen().await.map(Some)
+        self.listen(crate::keys::CHANNEL).await.map(Some)
     }
 }

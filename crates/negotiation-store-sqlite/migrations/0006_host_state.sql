@@ -28,3 +28,24 @@ CREATE TABLE host_tasks (
 );
 CREATE INDEX host_tasks_by_owner ON host_tasks (owner);
 CREATE INDEX host_tasks_by_forget_at ON host_tasks (forget_at);
+
+-- A number every key change bumps in the change's own transaction, so a
+-- host may keep the keys it looked up while the number stands: reading it
+-- is much cheaper than reading a key. A key's recorded use is no change.
+CREATE TABLE keys_version (
+    version INTEGER NOT NULL
+);
+INSERT INTO keys_version (version) VALUES (0);
+CREATE TRIGGER api_keys_inserted AFTER INSERT ON api_keys
+BEGIN
+    UPDATE keys_version SET version = version + 1;
+END;
+CREATE TRIGGER api_keys_changed
+    AFTER UPDATE OF hash, user_id, scope, revoked, expires_at ON api_keys
+BEGIN
+    UPDATE keys_version SET version = version + 1;
+END;
+CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys
+BEGIN
+    UPDATE keys_version SET version = version + 1;
+END;

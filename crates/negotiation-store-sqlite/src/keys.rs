@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use index_negotiation_store::sql_rows::{StoredKey, stored_key};
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, KeyHash, Revocation, StoreError, UnixTime,
+    ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, Revocation, StoreError, UnixTime,
 };
 
 use crate::SqliteStore;
@@ -121,6 +121,29 @@ impl ApiKeyStore for SqliteStore {
                 Ok(Revocation::unchanged(exists))
             })
             .await
+    }
+
+    async fn key_changes(&self) -> Result<KeyChanges, StoreError> {
+        Ok(KeyChanges::Version)
+    }
+
+    /// Read right here when it can be, as a key is (see `Pool::quick`):
+    /// a host reads it on every request it answers from its kept keys.
+    async fn keys_version(&self) -> Result<u64, StoreError> {
+        let read = |conn: &Connection| {
+            conn.prepare_cached("SELECT version FROM keys_version")
+                .and_then(|mut read| read.query_row([], |row| row.get::<_, i64>(0)))
+        };
+        let version = match self.pool.quick(read) {
+            Some(version) => version,
+            None => {
+                self.pool
+                    .run(move |conn| read(conn).map_err(sql_error))
+                    .await?
+            }
+        };
+        u64::try_from(version)
+            .map_err(|_| StoreError::Corrupt(format!("a keys version of {version}")))
     }
 
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {

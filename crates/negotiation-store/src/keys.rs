@@ -250,6 +250,24 @@ impl Revocation {
     }
 }
 
+/// How a host can learn that any process changed a key (made, revoked,
+/// or changed one's user, scope or expiry), so that it may keep the keys
+/// it looked up instead of reading each request's key again.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum KeyChanges {
+    /// There is no such signal: every request's key is looked up.
+    Unsignalled,
+    /// A number any key change bumps, in the change's own transaction
+    /// ([`ApiKeyStore::keys_version`]): much cheaper to read than a key, and
+    /// a kept key holds while the number is the one it was kept under.
+    Version,
+    /// A feed that wakes on every key change, by any process, once it is
+    /// committed; a feed that closes means the backend stopped watching,
+    /// and the keys kept must be dropped.
+    Feed(crate::ChangeFeed),
+}
+
 /// Where a host keeps its API keys. Every backend of
 /// [`NegotiationStore`](crate::NegotiationStore) implements it, in a table
 /// of its own.
@@ -276,6 +294,18 @@ pub trait ApiKeyStore: Send + Sync {
     /// `at` (or later): a busy key is written once a minute, and a
     /// recorded use never moves back.
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError>;
+
+    /// How this store tells a host that keys changed; by default it does
+    /// not, and a host looks every key up.
+    async fn key_changes(&self) -> Result<KeyChanges, StoreError> {
+        Ok(KeyChanges::Unsignalled)
+    }
+
+    /// The number every key change bumps, where [`key_changes`](Self::key_changes)
+    /// is [`KeyChanges::Version`]; 0 elsewhere.
+    async fn keys_version(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
 }
 
 macro_rules! forward_keys {
@@ -296,6 +326,12 @@ macro_rules! forward_keys {
             }
             async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
                 (**self).record_api_key_use(id, at).await
+            }
+            async fn key_changes(&self) -> Result<KeyChanges, StoreError> {
+                (**self).key_changes().await
+            }
+            async fn keys_version(&self) -> Result<u64, StoreError> {
+                (**self).keys_version().await
             }
         }
     )*};

@@ -72,8 +72,8 @@ pub use index_negotiation::{
     IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid,
 };
 pub use keys::{
-    ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyHash, KeyScope, KeyState, Revocation,
-    UnixTime,
+    ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyChanges, KeyHash, KeyScope, KeyState,
+    Revocation, UnixTime,
 };
 pub use memory::MemoryStore;
 pub use model::{

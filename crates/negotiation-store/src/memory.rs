@@ -15,7 +15,7 @@ use index_negotiation::{
 
 use crate::error::StoreError;
 use crate::host_state::{HostStateStore, Room, SigningKey, TaskRecord};
-use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyHash, Revocation, UnixTime};
+use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, Revocation, UnixTime};
 use crate::model::{
     CloseReason, Committed, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
     OpenNegotiation, RecordStatus, Seat,
@@ -40,6 +40,8 @@ struct Inner {
     clock: AtomicU64,
     negotiations: RwLock<Negotiations>,
     keys: Mutex<Vec<ApiKeyRecord>>,
+    /// Bumped by every key made or revoked (see [`KeyChanges::Version`]).
+    keys_version: AtomicU64,
     shared: Mutex<Shared>,
 }
 
@@ -466,6 +468,7 @@ impl ApiKeyStore for MemoryStore {
             return Ok(false);
         }
         keys.push(key.clone());
+        self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
         Ok(true)
     }
 
@@ -485,6 +488,7 @@ impl ApiKeyStore for MemoryStore {
             Some(key) if key.revoked => Revocation::AlreadyRevoked,
             Some(key) => {
                 key.revoked = true;
+                self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
                 Revocation::Revoked
             }
         })
@@ -499,6 +503,14 @@ impl ApiKeyStore for MemoryStore {
             key.last_used_at = Some(at);
         }
         Ok(())
+    }
+
+    async fn key_changes(&self) -> Result<KeyChanges, StoreError> {
+        Ok(KeyChanges::Version)
+    }
+
+    async fn keys_version(&self) -> Result<u64, StoreError> {
+        Ok(self.inner.keys_version.load(Ordering::SeqCst))
     }
 }
 

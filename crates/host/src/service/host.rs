@@ -9,9 +9,9 @@ use std::time::Duration;
 use index_negotiation::is_visible_to;
 use index_negotiation::{Decision, NegotiationMessage, NegotiationTurn, SeatStanding};
 use index_negotiation_store::{
-    CloseReason, Committed, DeliveryReport, HostStore, KeyScope, ListFilter, NegotiationPage,
-    NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation, OpportunityId,
-    QuestionLoopSettings, SeatView, StateFilter, UserId,
+    ApiKeyStore, CloseReason, Committed, DeliveryReport, HostStore, KeyScope, ListFilter,
+    NegotiationPage, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
+    OpportunityId, QuestionLoopSettings, SeatView, StateFilter, UserId,
 };
 use index_stall_gap::{ParkError, ParkRequest, Parked, park_negotiation};
 
@@ -116,6 +116,8 @@ struct Inner {
     metrics: crate::service::metrics::Metrics,
     /// The store's signing keys, as this host last read them.
     signer: crate::service::signing::Signer,
+    /// The API keys this host looked up, until any process changes one.
+    keys: Arc<crate::service::key_cache::KeyCache>,
 }
 
 impl std::fmt::Debug for Host {
@@ -165,6 +167,11 @@ impl Host {
         settings: HostSettings,
     ) -> Result<Self, HostError> {
         let feed = store.change_feed().await?;
+        let (keys, key_feed) = crate::service::key_cache::KeyCache::new(store.key_changes().await?);
+        let keys = Arc::new(keys);
+        if let Some(key_feed) = key_feed {
+            crate::service::key_cache::KeyCache::watch(Arc::downgrade(&keys), key_feed);
+        }
         let (changes, _) = tokio::sync::watch::channel(0);
         let host = Host {
             inner: Arc::new(Inner {
@@ -179,6 +186,7 @@ impl Host {
                 )),
                 metrics: crate::service::metrics::Metrics::default(),
                 signer: crate::service::signing::Signer::default(),
+                keys,
             }),
         };
         if let Some(mut feed) = feed {
@@ -197,6 +205,11 @@ impl Host {
     /// (MCP's tasks).
     pub(crate) fn store(&self) -> &Arc<dyn HostStore> {
         self.inner.negotiations.store()
+    }
+
+    /// The store's API keys, through the keys this host keeps.
+    fn keys(&self) -> crate::service::key_cache::Cached<'_> {
+        self.inner.keys.over(self.store().as_ref())
     }
 
     /// `payload`, signed so that any host of the store can check it (see
@@ -262,7 +275,7 @@ impl Host {
     /// [`HostError::Unauthorized`] for anything but a valid, unrevoked key,
     /// [`HostError::KeyExpired`] for one whose time is up.
     pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, HostError> {
-        authenticate(self.store().as_ref(), token).await
+        authenticate(&self.keys(), token).await
     }
 
     /// Signs a browser in with a person's key or a login link: its session
@@ -272,7 +285,7 @@ impl Host {
     ///
     /// As [`crate::service::keys::sign_in`].
     pub async fn sign_in(&self, secret: &str) -> Result<NewKey, HostError> {
-        crate::service::keys::sign_in(self.store().as_ref(), secret).await
+        crate::service::keys::sign_in(&self.keys(), secret).await
     }
 
     /// Ends the browser session `caller` is, on every process of the store.
@@ -281,7 +294,7 @@ impl Host {
     ///
     /// [`HostError::Store`] when the store fails.
     pub async fn sign_out(&self, caller: &Caller) -> Result<(), HostError> {
-        self.store().revoke_api_key(&caller.key_id).await?;
+        self.keys().revoke_api_key(&caller.key_id).await?;
         Ok(())
     }
 
