@@ -28,148 +28,11 @@ mod stall;
 mod support;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use balancer::Balanced;
-
-/// What the tests' current clients declare: forms, and tasks besides.
-const FORMS: &str = r#"{"elicitation": {"form": {}}}"#;
-const FORMS_AND_TASKS: &str =
-    r#"{"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}}"#;
-
-/// A client of the balancer.
-struct Client {
-    http: reqwest::Client,
-    base: String,
-}
-
-impl Client {
-    fn of(balanced: &Balanced) -> Client {
-        Client {
-            http: reqwest::Client::new(),
-            base: balanced.base(),
-        }
-    }
-
-    /// A REST request with a bearer key: its status and JSON body.
-    async fn rest(&self, method: &str, path: &str, key: &str, body: Option<Value>) -> (u16, Value) {
-        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-        let mut request = self
-            .http
-            .request(method, format!("{}{path}", self.base))
-            .bearer_auth(key);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        (status, response.json().await.unwrap_or(Value::Null))
-    }
-
-    /// One MCP request as a client of the current protocol sends it: no
-    /// session, its version and `capabilities` in the request. The status
-    /// and the JSON-RPC answer (`null` when there is none).
-    async fn mcp(
-        &self,
-        key: &str,
-        method: &str,
-        mut params: Value,
-        capabilities: &str,
-    ) -> (u16, Value) {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "balanced", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": serde_json::from_str::<Value>(capabilities).unwrap(),
-        });
-        let mut request = self
-            .http
-            .post(format!("{}/mcp", self.base))
-            .bearer_auth(key)
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", method);
-        if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
-            request = request.header("mcp-name", name);
-        }
-        let response = request
-            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        let text = response.text().await.unwrap();
-        let answer = serde_json::from_str(&text).ok().or_else(|| {
-            text.lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-                .find(|message| message.get("id").is_some())
-        });
-        (status, answer.unwrap_or(Value::Null))
-    }
-
-    /// A `tools/call` of the current protocol, with `extra` in its params.
-    async fn call(
-        &self,
-        key: &str,
-        tool: &str,
-        arguments: Value,
-        extra: Value,
-        capabilities: &str,
-    ) -> Value {
-        let mut params = json!({"name": tool, "arguments": arguments});
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        let (status, answer) = self.mcp(key, "tools/call", params, capabilities).await;
-        assert_eq!(status, 200, "{answer}");
-        answer
-    }
-
-    /// A `tasks/*` request about `task`, with `extra` in its params.
-    async fn on_task(&self, key: &str, method: &str, task: &str, extra: Value) -> Value {
-        let mut params = json!({"taskId": task});
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        self.mcp(key, method, params, FORMS_AND_TASKS).await.1
-    }
-
-    /// Polls `task` (each poll on the next host) until its status is
-    /// `status`, for at most `within`; the task then.
-    async fn until(&self, key: &str, task: &str, status: &str, within: Duration) -> Value {
-        let started = Instant::now();
-        loop {
-            let read = self.on_task(key, "tasks/get", task, json!({})).await;
-            assert!(read.get("error").is_none(), "{read}");
-            if read["result"]["status"] == status {
-                return read["result"].clone();
-            }
-            assert!(
-                started.elapsed() < within,
-                "task {task} never became {status}: {read}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    /// The negotiation as `key`'s seat sees it.
-    async fn view(&self, key: &str, id: &str) -> Value {
-        let (status, view) = self
-            .rest(
-                "GET",
-                &format!("/opportunities/{id}/negotiation"),
-                key,
-                None,
-            )
-            .await;
-        assert_eq!(status, 200, "{view}");
-        view
-    }
-}
+use balancer::{Balanced, Client, FORMS, FORMS_AND_TASKS};
 
 /// A new key for `user` in `db`: the key, and its id.
 fn key_and_id(dir: &Path, db: &str, user: &str) -> (String, String) {
@@ -271,7 +134,7 @@ async fn hosts_behind_nginx_answer_every_request(dir: &Path, db: &str, count: us
     let cy = parked(dir, db, retried, "cy");
     let (dana, sam) = (key(dir, db, "dana"), key(dir, db, "sam"));
     let balanced = Balanced::start(dir, db, count, &[]);
-    let client = Client::of(&balanced);
+    let client = Client::new(balanced.base());
 
     // Round-robin: 3 × count reads, 3 on each host.
     let before = answered(&balanced);
@@ -455,7 +318,7 @@ async fn a_host_killed_mid_task_or_mid_retry_loses_nothing(dir: &Path, db: &str,
     let eve = parked(dir, db, in_retry, "eve");
 
     let mut balanced = Balanced::start(dir, db, count, &[]);
-    let client = Client::of(&balanced);
+    let client = Client::new(balanced.base());
     let wait = json!({"opportunityId": in_task, "wait": 30});
     let started = client
         .call(&dee, "get_negotiation", wait, json!({}), FORMS_AND_TASKS)
@@ -496,7 +359,7 @@ async fn a_host_killed_mid_task_or_mid_retry_loses_nothing(dir: &Path, db: &str,
     drop(balanced);
 
     let mut balanced = Balanced::start(dir, db, count, &[]);
-    let client = Client::of(&balanced);
+    let client = Client::new(balanced.base());
     let wait = json!({"opportunityId": in_retry, "wait": 1});
     let before = answered(&balanced);
     let asked = client

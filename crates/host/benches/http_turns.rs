@@ -23,6 +23,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The allocator `index serve` runs with (crates/cli/src/main.rs), so the
+/// host is measured as it is shipped; the bare store beside it uses the
+/// same.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use index_host::{Host, serve};
 use index_negotiation_store::conformance::drive_commits_in_parallel;
 use index_negotiation_store::{HostStore, KeyScope, OpportunityId};

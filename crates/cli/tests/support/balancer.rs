@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use serde_json::{Value, json};
+
 use crate::serve::Host;
 
 /// The nginx configuration docs/deploy.md gives (docs/deploy/index-nginx.conf)
@@ -174,5 +176,149 @@ impl Drop for Balanced {
     fn drop(&mut self) {
         let _ = self.nginx.kill();
         let _ = self.nginx.wait();
+    }
+}
+
+/// What the tests' current clients declare: forms, and tasks besides.
+pub const FORMS: &str = r#"{"elicitation": {"form": {}}}"#;
+pub const FORMS_AND_TASKS: &str =
+    r#"{"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}}"#;
+
+/// A client of the balancer (or of one host).
+pub struct Client {
+    pub http: reqwest::Client,
+    pub base: String,
+}
+
+impl Client {
+    /// A client of `base` (`http://host:port`).
+    pub fn new(base: String) -> Client {
+        Client {
+            http: reqwest::Client::new(),
+            base,
+        }
+    }
+
+    /// A REST request with a bearer key: its status and JSON body.
+    pub async fn rest(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// One MCP request as a client of the current protocol sends it: no
+    /// session, its version and `capabilities` in the request. The status
+    /// and the JSON-RPC answer (`null` when there is none).
+    pub async fn mcp(
+        &self,
+        key: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: &str,
+    ) -> (u16, Value) {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "balanced", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": serde_json::from_str::<Value>(capabilities).unwrap(),
+        });
+        let mut request = self
+            .http
+            .post(format!("{}/mcp", self.base))
+            .bearer_auth(key)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
+            request = request.header("mcp-name", name);
+        }
+        let response = request
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap();
+        let answer = serde_json::from_str(&text).ok().or_else(|| {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+                .find(|message| message.get("id").is_some())
+        });
+        (status, answer.unwrap_or(Value::Null))
+    }
+
+    /// A `tools/call` of the current protocol, with `extra` in its params.
+    pub async fn call(
+        &self,
+        key: &str,
+        tool: &str,
+        arguments: Value,
+        extra: Value,
+        capabilities: &str,
+    ) -> Value {
+        let mut params = json!({"name": tool, "arguments": arguments});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let (status, answer) = self.mcp(key, "tools/call", params, capabilities).await;
+        assert_eq!(status, 200, "{answer}");
+        answer
+    }
+
+    /// A `tasks/*` request about `task`, with `extra` in its params.
+    pub async fn on_task(&self, key: &str, method: &str, task: &str, extra: Value) -> Value {
+        let mut params = json!({"taskId": task});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        self.mcp(key, method, params, FORMS_AND_TASKS).await.1
+    }
+
+    /// Polls `task` (each poll on the next host) until its status is
+    /// `status`, for at most `within`; the task then.
+    pub async fn until(&self, key: &str, task: &str, status: &str, within: Duration) -> Value {
+        let started = Instant::now();
+        loop {
+            let read = self.on_task(key, "tasks/get", task, json!({})).await;
+            assert!(read.get("error").is_none(), "{read}");
+            if read["result"]["status"] == status {
+                return read["result"].clone();
+            }
+            assert!(
+                started.elapsed() < within,
+                "task {task} never became {status}: {read}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The negotiation as `key`'s seat sees it.
+    pub async fn view(&self, key: &str, id: &str) -> Value {
+        let (status, view) = self
+            .rest(
+                "GET",
+                &format!("/opportunities/{id}/negotiation"),
+                key,
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{view}");
+        view
     }
 }

@@ -2,6 +2,9 @@
 //! or stalled (the first round played to the turn limit without
 //! agreement, ready to park).
 
+// Each test binary uses its own part of this.
+#![allow(dead_code)]
+
 use std::path::Path;
 
 use crate::support;

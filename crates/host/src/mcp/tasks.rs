@@ -478,26 +478,31 @@ impl Tasks {
 }
 
 /// Renews the lease of the task `id` while it runs here, and returns when
-/// it ended another way (cancelled, or failed by another host) or is gone.
+/// it ended another way (cancelled, or failed by another host) or is gone:
+/// one read each look, and a write only when the lease needs renewing.
 async fn vouch(store: &dyn HostStore, id: &str, waker: &Notify) {
     loop {
         tokio::select! {
             () = waker.notified() => {}
             () = tokio::time::sleep(LOOK_EVERY) => {}
         }
-        let renewal = UnixTime::now().after(RENEW_WITHIN);
-        let looked = change(store, id, |record, body| {
-            if body.state.ended() || record.lease_until > renewal {
-                return false;
+        let renew_by = UnixTime::now().after(RENEW_WITHIN);
+        match read(store, id).await {
+            Ok(None) => return,
+            Ok(Some(read)) if read.body.state.ended() => return,
+            Ok(Some(read)) if read.record.lease_until <= renew_by => {
+                // A change racing this one is retried from a fresh read;
+                // a failure is tried again at the next look.
+                let _ = change(store, id, |record, body| {
+                    if body.state.ended() {
+                        return false;
+                    }
+                    record.lease_until = UnixTime::now().after(LEASE);
+                    true
+                })
+                .await;
             }
-            record.lease_until = UnixTime::now().after(LEASE);
-            true
-        })
-        .await;
-        match (looked, read(store, id).await) {
-            (_, Ok(None)) => return,
-            (_, Ok(Some(read))) if read.body.state.ended() => return,
-            _ => {}
+            Ok(Some(_)) | Err(_) => {}
         }
     }
 }

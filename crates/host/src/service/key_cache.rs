@@ -14,7 +14,7 @@
 //! each with the state it had, so an expired key is refused by the clock;
 //! and a lookup that began before a change is never kept after it.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -29,7 +29,7 @@ const MOST_KEPT: usize = 10_000;
 
 /// A host's kept keys.
 pub(crate) struct KeyCache {
-    kept: Mutex<HashMap<KeyHash, ApiKeyRecord>>,
+    kept: Mutex<BTreeMap<KeyHash, ApiKeyRecord>>,
     /// Bumped by every drop: a lookup kept only if none came between.
     drops: AtomicU64,
     how: How,
@@ -61,7 +61,7 @@ impl KeyCache {
             _ => (How::Off, None),
         };
         let cache = KeyCache {
-            kept: Mutex::new(HashMap::new()),
+            kept: Mutex::new(BTreeMap::new()),
             drops: AtomicU64::new(0),
             how,
         };
@@ -212,7 +212,10 @@ mod tests {
     /// version), so a kept copy still has none.
     async fn kept(cache: &KeyCache, store: &MemoryStore, hash: &KeyHash) -> bool {
         let id = store.find_api_key(hash).await.unwrap().unwrap().id;
-        store.record_api_key_use(&id, UnixTime::now()).await.unwrap();
+        store
+            .record_api_key_use(&id, UnixTime::now())
+            .await
+            .unwrap();
         let found = cache.over(store).find_api_key(hash).await.unwrap().unwrap();
         found.last_used_at.is_none()
     }
@@ -223,17 +226,43 @@ mod tests {
         store.insert_api_key(&record(1)).await.unwrap();
         let (cache, feed) = KeyCache::new(store.key_changes().await.unwrap());
         assert!(feed.is_none());
-        assert!(cache.over(&store).find_api_key(&KeyHash([1; 32])).await.unwrap().is_some());
-        assert!(kept(&cache, &store, &KeyHash([1; 32])).await, "answered from the kept keys");
+        assert!(
+            cache
+                .over(&store)
+                .find_api_key(&KeyHash([1; 32]))
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            kept(&cache, &store, &KeyHash([1; 32])).await,
+            "answered from the kept keys"
+        );
         // Revoked by another process (straight on the store): the next
         // lookup sees it.
         store.revoke_api_key("key-1").await.unwrap();
-        let found = cache.over(&store).find_api_key(&KeyHash([1; 32])).await.unwrap();
+        let found = cache
+            .over(&store)
+            .find_api_key(&KeyHash([1; 32]))
+            .await
+            .unwrap();
         assert!(found.unwrap().revoked);
-        assert_eq!(cache.over(&store).find_api_key(&KeyHash([9; 32])).await.unwrap(), None);
+        assert_eq!(
+            cache
+                .over(&store)
+                .find_api_key(&KeyHash([9; 32]))
+                .await
+                .unwrap(),
+            None
+        );
         store.insert_api_key(&record(9)).await.unwrap();
         assert!(
-            cache.over(&store).find_api_key(&KeyHash([9; 32])).await.unwrap().is_some(),
+            cache
+                .over(&store)
+                .find_api_key(&KeyHash([9; 32]))
+                .await
+                .unwrap()
+                .is_some(),
             "a miss is never kept"
         );
     }
@@ -251,11 +280,17 @@ mod tests {
         assert!(kept(&cache, &store, &hash).await);
         tell.send(()).await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        assert!(!kept(&cache, &store, &hash).await, "dropped on the feed's word");
+        assert!(
+            !kept(&cache, &store, &hash).await,
+            "dropped on the feed's word"
+        );
         cache.over(&store).find_api_key(&hash).await.unwrap();
         drop(tell);
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        assert!(!kept(&cache, &store, &hash).await, "a closed feed keeps nothing");
+        assert!(
+            !kept(&cache, &store, &hash).await,
+            "a closed feed keeps nothing"
+        );
         assert!(!kept(&cache, &store, &hash).await);
     }
 
@@ -269,6 +304,14 @@ mod tests {
         let hash = KeyHash([1; 32]);
         cache.over(&store).find_api_key(&hash).await.unwrap();
         cache.over(&store).revoke_api_key("key-1").await.unwrap();
-        assert!(cache.over(&store).find_api_key(&hash).await.unwrap().unwrap().revoked);
+        assert!(
+            cache
+                .over(&store)
+                .find_api_key(&hash)
+                .await
+                .unwrap()
+                .unwrap()
+                .revoked
+        );
     }
 }

@@ -31,7 +31,7 @@ const KEYS_KEPT: Duration = Duration::from_secs(60);
 const UNKNOWN_KEY_REREAD: Duration = Duration::from_millis(250);
 
 /// The shortest overlap a rotation may give the keys it retires: every
-/// host reads the new key within [`KEYS_KEPT`], so until then tokens
+/// host reads the new key within a minute, so until then tokens
 /// signed with the old one keep coming.
 pub const LEAST_ROTATION_OVERLAP: Duration = Duration::from_secs(2 * 60);
 

@@ -36,11 +36,11 @@ pub async fn signing_keys_are_shared_and_rotate_with_an_overlap<S: HostStateStor
     let first = signing_key(1, NOW);
     assert_eq!(
         store.signing_keys(&first, NOW).await.unwrap(),
-        [first.clone()]
+        vec![first.clone()]
     );
     assert_eq!(
         store.signing_keys(&signing_key(2, NOW), NOW).await.unwrap(),
-        [first.clone()],
+        vec![first.clone()],
         "a second host reads the first host's key"
     );
 
@@ -66,7 +66,7 @@ pub async fn signing_keys_are_shared_and_rotate_with_an_overlap<S: HostStateStor
             .signing_keys(&signing_key(5, overlap_ends), overlap_ends)
             .await
             .unwrap(),
-        [second.clone()],
+        vec![second.clone()],
         "retired keys are not handed out"
     );
 
