@@ -36,22 +36,9 @@ use balancer::{Balanced, Client, FORMS, FORMS_AND_TASKS};
 
 /// A new key for `user` in `db`: the key, and its id.
 fn key_and_id(dir: &Path, db: &str, user: &str) -> (String, String) {
-    let out = support::index(
-        dir,
-        &["--json", "keys", "create", "--user", user, "--db", db],
-        None,
-        &[],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let made: Value = serde_json::from_slice(&out.stdout).unwrap();
-    (
-        made["key"].as_str().unwrap().to_owned(),
-        made["id"].as_str().unwrap().to_owned(),
-    )
+    let made = support::index_json(dir, db, &["keys", "create", "--user", user]);
+    let field = |name: &str| made[name].as_str().unwrap().to_owned();
+    (field("key"), field("id"))
 }
 
 /// A new key for `user` in `db`.
@@ -84,20 +71,9 @@ fn parked(dir: &Path, db: &str, id: &str, person: &str) -> String {
     key(dir, db, person)
 }
 
-/// How many of the negotiation's messages are dana's answer `answer`.
+/// How many of the negotiation's messages are the answer `answer`.
 fn answers_on_record(dir: &Path, db: &str, id: &str, answer: &str) -> usize {
-    let out = support::index(
-        dir,
-        &["--json", "negotiation", "messages", id, "--db", db],
-        None,
-        &[],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let messages: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let messages = support::index_json(dir, db, &["negotiation", "messages", id]);
     messages
         .as_array()
         .unwrap()

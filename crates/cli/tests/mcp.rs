@@ -373,7 +373,12 @@ fn python_through_a_balancer(dir: &Path, db: &str, count: usize, kills: usize) {
     );
     let mut expected = vec![
         "ok: dana's wait runs as a task",
-        "ok: the task, polled on every host, ends on sam's move",
+        "ok: the task ends on sam's move",
+        "ok: the question reaches dana through her task",
+        "ok: the park runs as a task that asks once, keyed by its question",
+        "ok: the task ends with the answer delivered",
+        "ok: the second resumes with dana to move, the answer on record",
+        "ok: sam cannot read dana's task",
         "ok: dana's answer is on record once",
         "ok: ivy's answer is on record once",
     ];

@@ -5,9 +5,10 @@ than the call before it. Run by crates/cli/tests/mcp.rs, which stalls the
 negotiations, serves a model, and starts the hosts and the balancer first;
 exits non-zero on any failure.
 
-- dana's wait runs as a task (each `tasks/get` on the next host) and ends
-  on sam's move; her park runs as a task that asks her through itself, and
-  her answer, sent by `tasks/update` to whichever host, is delivered once;
+- mcp_tasks.py's agents: dana's wait runs as a task (each `tasks/get` on
+  the next host) and ends on sam's move; her park runs as a task that asks
+  her through itself, and her answer, sent by `tasks/update` to whichever
+  host, is delivered once; sam cannot read her task on any host;
 - ivy's park asks through `input_required`, and the SDK's retry, on another
   host, delivers her answer;
 - with `--kills 1` or more: jay's park asks through `input_required`, the
@@ -32,7 +33,7 @@ import httpx2
 from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp_support import check, key_of, run
-from mcp_tasks import Tasks, client, get_task
+from mcp_tasks import Tasks, agents, client, get_task
 
 
 def arguments():
@@ -89,22 +90,8 @@ async def main():
     kills = int(args.kills)
     keys = {user: key_of(args.index, args.db, user) for user in ("dana", "sam", "ivy", "jay", "kim")}
 
-    async def answer_dana(params):
-        return types.ElicitResult(action="accept", content={"answer": "1"})
-
-    dana_tasks = Tasks(answer_dana)
-    dana_http, dana = client(url, keys["dana"], [dana_tasks])
-    sam_http, sam = client(url, keys["sam"], [Tasks()])
-    async with dana_http, sam_http, dana, sam:
-        waiting = asyncio.create_task(dana.call_tool("get_negotiation", {"opportunityId": first, "wait": 40}))
-        await asyncio.sleep(1.5)
-        check(not waiting.done() and len(dana_tasks.started) == 1, "dana's wait runs as a task")
-        resumed = await sam.call_tool("resume_negotiation", {"opportunityId": first})
-        check(not resumed.is_error, f"sam resumes it on another host: {resumed.content}")
-        seen = await asyncio.wait_for(waiting, 30)
-        check(seen.structured_content["negotiation"]["awaitingUserId"] == "sam", "the task, polled on every host, ends on sam's move")
-        parked = await dana.call_tool("park_negotiation", {"opportunityId": second, "counterpartyName": "sam"})
-        check("1 negotiation(s) resumed" in parked.content[1].text, f"dana's park task asks her and delivers her answer: {parked.content[1].text}")
+    # Every poll, update and call of mcp_tasks.py's agents, each on the next host.
+    await agents(url, keys["dana"], keys["sam"], first, second)
     check(answers_on_record(args.index, args.db, second, "1% to 3%") == 1, "dana's answer is on record once")
 
     asked = []

@@ -122,7 +122,9 @@ def client(url, key, extensions=()):
     return http, Client(streamable_http_client(url, http_client=http), mode="2026-07-28", extensions=list(extensions), **elicit)
 
 
-async def agents(url, dana_key, sam_key):
+async def agents(url, dana_key, sam_key, first=FIRST, second=SECOND):
+    """dana's wait and park as tasks on `first` and `second`, sam beside
+    her: every check of this script but the log's."""
     async def answer(params):
         check("How much equity could you offer?" in params["message"], "the question reaches dana through her task")
         return types.ElicitResult(action="accept", content={"answer": "1"})
@@ -133,18 +135,18 @@ async def agents(url, dana_key, sam_key):
     async with dana_http, sam_http, dana, sam:
         for agent in (dana, sam):
             await agent.list_tools()  # as agents do first
-        waiting = asyncio.create_task(dana.call_tool("get_negotiation", {"opportunityId": FIRST, "wait": 40}))
+        waiting = asyncio.create_task(dana.call_tool("get_negotiation", {"opportunityId": first, "wait": 40}))
         await asyncio.sleep(1.5)
         check(not waiting.done() and len(dana_tasks.started) == 1, "dana's wait runs as a task")
-        resumed = await sam.call_tool("resume_negotiation", {"opportunityId": FIRST})
+        resumed = await sam.call_tool("resume_negotiation", {"opportunityId": first})
         check(not resumed.is_error, f"sam resumes the first: {resumed.content}")
         seen = await asyncio.wait_for(waiting, 30)
         check(seen.structured_content["negotiation"]["awaitingUserId"] == "sam", f"the task ends on sam's move: {seen.structured_content['negotiation']}")
 
-        parked = await dana.call_tool("park_negotiation", {"opportunityId": SECOND, "counterpartyName": "sam"})
-        check(len(dana_tasks.started) == 2 and [key for key, _ in dana_tasks.asked] == [f"park:{SECOND}"], "the park runs as a task that asks once, keyed by its question")
+        parked = await dana.call_tool("park_negotiation", {"opportunityId": second, "counterpartyName": "sam"})
+        check(len(dana_tasks.started) == 2 and [key for key, _ in dana_tasks.asked] == [f"park:{second}"], "the park runs as a task that asks once, keyed by its question")
         check(parked.structured_content["outcome"] == "parked" and "1 negotiation(s) resumed" in parked.content[1].text, f"the task ends with the answer delivered: {parked.content[1].text}")
-        view = (await dana.call_tool("get_negotiation", {"opportunityId": SECOND})).structured_content
+        view = (await dana.call_tool("get_negotiation", {"opportunityId": second})).structured_content
         check(view["negotiation"]["awaitingUserId"] == "dana" and view["parked"] is None and view["state"]["park"]["answer"] == "1% to 3%", "the second resumes with dana to move, the answer on record")
 
         try:

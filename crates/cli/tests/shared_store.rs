@@ -39,19 +39,10 @@ fn started() {
     STARTED.with(|started| started.set(started.get() + 1));
 }
 
-/// `index --json ARGS --db DB` in `dir`, which must succeed; its JSON.
+/// [`support::index_json`], counted.
 fn index_json(dir: &Path, db: &str, args: &[&str]) -> Value {
     started();
-    let mut full = vec!["--json"];
-    full.extend_from_slice(args);
-    full.extend_from_slice(&["--db", db]);
-    let out = support::index(dir, &full, None, &[]);
-    assert!(
-        out.status.success(),
-        "index {full:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    support::index_json(dir, db, args)
 }
 
 /// [`Host::start`], counted.

@@ -1,5 +1,8 @@
 //! Running the `index` binary from a test: the one place that spawns it.
 
+// Each test binary uses its own part of this.
+#![allow(dead_code)]
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -38,4 +41,18 @@ pub fn index(dir: &Path, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)
     }
     drop(child.stdin.take());
     child.wait_with_output().unwrap()
+}
+
+/// `index --json ARGS --db DB` in `dir`, which must succeed; its JSON.
+pub fn index_json(dir: &Path, db: &str, args: &[&str]) -> serde_json::Value {
+    let mut full = vec!["--json"];
+    full.extend_from_slice(args);
+    full.extend_from_slice(&["--db", db]);
+    let out = index(dir, &full, None, &[]);
+    assert!(
+        out.status.success(),
+        "index {full:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
