@@ -3,7 +3,8 @@
 //! host, and every host answers it alike. REST reads and turns, the
 //! inbox's `/events`, MCP tasks (started on one host, read, answered and
 //! cancelled on the others), `input_required` retries (a tampered or
-//! replayed `requestState` refused on every host) and a revoked key. Then
+//! replayed `requestState` refused on every host, one signed before a
+//! rotation of the signing key still answered) and a revoked key. Then
 //! one host is killed with SIGKILL in the middle of a task and of an
 //! `input_required` exchange: the client finishes on the others, nothing
 //! acknowledged is lost, no answer is delivered twice.
@@ -108,6 +109,8 @@ async fn hosts_behind_nginx_answer_every_request(dir: &Path, db: &str, count: us
     let ana = parked(dir, db, answered_task, "ana");
     let ben = parked(dir, db, cancelled_task, "ben");
     let cy = parked(dir, db, retried, "cy");
+    let rotated = fresh_id();
+    let di = parked(dir, db, &rotated, "di");
     let (dana, sam) = (key(dir, db, "dana"), key(dir, db, "sam"));
     let balanced = Balanced::start(dir, db, count, &[]);
     let client = Client::new(balanced.base());
@@ -266,6 +269,27 @@ async fn hosts_behind_nginx_answer_every_request(dir: &Path, db: &str, count: us
             "a spent token: {replayed}"
         );
     }
+
+    // The signing key is rotated while the hosts serve: a token signed
+    // before the rotation still answers, on whichever host the retry
+    // reaches.
+    let wait = json!({"opportunityId": rotated, "wait": 1});
+    let asked = client
+        .call(&di, "get_negotiation", wait.clone(), json!({}), FORMS)
+        .await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let rotation = support::index_json(dir, db, &["keys", "rotate-signing-key", "--overlap", "5m"]);
+    assert_eq!(rotation["overlapSeconds"], 300, "{rotation}");
+    let (form_key, choice) = first_option(&rotated);
+    let retry = json!({"inputResponses": {&form_key: choice},
+                       "requestState": asked["result"]["requestState"]});
+    let answered = client
+        .call(&di, "get_negotiation", wait, retry, FORMS)
+        .await;
+    assert!(
+        answered["result"]["structuredContent"]["parked"].is_null(),
+        "a token signed before the rotation holds: {answered}"
+    );
 
     // A revoked key stops at its next request, on every host.
     let (spare, spare_id) = key_and_id(dir, db, "dana");

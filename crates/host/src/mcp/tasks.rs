@@ -309,8 +309,13 @@ struct Asking<'a>(&'a InTask);
 
 impl Drop for Asking<'_> {
     fn drop(&mut self) {
+        // A runtime shutting down drops its work without one: the task is
+        // then its lease's to end.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
         let (store, id) = (self.0.store.clone(), self.0.id.clone());
-        tokio::spawn(async move {
+        runtime.spawn(async move {
             let _ = change(store.as_ref(), &id, |_, body| {
                 if !matches!(body.state, State::Asking { .. }) {
                     return false;
