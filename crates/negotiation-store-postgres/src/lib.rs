@@ -36,13 +36,15 @@
 //! | `schema` | migrations under an advisory lock and a version table |
 //! | `store` | each operation as one transaction, the row `FOR UPDATE` |
 //! | `rows` | PostgreSQL's rows handed to the row kit, and a listing's page in SQL |
-//! | `keys` | the API keys, and the `LISTEN` feeds of negotiation and key changes |
+//! | `keys` | the API keys |
+//! | `listen` | the `LISTEN` feeds of negotiation and key changes |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `error` | PostgreSQL's errors as the port's: `ServerError`, and which failures are worth a retry |
 
 mod error;
 mod host_state;
 mod keys;
+mod listen;
 mod rows;
 mod schema;
 mod store;

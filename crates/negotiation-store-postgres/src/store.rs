@@ -559,6 +559,8 @@ impl NegotiationStore for PostgresStore {
     /// sends in every transaction that changes a negotiation, from any
     /// host on the database.
     async fn change_feed(&self) -> Result<Option<ChangeFeed>, StoreError> {
-        self.listen(crate::keys::CHANNEL).await.map(Some)
+        self.listen(crate::listen::NEGOTIATIONS_CHANNEL)
+            .await
+            .map(Some)
     }
 }

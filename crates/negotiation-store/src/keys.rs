@@ -265,7 +265,7 @@ pub enum KeyChanges {
     /// A feed that wakes on every key change, by any process, once it is
     /// committed; a feed that closes means the backend stopped watching,
     /// and the keys kept must be dropped.
-    Feed(crate::ChangeFeed),
+    Feed(crate::feed::ChangeFeed),
 }
 
 /// Where a host keeps its API keys. Every backend of

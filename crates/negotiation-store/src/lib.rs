@@ -46,12 +46,14 @@
 //! | `host_state` | what hosts share between requests (signing keys, spent tokens, tasks) and its port |
 //! | `memory` | the in-memory backend, indexed by user |
 //! | `error` | `StoreError` and `ErrorChain` |
+//! | `feed` | `ChangeFeed`, how a backend says that negotiations or keys may have changed |
 //! | `sql_rows` | the SQL backends' shared row kit (feature `sql-rows`): a negotiation's, a turn's, a message's and a key's row read back as checked values, and a listing's page as both bind it |
 //! | `conformance` | the suite (one async function per promise, one module per family of promises, a macro) and the benchmarks' drivers |
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod error;
+mod feed;
 mod host_state;
 mod keys;
 mod memory;
@@ -65,6 +67,7 @@ mod store;
 mod view;
 
 pub use error::{ErrorChain, StoreError};
+pub use feed::ChangeFeed;
 pub use host_state::{HostStateStore, Room, SigningKey, TaskRecord};
 /// The ids, checked where they are made; they live with the rules, which
 /// take them too.
@@ -85,6 +88,6 @@ pub use question_loop::{DeliveryReport, RefOutcome, RefReport};
 pub use refusal::{Refusal, RefusalKind};
 pub use service::{Negotiations, QuestionLoopSettings};
 pub use store::{
-    AnswerDecider, ChangeFeed, HostStore, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider,
+    AnswerDecider, HostStore, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider,
 };
 pub use view::SeatView;

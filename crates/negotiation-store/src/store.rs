@@ -11,6 +11,7 @@ use index_negotiation::{
 };
 
 use crate::error::StoreError;
+use crate::feed::ChangeFeed;
 use crate::model::{
     CloseReason, Committed, ListFilter, NegotiationPage, NegotiationSummary, OpenNegotiation,
 };
@@ -38,13 +39,6 @@ pub type ParkDecider = Box<dyn FnOnce(Option<&NegotiationState>, &UserId) -> Par
 /// transaction, for the person who answers and the answer as given.
 pub type AnswerDecider =
     Box<dyn FnOnce(Option<&NegotiationState>, &UserId, &str) -> AnswerDecision + Send>;
-
-/// Wakes whenever a negotiation in the store may have changed, including
-/// by another process: each message means "look again". Messages are
-/// coalesced, so a burst of commits may wake once; a feed that closes means
-/// the backend stopped watching, and a waiter should fall back to its
-/// deadline.
-pub type ChangeFeed = tokio::sync::mpsc::Receiver<()>;
 
 /// What a host needs of one store: the negotiations, the API keys, and
 /// what hosts share between requests.
