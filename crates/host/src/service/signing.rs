@@ -149,9 +149,13 @@ pub(crate) fn new_key(now: UnixTime) -> Option<SigningKey> {
 }
 
 fn mac(key: &SigningKey, body: &str) -> Hmac<Sha256> {
-    // HMAC takes a key of any length; 32 bytes is always accepted.
-    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&key.secret)
-        .unwrap_or_else(|_| <Hmac<Sha256> as KeyInit>::new(&Default::default()));
+    // HMAC pads a key shorter than its block with zeros, so the secret in
+    // a zeroed block is the same key, given without a way to fail.
+    let mut block = hmac::digest::Key::<Hmac<Sha256>>::default();
+    for (slot, byte) in block.iter_mut().zip(key.secret) {
+        *slot = byte;
+    }
+    let mut mac = <Hmac<Sha256> as KeyInit>::new(&block);
     mac.update(body.as_bytes());
     mac
 }
@@ -196,6 +200,17 @@ mod tests {
     use index_negotiation_store::MemoryStore;
 
     use super::*;
+
+    #[test]
+    fn the_mac_is_hmac_sha256_under_the_secret_itself() {
+        let key = new_key(UnixTime(1)).unwrap();
+        let mut standard = <Hmac<Sha256> as KeyInit>::new_from_slice(&key.secret).unwrap();
+        standard.update(b"body");
+        assert_eq!(
+            mac(&key, "body").finalize().into_bytes(),
+            standard.finalize().into_bytes()
+        );
+    }
 
     #[tokio::test]
     async fn a_token_opens_on_any_host_of_the_store_and_only_unchanged() {
