@@ -327,20 +327,21 @@ fn a_python_mcp_client_waits_and_parks_through_tasks() {
         "mcp_tasks.py",
         dir.path(),
         &["--db", &db, "--model-base", &base],
-        &[
-            "ok: dana's wait runs as a task",
-            "ok: the task ends on sam's move",
-            "ok: the question reaches dana through her task",
-            "ok: the park runs as a task that asks once, keyed by its question",
-            "ok: the task ends with the answer delivered",
-            "ok: the second resumes with dana to move, the answer on record",
-            "ok: sam cannot read dana's task",
-            "ok: no key reaches the log",
-            "tasks done",
-        ],
+        &[TASK_AGENTS, &["ok: no key reaches the log", "tasks done"]].concat(),
     );
     assert_eq!(fake.request_count(), 1, "one park, one model call");
 }
+
+/// What `mcp_tasks.py`'s agents print, run alone or through a balancer.
+const TASK_AGENTS: &[&str] = &[
+    "ok: dana's wait runs as a task",
+    "ok: the task ends on sam's move",
+    "ok: the question reaches dana through her task",
+    "ok: the park runs as a task that asks once, keyed by its question",
+    "ok: the task ends with the answer delivered",
+    "ok: the second resumes with dana to move, the answer on record",
+    "ok: sam cannot read dana's task",
+];
 
 /// The official Python client through nginx in front of `count` hosts on
 /// `db` (see `mcp_balanced.py`), killing `kills` of them on the way.
@@ -371,17 +372,11 @@ fn python_through_a_balancer(dir: &Path, db: &str, count: usize, kills: usize) {
             .map(|host| host.child.id().to_string())
             .collect(),
     );
-    let mut expected = vec![
-        "ok: dana's wait runs as a task",
-        "ok: the task ends on sam's move",
-        "ok: the question reaches dana through her task",
-        "ok: the park runs as a task that asks once, keyed by its question",
-        "ok: the task ends with the answer delivered",
-        "ok: the second resumes with dana to move, the answer on record",
-        "ok: sam cannot read dana's task",
+    let mut expected = TASK_AGENTS.to_vec();
+    expected.extend([
         "ok: dana's answer is on record once",
         "ok: ivy's answer is on record once",
-    ];
+    ]);
     if kills >= 1 {
         expected.push("ok: jay's answer is on record once");
     }
