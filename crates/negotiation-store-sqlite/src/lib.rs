@@ -56,7 +56,7 @@
 //! |---|---|
 //! | `options` | `SqliteOptions`, `Synchronous`, `Access` |
 //! | `schema` | recognising our file, migrations, connections for each access |
-//! | `pool` | connections, with SQLite work off the async executor; a request's key looked up right on it, on a connection that never waits |
+//! | `pool` | connections, with SQLite work off the async executor; a request's key looked up right on it, on connections that never wait |
 //! | `writes` | this process's writes queued for one writer thread |
 //! | `store` | each operation as one `BEGIN IMMEDIATE` transaction |
 //! | `rows` | SQLite's rows handed to the row kit, and a listing's page read one seat's index at a time |

@@ -16,8 +16,10 @@ pub(crate) struct Pool {
     opener: schema::Opener,
     options: SqliteOptions,
     idle: Mutex<Vec<Connection>>,
-    /// The connection of [`Pool::quick`]: never waits on a lock.
-    quick: Mutex<Option<Connection>>,
+    /// The connections of [`Pool::quick`], which never wait on a lock:
+    /// one for each thread that may read at once, so a quick read finds
+    /// one free rather than falling back to [`Pool::run`].
+    quick: Box<[Mutex<Option<Connection>>]>,
     /// This process's writes, one at a time, so they queue here instead of
     /// colliding on SQLite's lock and sleeping in its busy handler.
     writes: Arc<Writes>,
@@ -38,6 +40,12 @@ impl std::fmt::Debug for Pool {
     }
 }
 
+/// How many quick reads may run at once. A read takes microseconds, so
+/// two collide only when two threads read in the same few microseconds;
+/// with more slots than a host's worker threads, one is almost always
+/// free.
+const QUICK_CONNECTIONS: usize = 8;
+
 impl Pool {
     /// Verifies and migrates the file, keeping the connection that did it.
     pub(crate) fn open(path: PathBuf, options: SqliteOptions) -> Result<Self, StoreError> {
@@ -47,7 +55,7 @@ impl Pool {
             opener,
             options,
             idle: Mutex::new(Vec::new()),
-            quick: Mutex::new(None),
+            quick: (0..QUICK_CONNECTIONS).map(|_| Mutex::new(None)).collect(),
             writes: Writes::start()?,
         };
         pool.configure(&conn)?;
@@ -124,7 +132,7 @@ impl Pool {
         &self,
         work: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> Option<T> {
-        let mut quick = self.quick.try_lock().ok()?;
+        let mut quick = self.quick.iter().find_map(|slot| slot.try_lock().ok())?;
         if quick.is_none() {
             let conn = self.opener.connect().ok()?;
             self.configure(&conn).ok()?;
@@ -214,5 +222,31 @@ async fn off_executor<T: Send + 'static>(
             .await
             .map_err(StoreError::backend)?,
         Err(_) => job(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(conn: &Connection) -> rusqlite::Result<i64> {
+        conn.query_row("SELECT 1", [], |row| row.get(0))
+    }
+
+    #[test]
+    fn a_quick_read_finds_a_free_connection_while_others_are_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = Pool::open(dir.path().join("quick.db"), SqliteOptions::default()).unwrap();
+        // Every slot but the last is busy with a read of its own.
+        let held: Vec<_> = pool.quick[..QUICK_CONNECTIONS - 1]
+            .iter()
+            .map(|slot| slot.lock().unwrap())
+            .collect();
+        assert_eq!(pool.quick(one), Some(1));
+        // With the last held too, it says so, and the caller falls back.
+        let last = pool.quick[QUICK_CONNECTIONS - 1].lock().unwrap();
+        assert_eq!(pool.quick(one), None);
+        drop((held, last));
+        assert_eq!(pool.quick(one), Some(1));
     }
 }
