@@ -17,7 +17,7 @@ pub(crate) struct Pool {
     options: SqliteOptions,
     idle: Mutex<Vec<Connection>>,
     /// The connections of [`Pool::quick`], which never wait on a lock:
-    /// one for each thread that may read at once, so a quick read finds
+    /// one for each core at least, so a quick read almost always finds
     /// one free rather than falling back to [`Pool::run`].
     quick: Box<[Mutex<Option<Connection>>]>,
     /// This process's writes, one at a time, so they queue here instead of
@@ -40,11 +40,13 @@ impl std::fmt::Debug for Pool {
     }
 }
 
-/// How many quick reads may run at once. A read takes microseconds, so
-/// two collide only when two threads read in the same few microseconds;
-/// with more slots than a host's worker threads, one is almost always
-/// free.
-const QUICK_CONNECTIONS: usize = 8;
+/// How many quick reads may run at once: at least eight, and one for each
+/// core. A read takes microseconds, so two collide only when two threads
+/// read in the same few microseconds, and no more threads than cores run
+/// at once; with a slot for each, one is almost always free.
+fn quick_connections() -> usize {
+    std::thread::available_parallelism().map_or(8, |cores| cores.get().max(8))
+}
 
 impl Pool {
     /// Verifies and migrates the file, keeping the connection that did it.
@@ -55,7 +57,7 @@ impl Pool {
             opener,
             options,
             idle: Mutex::new(Vec::new()),
-            quick: (0..QUICK_CONNECTIONS).map(|_| Mutex::new(None)).collect(),
+            quick: (0..quick_connections()).map(|_| Mutex::new(None)).collect(),
             writes: Writes::start()?,
         };
         pool.configure(&conn)?;
@@ -120,9 +122,9 @@ impl Pool {
     }
 
     /// Runs a short read right here, on the caller's thread, when it can
-    /// finish at once: on a connection of its own that never waits on a
-    /// lock, and only when no other quick read holds it. `None` when it
-    /// could not, or failed; the caller then reads through [`Pool::run`],
+    /// finish at once: on one of the quick connections, which never wait
+    /// on a lock, when one is free. `None` when none was, or the read
+    /// failed; the caller then reads through [`Pool::run`],
     /// which waits as long as it must and says what went wrong.
     ///
     /// A lookup of one row by an index takes microseconds, a few times less
@@ -132,7 +134,17 @@ impl Pool {
         &self,
         work: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> Option<T> {
-        let mut quick = self.quick.iter().find_map(|slot| slot.try_lock().ok())?;
+        let mut quick = self.quick.iter().find_map(|slot| match slot.try_lock() {
+            Ok(quick) => Some(quick),
+            // A read that panicked left its connection in doubt: the slot
+            // starts afresh.
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                let mut quick = poisoned.into_inner();
+                *quick = None;
+                Some(quick)
+            }
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        })?;
         if quick.is_none() {
             let conn = self.opener.connect().ok()?;
             self.configure(&conn).ok()?;
@@ -238,13 +250,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let pool = Pool::open(dir.path().join("quick.db"), SqliteOptions::default()).unwrap();
         // Every slot but the last is busy with a read of its own.
-        let held: Vec<_> = pool.quick[..QUICK_CONNECTIONS - 1]
+        let slots = pool.quick.len();
+        assert!(slots >= 8);
+        let held: Vec<_> = pool.quick[..slots - 1]
             .iter()
             .map(|slot| slot.lock().unwrap())
             .collect();
         assert_eq!(pool.quick(one), Some(1));
         // With the last held too, it says so, and the caller falls back.
-        let last = pool.quick[QUICK_CONNECTIONS - 1].lock().unwrap();
+        let last = pool.quick[slots - 1].lock().unwrap();
         assert_eq!(pool.quick(one), None);
         drop((held, last));
         assert_eq!(pool.quick(one), Some(1));

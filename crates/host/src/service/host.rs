@@ -118,6 +118,10 @@ struct Inner {
     signer: crate::service::signing::Signer,
     /// The API keys this host looked up, until any process changes one.
     keys: Arc<crate::service::key_cache::KeyCache>,
+    /// Cancels [`Inner::gone`]'s token when the last handle on the host
+    /// drops, so the tasks relaying the store's feeds end with it rather
+    /// than wait for a message a store nobody writes to never sends.
+    _gone: tokio_util::sync::DropGuard,
 }
 
 impl std::fmt::Debug for Host {
@@ -167,10 +171,15 @@ impl Host {
         settings: HostSettings,
     ) -> Result<Self, HostError> {
         let feed = store.change_feed().await?;
+        let gone = tokio_util::sync::CancellationToken::new();
         let (keys, key_feed) = crate::service::key_cache::KeyCache::new(store.key_changes().await?);
         let keys = Arc::new(keys);
         if let Some(key_feed) = key_feed {
-            crate::service::key_cache::KeyCache::watch(Arc::downgrade(&keys), key_feed);
+            crate::service::key_cache::KeyCache::watch(
+                Arc::downgrade(&keys),
+                key_feed,
+                gone.clone(),
+            );
         }
         let (changes, _) = tokio::sync::watch::channel(0);
         let host = Host {
@@ -187,12 +196,17 @@ impl Host {
                 metrics: crate::service::metrics::Metrics::default(),
                 signer: crate::service::signing::Signer::default(),
                 keys,
+                _gone: gone.clone().drop_guard(),
             }),
         };
         if let Some(mut feed) = feed {
             let weak = Arc::downgrade(&host.inner);
             tokio::spawn(async move {
-                while feed.recv().await.is_some() {
+                loop {
+                    tokio::select! {
+                        message = feed.recv() => if message.is_none() { return },
+                        () = gone.cancelled() => return,
+                    }
                     let Some(inner) = weak.upgrade() else { return };
                     inner.changes.send_modify(|generation| *generation += 1);
                 }

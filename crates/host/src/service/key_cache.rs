@@ -69,13 +69,19 @@ impl KeyCache {
     }
 
     /// Drops every kept key on each message of `feed`, and keeps none
-    /// once it closes. Holds the cache weakly: ends with the host.
+    /// once it closes. Holds the cache weakly, and ends when `gone` is
+    /// cancelled (the host dropped), so it ends with the host.
     pub(crate) fn watch(
         cache: std::sync::Weak<KeyCache>,
         mut feed: index_negotiation_store::ChangeFeed,
+        gone: tokio_util::sync::CancellationToken,
     ) {
         tokio::spawn(async move {
-            while feed.recv().await.is_some() {
+            loop {
+                tokio::select! {
+                    message = feed.recv() => if message.is_none() { break },
+                    () = gone.cancelled() => return,
+                }
                 let Some(cache) = cache.upgrade() else { return };
                 cache.drop_all();
             }
@@ -274,7 +280,11 @@ mod tests {
         let (tell, feed) = tokio::sync::mpsc::channel(1);
         let (cache, feed) = KeyCache::new(KeyChanges::Feed(feed));
         let cache = std::sync::Arc::new(cache);
-        KeyCache::watch(std::sync::Arc::downgrade(&cache), feed.unwrap());
+        KeyCache::watch(
+            std::sync::Arc::downgrade(&cache),
+            feed.unwrap(),
+            tokio_util::sync::CancellationToken::new(),
+        );
         let hash = KeyHash([1; 32]);
         cache.over(&store).find_api_key(&hash).await.unwrap();
         assert!(kept(&cache, &store, &hash).await);
@@ -292,6 +302,28 @@ mod tests {
             "a closed feed keeps nothing"
         );
         assert!(!kept(&cache, &store, &hash).await);
+    }
+
+    #[tokio::test]
+    async fn a_watch_ends_with_its_host_though_the_feed_stays_silent() {
+        let (tell, feed) = tokio::sync::mpsc::channel(1);
+        let (cache, feed) = KeyCache::new(KeyChanges::Feed(feed));
+        let cache = std::sync::Arc::new(cache);
+        let gone = tokio_util::sync::CancellationToken::new();
+        KeyCache::watch(
+            std::sync::Arc::downgrade(&cache),
+            feed.unwrap(),
+            gone.clone(),
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        assert!(
+            !tell.is_closed(),
+            "the watch holds the feed while the host lives"
+        );
+        drop(gone.drop_guard());
+        tokio::time::timeout(std::time::Duration::from_secs(5), tell.closed())
+            .await
+            .expect("the watch let go of the feed once its host was gone");
     }
 
     #[tokio::test]
