@@ -118,9 +118,8 @@ struct Inner {
     signer: crate::service::signing::Signer,
     /// The API keys this host looked up, until any process changes one.
     keys: Arc<crate::service::key_cache::KeyCache>,
-    /// Cancels [`Inner::gone`]'s token when the last handle on the host
-    /// drops, so the tasks relaying the store's feeds end with it rather
-    /// than wait for a message a store nobody writes to never sends.
+    /// Cancels the token the store's feed relays end on when the last
+    /// handle on the host drops (see [`crate::service::feed_relay`]).
     _gone: tokio_util::sync::DropGuard,
 }
 
@@ -199,18 +198,14 @@ impl Host {
                 _gone: gone.clone().drop_guard(),
             }),
         };
-        if let Some(mut feed) = feed {
+        if let Some(feed) = feed {
             let weak = Arc::downgrade(&host.inner);
-            tokio::spawn(async move {
-                loop {
-                    tokio::select! {
-                        message = feed.recv() => if message.is_none() { return },
-                        () = gone.cancelled() => return,
-                    }
-                    let Some(inner) = weak.upgrade() else { return };
-                    inner.changes.send_modify(|generation| *generation += 1);
-                }
-            });
+            let each = move || {
+                weak.upgrade()
+                    .map(|inner| inner.changes.send_modify(|generation| *generation += 1))
+                    .is_some()
+            };
+            crate::service::feed_relay::relay(feed, gone, each, || {});
         }
         Ok(host)
     }

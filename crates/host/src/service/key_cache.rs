@@ -69,22 +69,18 @@ impl KeyCache {
     }
 
     /// Drops every kept key on each message of `feed`, and keeps none
-    /// once it closes. Holds the cache weakly, and ends when `gone` is
-    /// cancelled (the host dropped), so it ends with the host.
+    /// once it closes. Holds the cache weakly, and ends with the host (see
+    /// [`crate::service::feed_relay`]).
     pub(crate) fn watch(
         cache: std::sync::Weak<KeyCache>,
-        mut feed: index_negotiation_store::ChangeFeed,
+        feed: index_negotiation_store::ChangeFeed,
         gone: tokio_util::sync::CancellationToken,
     ) {
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    message = feed.recv() => if message.is_none() { break },
-                    () = gone.cancelled() => return,
-                }
-                let Some(cache) = cache.upgrade() else { return };
-                cache.drop_all();
-            }
+        let each = {
+            let cache = cache.clone();
+            move || cache.upgrade().map(|cache| cache.drop_all()).is_some()
+        };
+        let closed = move || {
             if let Some(cache) = cache.upgrade() {
                 if let How::Feed(running) = &cache.how {
                     running.store(false, Ordering::SeqCst);
@@ -94,7 +90,8 @@ impl KeyCache {
                     "the store stopped telling of key changes: every request's key is looked up from now on"
                 );
             }
-        });
+        };
+        crate::service::feed_relay::relay(feed, gone, each, closed);
     }
 
     fn drop_all(&self) {

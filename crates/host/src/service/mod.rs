@@ -9,6 +9,7 @@
 //! | `attached` | one value of each type a transport keeps beside the host |
 //! | `keys` | making, hashing and checking API keys |
 //! | `key_cache` | the keys a host looked up, kept until any process changes a key |
+//! | `feed_relay` | a store's feed relayed to what listens for it, while the host lives |
 //! | `signing` | tokens any host of the store can check: HMAC-SHA-256 under the store's shared, rotatable keys |
 //! | `names` | the names a caller gives that reach a log or a table, refused when they hold control or format characters |
 //! | `limits` | the body limit and the request timeout every transport holds requests to |
@@ -18,6 +19,7 @@
 
 pub(crate) mod attached;
 pub(crate) mod error;
+pub(crate) mod feed_relay;
 pub(crate) mod host;
 pub(crate) mod key_cache;
 pub mod keys;
