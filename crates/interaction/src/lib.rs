@@ -56,6 +56,7 @@
 //! | `answer_validation` | an answer checked against its spec |
 //! | `resolution` | what an outcome and its data must be for the request they answer |
 //! | `response_validation` | a response (or command) checked against its request |
+//! | `provider` | what a provider decides: an interaction's timeout, a response command's acknowledgement |
 //! | `elicitation` | requests and responses as MCP elicitation, and back |
 //! | `mcp` | the MCP configuration and status types |
 //! | `js` | `String`, `Number` and `length` of a JSON value, and JavaScript's key order |
@@ -74,6 +75,7 @@ mod limits;
 mod mcp;
 mod number;
 mod permissions;
+mod provider;
 mod resolution;
 mod response_validation;
 pub mod v0_44;
@@ -116,6 +118,10 @@ pub use mcp::{
 pub use permissions::{
     InteractionKind, OtherKind, PERMISSION_FEEDBACK_FIELD, PERMISSION_GRANT_FIELD, PermissionGrant,
     permission_answer_spec,
+};
+pub use provider::{
+    InteractionState, ProvidedInteraction, ResponseDecision, ResponseScene,
+    decide_interaction_response, transport_failure,
 };
 pub use response_validation::{
     ResponseProblem, check_response, interaction_response_is_valid, validate_interaction_response,
