@@ -154,8 +154,9 @@ pub enum ResponseDecision {
     /// the interaction's new state when it changes (an answer accepted, or
     /// a timeout noticed).
     Acknowledged {
-        /// The acknowledgement.
-        acknowledgement: InteractionAcknowledgement,
+        /// The acknowledgement (boxed: a decision is made once per
+        /// command and moved on at once).
+        acknowledgement: Box<InteractionAcknowledgement>,
         /// The interaction's state from now on, when it differs from the
         /// stored one.
         state: Option<InteractionState>,
@@ -202,7 +203,7 @@ pub fn decide_interaction_response(
         return ResponseDecision::Replayed;
     }
     let unchanged = |status, message| ResponseDecision::Acknowledged {
-        acknowledgement: acknowledge(command, status, message),
+        acknowledgement: Box::new(acknowledge(command, status, message)),
         state: None,
     };
     if !scene.run_known {
@@ -223,11 +224,11 @@ pub fn decide_interaction_response(
     let status = match check_response(&interaction.request, &command.response) {
         Err(problems) => {
             return ResponseDecision::Acknowledged {
-                acknowledgement: acknowledge(
+                acknowledgement: Box::new(acknowledge(
                     command,
                     Status::InvalidResponse,
                     Some(problems.to_string()),
-                ),
+                )),
                 state: noticed,
             };
         }
@@ -247,7 +248,7 @@ pub fn decide_interaction_response(
         noticed
     };
     ResponseDecision::Acknowledged {
-        acknowledgement: acknowledge(command, status, None),
+        acknowledgement: Box::new(acknowledge(command, status, None)),
         state,
     }
 }

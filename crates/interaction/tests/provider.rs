@@ -1,7 +1,12 @@
 //! The provider's decisions: every acknowledgement status, in the
 //! contract's order of precedence, and timeouts applied once.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use index_interaction::*;
 use serde_json::{Value, json};
@@ -64,9 +69,9 @@ fn decide(
     let wire = serde_json::to_value(&acknowledgement).unwrap();
     assert_eq!(
         InteractionAcknowledgement::from_json_value(&wire).unwrap(),
-        acknowledgement
+        *acknowledgement
     );
-    (acknowledgement, state)
+    (*acknowledgement, state)
 }
 
 use InteractionAcknowledgementStatus as Status;

@@ -39,10 +39,12 @@
 //! | `keys` | the API keys |
 //! | `listen` | the `LISTEN` feeds of negotiation and key changes |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
+//! | `interactions` | the interactions a host provides, each response command decided under the person's advisory lock |
 //! | `error` | PostgreSQL's errors as the port's: `ServerError`, and which failures are worth a retry |
 
 mod error;
 mod host_state;
+mod interactions;
 mod keys;
 mod listen;
 mod rows;

@@ -7,13 +7,14 @@ use index_negotiation_store::StoreError;
 use crate::error::{pg_error, pool_error};
 
 /// Numbered migrations; a database at version N has run the first N.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_api_keys.sql"),
     include_str!("../migrations/0003_question_loop.sql"),
     include_str!("../migrations/0004_rounds_and_changes.sql"),
     include_str!("../migrations/0005_key_details.sql"),
     include_str!("../migrations/0006_host_state.sql"),
+    include_str!("../migrations/0007_interactions.sql"),
 ];
 
 /// The schema version this build writes and understands.

@@ -210,8 +210,9 @@ pub enum Room<'a> {
 }
 
 impl<'a> Room<'a> {
-    /// The room among `held` below `most`.
-    pub fn among(held: &[(UnixTime, bool, &'a str)], most: usize) -> Room<'a> {
+    /// The room among `held` below `most`, each given as when it started
+    /// (any ordered time), whether it ended, and its id.
+    pub fn among<T: Ord + Copy>(held: &[(T, bool, &'a str)], most: usize) -> Room<'a> {
         if held.len() < most {
             return Room::Free;
         }

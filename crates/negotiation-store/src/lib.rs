@@ -44,6 +44,7 @@
 //! | `model` | the records |
 //! | `keys` | the API key records and their port |
 //! | `host_state` | what hosts share between requests (signing keys, spent tokens, tasks) and its port |
+//! | `interactions` | the interactions a host provides and the acknowledgements of their response commands, and their port |
 //! | `memory` | the in-memory backend, indexed by user |
 //! | `error` | `StoreError` and `ErrorChain` |
 //! | `feed` | `ChangeFeed`, how a backend says that negotiations or keys may have changed |
@@ -55,6 +56,7 @@ pub mod conformance;
 mod error;
 mod feed;
 mod host_state;
+mod interactions;
 mod keys;
 mod memory;
 mod model;
@@ -73,6 +75,11 @@ pub use host_state::{HostStateStore, Room, SigningKey, TaskRecord};
 /// take them too.
 pub use index_negotiation::{
     IdKind, IntentId, InvalidId, OpportunityId, UserId, is_hyphenated_uuid,
+};
+pub use interactions::{
+    ACKNOWLEDGEMENTS_KEPT, InteractionCursor, InteractionFilter, InteractionInsert,
+    InteractionRecord, InteractionStatus, InteractionStore, ResponseDecider, ResponseKey,
+    ResponseScene, ResponseWrite,
 };
 pub use keys::{
     ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyChanges, KeyHash, KeyScope, KeyState,

@@ -40,11 +40,22 @@ pub type ParkDecider = Box<dyn FnOnce(Option<&NegotiationState>, &UserId) -> Par
 pub type AnswerDecider =
     Box<dyn FnOnce(Option<&NegotiationState>, &UserId, &str) -> AnswerDecision + Send>;
 
-/// What a host needs of one store: the negotiations, the API keys, and
-/// what hosts share between requests.
-pub trait HostStore: NegotiationStore + crate::ApiKeyStore + crate::HostStateStore {}
+/// What a host needs of one store: the negotiations, the API keys, what
+/// hosts share between requests, and the interactions they provide.
+pub trait HostStore:
+    NegotiationStore + crate::ApiKeyStore + crate::HostStateStore + crate::InteractionStore
+{
+}
 
-impl<S: NegotiationStore + crate::ApiKeyStore + crate::HostStateStore + ?Sized> HostStore for S {}
+impl<
+    S: NegotiationStore
+        + crate::ApiKeyStore
+        + crate::HostStateStore
+        + crate::InteractionStore
+        + ?Sized,
+> HostStore for S
+{
+}
 
 /// Where negotiations live.
 ///

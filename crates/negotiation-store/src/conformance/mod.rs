@@ -28,6 +28,7 @@
 //! | `question_loop` | parks and answers, each in one commit |
 //! | `keys` | the API keys beside the negotiations |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
+//! | `interactions` | interactions stored, listed, bounded, replaced, and response commands decided in one commit |
 //! | `upgrade` | what an upgrade must make of an old schema |
 //! | `bench` | drivers for the backends' benchmarks |
 
@@ -45,6 +46,7 @@ mod bench;
 mod commits;
 mod fixtures;
 mod host_state;
+mod interactions;
 mod keys;
 mod listing;
 mod opening;
@@ -65,6 +67,13 @@ pub use fixtures::park_turn;
 pub use host_state::{
     a_person_holds_a_bounded_number_of_tasks, a_task_changes_only_from_the_version_read,
     a_token_is_spent_once, signing_keys_are_shared_and_rotate_with_an_overlap,
+};
+pub use interactions::{
+    a_person_holds_a_bounded_number_of_pending_interactions,
+    a_response_is_decided_against_its_scene_and_recorded,
+    an_interaction_changes_only_from_the_version_read,
+    interactions_are_stored_once_per_person_and_listed_in_pages, racing_responses_have_one_winner,
+    the_newest_acknowledgements_are_kept,
 };
 pub use keys::{
     api_keys_are_found_by_hash_listed_and_revoked, api_keys_keep_their_name_expiry_and_last_use,
@@ -157,6 +166,12 @@ macro_rules! negotiation_store_conformance {
             a_token_is_spent_once,
             a_task_changes_only_from_the_version_read,
             a_person_holds_a_bounded_number_of_tasks,
+            interactions_are_stored_once_per_person_and_listed_in_pages,
+            a_person_holds_a_bounded_number_of_pending_interactions,
+            an_interaction_changes_only_from_the_version_read,
+            a_response_is_decided_against_its_scene_and_recorded,
+            the_newest_acknowledgements_are_kept,
+            racing_responses_have_one_winner,
                 );
     };
     (@cases [$attr:meta] $make:expr; $($case:ident),* $(,)?) => {

@@ -19,9 +19,11 @@
 //! | `messages` | a message's parts as one JSON text |
 //! | `keys` | an API key's row |
 //! | `host_state` | a signing key's and a task's rows |
+//! | `interactions` | an interaction's row |
 //! | `listing` | a listing's page as a SQL backend binds it |
 
 mod host_state;
+mod interactions;
 mod keys;
 mod listing;
 mod messages;
@@ -30,6 +32,9 @@ mod turns;
 
 pub use host_state::{
     StoredSigningKey, StoredTask, stored_signing_key, stored_task, version_to_stored,
+};
+pub use interactions::{
+    INTERACTION_COLUMNS, StoredInteraction, millis_to_stored, stored_interaction,
 };
 pub use keys::{StoredKey, stored_key};
 pub use listing::PageQuery;

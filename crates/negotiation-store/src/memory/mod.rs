@@ -1,5 +1,11 @@
 //! An in-memory store, for tests and for embedding where nothing needs to
 //! survive the process.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `interactions` | the interactions and their acknowledgements, under one lock |
+
+mod interactions;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,6 +49,7 @@ struct Inner {
     /// Bumped by every key made or revoked (see [`KeyChanges::Version`]).
     keys_version: AtomicU64,
     shared: Mutex<Shared>,
+    interactions: Mutex<interactions::Interactions>,
 }
 
 /// What hosts share between requests (see [`HostStateStore`]).
@@ -137,7 +144,7 @@ impl Record {
     }
 }
 
-fn poisoned() -> StoreError {
+pub(crate) fn poisoned() -> StoreError {
     StoreError::Backend("a negotiation's lock was poisoned by a panic in another task".into())
 }
 
