@@ -42,6 +42,9 @@ pub use serve::app::{openapi, router};
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};
 pub use service::error::{Code, ErrorBody, ErrorCode, ErrorFields, HostError, refusal_status};
 pub use service::host::{Host, HostSettings};
+pub use service::interactions::{
+    Asked, InteractionPage, InteractionQuery, InteractionView, MOST_INTERACTIONS,
+};
 pub use service::limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 pub use service::wire::{
     AskedQuestion, Changed, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,

@@ -32,6 +32,9 @@ pub(crate) fn of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
 pub(crate) enum Success {
     /// JSON, described by a schema.
     Json(StatusCode, MakeSchema),
+    /// JSON, described by a schema: 201 when made now, 200 when the same
+    /// was there already.
+    Made(MakeSchema),
     /// Prometheus's text format.
     Metrics,
     /// No body.
@@ -43,7 +46,8 @@ pub(crate) enum Success {
 pub(crate) struct Operation {
     /// Its method.
     pub(crate) method: Method,
-    /// Its path, `{id}` for the opportunity id.
+    /// Its path, `{id}` for the opportunity id, `{interactionId}` for an
+    /// interaction's.
     pub(crate) path: &'static str,
     /// `operationId`.
     pub(crate) id: &'static str,
@@ -158,6 +162,11 @@ pub(crate) enum Fails {
     CrossOrigin,
     /// A public route's body over the limit: `payload_too_large`, 413.
     Oversize,
+    /// No interaction with that id for the caller's person: `not_found`.
+    Interaction,
+    /// An id taken with other content, or too many pending:
+    /// `interaction_exists`, `too_many_interactions`, 409.
+    Ask,
 }
 
 impl Fails {
@@ -205,6 +214,11 @@ impl Fails {
             ],
             Fails::CrossOrigin => vec![of(HostError::CrossOrigin)],
             Fails::Oversize => vec![of(HostError::PayloadTooLarge)],
+            Fails::Interaction => vec![of(HostError::NoInteraction)],
+            Fails::Ask => vec![
+                of(HostError::InteractionExists),
+                of(HostError::TooManyInteractions),
+            ],
         }
     }
 }
@@ -303,6 +317,13 @@ fn describe(
             "schema": of::<index_negotiation::OpportunityId>(reads),
         }));
     }
+    if operation.path.contains("{interactionId}") {
+        parameters.push(json!({
+            "name": "interactionId", "in": "path", "required": true,
+            "description": "The interaction's id (its request's).",
+            "schema": { "type": "string", "minLength": 1 },
+        }));
+    }
     if let Some(query) = operation.query {
         let schema = inline(query(reads), reads);
         let required: BTreeSet<&str> = schema
@@ -335,6 +356,21 @@ fn describe(
                     "content": { "application/json": { "schema": schema(writes) } },
                 }),
             );
+        }
+        Success::Made(schema) => {
+            let schema = schema(writes);
+            for (status, description) in [
+                (StatusCode::CREATED, "Made now."),
+                (StatusCode::OK, "The same was there already."),
+            ] {
+                responses.insert(
+                    status.as_u16().to_string(),
+                    json!({
+                        "description": description,
+                        "content": { "application/json": { "schema": schema } },
+                    }),
+                );
+            }
         }
         Success::Empty(status) => {
             responses.insert(

@@ -1,6 +1,12 @@
-//! The REST API: the negotiations, the answers, parks, and the host's
-//! own health, readiness and metrics, each route beside what the OpenAPI
-//! document says of it.
+//! The REST API: the negotiations, the answers, parks, the interactions,
+//! and the host's own health, readiness and metrics, each route beside
+//! what the OpenAPI document says of it.
+//!
+//! | module | holds |
+//! |---|---|
+//! | `interactions` | the interaction routes: ask, list, read and wait, cancel, respond |
+
+mod interactions;
 
 use std::sync::Arc;
 
@@ -98,6 +104,9 @@ pub(crate) fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
             get(metrics),
         ),
     ]
+    .into_iter()
+    .chain(interactions::routes())
+    .collect()
 }
 /// What `/healthz` and `/readyz` answer when all is well.
 #[derive(serde::Serialize, schemars::JsonSchema)]

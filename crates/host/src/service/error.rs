@@ -46,6 +46,12 @@ index_js::wire_enum! {
         CrossOrigin = "cross_origin",
         /// A sign-in with a login link that was used already (or revoked).
         LoginLinkUsed = "login_link_used",
+        /// An interaction asked under an id its person has with other
+        /// content.
+        InteractionExists = "interaction_exists",
+        /// An interaction asked of a person whose every kept interaction
+        /// is pending.
+        TooManyInteractions = "too_many_interactions",
     }
 }
 
@@ -159,6 +165,21 @@ pub enum HostError {
     /// The request took longer than [`crate::REQUEST_TIMEOUT`].
     #[error("The request took longer than the host gives one (90 seconds).")]
     RequestTimeout,
+    /// No interaction with that id for the caller's person; another
+    /// person's answers alike, so ids cannot be probed (`not_found`).
+    #[error("There is no interaction with that id.")]
+    NoInteraction,
+    /// The caller's person has an interaction with that id and other
+    /// content (`interaction_exists`, 409); the same content again is
+    /// not an error.
+    #[error("An interaction with that id exists with other content: ask under a new id.")]
+    InteractionExists,
+    /// Every interaction the caller's person may hold is pending
+    /// (`too_many_interactions`, 409).
+    #[error(
+        "Your person has too many interactions pending: wait for one to settle, or cancel one."
+    )]
+    TooManyInteractions,
 }
 
 impl HostError {
@@ -174,7 +195,11 @@ impl HostError {
             HostError::KeyExpired => ErrorCode::KeyExpired.as_str(),
             HostError::LoginLinkUsed => ErrorCode::LoginLinkUsed.as_str(),
             HostError::Forbidden | HostError::HostKeySignIn => ErrorCode::Forbidden.as_str(),
-            HostError::NotFound => NegotiationRejection::NotFound.as_str(),
+            HostError::NotFound | HostError::NoInteraction => {
+                NegotiationRejection::NotFound.as_str()
+            }
+            HostError::InteractionExists => ErrorCode::InteractionExists.as_str(),
+            HostError::TooManyInteractions => ErrorCode::TooManyInteractions.as_str(),
             HostError::Refused(refusal) => refusal.code(),
             HostError::Invalid { code, .. } => code.as_str(),
             HostError::BadRequest(_) => ErrorCode::InvalidRequest.as_str(),
@@ -198,7 +223,10 @@ impl HostError {
             HostError::Forbidden | HostError::HostKeySignIn | HostError::CrossOrigin => {
                 StatusCode::FORBIDDEN
             }
-            HostError::NotFound | HostError::UnknownRoute => StatusCode::NOT_FOUND,
+            HostError::NotFound | HostError::NoInteraction | HostError::UnknownRoute => {
+                StatusCode::NOT_FOUND
+            }
+            HostError::InteractionExists | HostError::TooManyInteractions => StatusCode::CONFLICT,
             HostError::Refused(refusal) => refusal_status(*refusal),
             HostError::Invalid { .. } | HostError::BadRequest(_) => StatusCode::BAD_REQUEST,
             HostError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -258,7 +258,7 @@ impl Host {
         self.inner.closing.cancel();
     }
 
-    fn changed(&self) {
+    pub(crate) fn changed(&self) {
         self.inner
             .changes
             .send_modify(|generation| *generation += 1);
@@ -699,6 +699,12 @@ impl Host {
     /// it gathered itself (see [`Host::answered`]).
     pub(crate) fn negotiations(&self) -> &Negotiations<Arc<dyn HostStore>> {
         &self.inner.negotiations
+    }
+
+    /// Wakes on every change this host makes and every change the store's
+    /// change feed reports.
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changes.subscribe()
     }
 
     /// Cancelled when the host shuts down.

@@ -5,6 +5,7 @@
 //! | module | holds |
 //! |---|---|
 //! | `host` | the service: who may do what, waits that wake on change, park watchers |
+//! | `interactions` | the host as a provider of the interaction contract: asks, reads, waits, cancels, and response commands decided in the store's commit |
 //! | `wire` | the bodies requests carry and the views answers give, one shape on every transport |
 //! | `attached` | one value of each type a transport keeps beside the host |
 //! | `keys` | making, hashing and checking API keys |
@@ -21,6 +22,7 @@ pub(crate) mod attached;
 pub(crate) mod error;
 pub(crate) mod feed_relay;
 pub(crate) mod host;
+pub(crate) mod interactions;
 pub(crate) mod key_cache;
 pub mod keys;
 pub(crate) mod limits;
