@@ -97,10 +97,13 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
         [
             "answer_questions",
             "close_negotiation",
+            "get_interaction",
             "get_negotiation",
+            "list_interactions",
             "list_negotiations",
             "open_negotiation",
             "park_negotiation",
+            "request_interaction",
             "resume_negotiation",
             "submit_negotiation_turn",
         ]
@@ -111,9 +114,12 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
         offered.keys().map(String::as_str).collect::<Vec<_>>(),
         [
             "answer_questions",
+            "get_interaction",
             "get_negotiation",
+            "list_interactions",
             "list_negotiations",
             "park_negotiation",
+            "request_interaction",
             "resume_negotiation",
             "submit_negotiation_turn",
         ]
@@ -753,5 +759,156 @@ async fn a_cancelled_task_leaves_the_question_parked() {
     until_status(&host, &host.dana, task_id, "cancelled").await;
     let seen = host.view(OPP, &host.dana).await;
     assert_eq!(seen.body["parked"]["userId"], "dana", "{}", seen.body);
+    host.stop().await;
+}
+
+/// An interaction request for dana's person, as the contract writes one.
+fn interaction_request(id: &str) -> Value {
+    json!({
+        "id": id, "kind": "permission", "title": "Run the migration on production?",
+        "answerSpec": {"fields": [{"name": "grant", "label": "Grant", "type": "select", "required": true,
+            "options": [{"value": "allow_once", "label": "Allow once"}, {"value": "deny", "label": "Deny"}]}]},
+        "binding": {"runId": "run-1", "provider": "local", "environmentId": "env-1",
+                    "sessionId": "s-1", "executionId": "x-1", "interactionId": id},
+    })
+}
+
+/// Delivers `response` to the interaction `view` shows, over REST, as
+/// `key`'s person: the acknowledgement's status.
+async fn answer_interaction(host: &Running, key: &str, view: &Value, response: Value) -> String {
+    let request = index_interaction::InteractionRequest::from_json_value(&view["request"]).unwrap();
+    let response = index_interaction::InteractionResponse::from_json_value(&response).unwrap();
+    let command = index_interaction::InteractionResponseCommand::new(
+        "op-1",
+        request.command_binding(),
+        response,
+    );
+    let reply = host
+        .call(
+            "POST",
+            "/interactions/responses",
+            Some(key),
+            Some(serde_json::to_value(command).unwrap()),
+        )
+        .await;
+    reply.body["status"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_agent_asks_its_person_through_the_interaction_tools() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let mut dana = host.mcp_session(&host.dana).await;
+    let tools = listed(&mut dana).await;
+    let asked = conforming(
+        &mut dana,
+        &tools,
+        "request_interaction",
+        json!({"request": interaction_request("p-1"), "wait": 0}),
+    )
+    .await;
+    assert_eq!(asked["status"], "pending");
+    // Asked again: the same interaction.
+    let again = conforming(
+        &mut dana,
+        &tools,
+        "request_interaction",
+        json!({"request": interaction_request("p-1"), "wait": 0}),
+    )
+    .await;
+    assert_eq!(again, asked);
+    let (code, _) = refused(
+        &mut dana,
+        "get_interaction",
+        json!({"interactionId": "p-9"}),
+    )
+    .await;
+    assert_eq!(code, "not_found");
+    let mut other = interaction_request("p-1");
+    other["title"] = json!("Something else");
+    let (code, _) = refused(
+        &mut dana,
+        "request_interaction",
+        json!({"request": other, "wait": 0}),
+    )
+    .await;
+    assert_eq!(code, "interaction_exists");
+
+    // A wait answers once the person answers (here over REST).
+    let waiting = {
+        let mut dana = host.mcp_session(&host.dana).await;
+        let tools = tools.clone();
+        async move {
+            conforming(
+                &mut dana,
+                &tools,
+                "get_interaction",
+                json!({"interactionId": "p-1", "wait": 20}),
+            )
+            .await
+        }
+    };
+    let answering = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        answer_interaction(
+            &host,
+            &host.dana,
+            &asked,
+            json!({"id": "p-1", "outcome": "accepted", "data": {"grant": ["allow_once"]}}),
+        )
+        .await
+    };
+    let (seen, status) = tokio::join!(waiting, answering);
+    assert_eq!(status, "accepted");
+    assert_eq!(seen["status"], "resolved");
+    assert_eq!(seen["response"]["data"]["grant"], json!(["allow_once"]));
+
+    let page = conforming(
+        &mut dana,
+        &tools,
+        "list_interactions",
+        json!({"status": "resolved"}),
+    )
+    .await;
+    assert_eq!(page["interactions"].as_array().unwrap().len(), 1);
+    // Sam's person has none of dana's.
+    let mut sam = host.mcp_session(&host.sam).await;
+    let (code, _) = refused(&mut sam, "get_interaction", json!({"interactionId": "p-1"})).await;
+    assert_eq!(code, "not_found");
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn request_interaction_waits_as_a_task_for_a_client_that_takes_tasks() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let task = task_call(
+        &host,
+        &host.dana,
+        "request_interaction",
+        json!({"request": interaction_request("p-2"), "wait": 40}),
+    )
+    .await;
+    let id = &task["taskId"];
+    until_status(&host, &host.dana, id, "working").await;
+    let view = host
+        .call("GET", "/interactions/p-2", Some(&host.dana), None)
+        .await;
+    assert_eq!(view.body["status"], "pending");
+    let status = answer_interaction(
+        &host,
+        &host.dana,
+        &view.body,
+        json!({"id": "p-2", "outcome": "declined"}),
+    )
+    .await;
+    assert_eq!(status, "accepted");
+    let done = until_status(&host, &host.dana, id, "completed").await;
+    assert_eq!(
+        done["result"]["structuredContent"]["status"], "resolved",
+        "{done}"
+    );
+    assert_eq!(
+        done["result"]["structuredContent"]["response"]["outcome"], "declined",
+        "{done}"
+    );
     host.stop().await;
 }

@@ -1,5 +1,7 @@
-//! The MCP server negotiator agents connect to: eight tools over the same
-//! [`Host`] the REST API uses, each acting as the caller the API key names.
+//! The MCP server negotiator agents connect to: eleven tools over the same
+//! [`Host`] the REST API uses, each acting as the caller the API key names:
+//! eight for negotiations, three for the interactions an agent asks its
+//! person (`interactions`).
 //! Each tool is one `#[tool]` function: its name, description, hints and
 //! schemas beside its handler, its arguments a type that states its input
 //! schema (rmcp makes it) and its result a type that states its output
@@ -14,6 +16,7 @@
 //!
 //! | module | holds |
 //! |---|---|
+//! | `interactions` | the interaction tools: ask your person, see one, list them |
 //! | `state` | what MCP keeps beside a host: sessions that show forms, outstanding asks, tasks |
 //! | `elicit` | a parked question put to its person's MCP client as a form |
 //! | `input` | the same form for current clients, through `input_required`: outstanding asks, single use |
@@ -26,6 +29,7 @@
 pub(crate) mod elicit;
 pub(crate) mod gate;
 pub(crate) mod input;
+pub(crate) mod interactions;
 pub(crate) mod keep_alive;
 pub(crate) mod resources;
 pub(crate) mod sessions;
@@ -109,7 +113,7 @@ impl NegotiatorServer {
     }
 }
 
-/// The eight tools over one host, as one caller. A private type, so the
+/// The tools over one host, as one caller. A private type, so the
 /// functions `#[tool_router]` writes stay out of the crate's API.
 #[derive(Clone)]
 struct Tools {
@@ -119,7 +123,8 @@ struct Tools {
 }
 
 /// The tools, built once from their definitions below.
-static ROUTER: LazyLock<ToolRouter<Tools>> = LazyLock::new(Tools::tool_router);
+static ROUTER: LazyLock<ToolRouter<Tools>> =
+    LazyLock::new(|| Tools::tool_router() + interactions::router());
 
 /// The tools as `tools/list` shows them, in name order. rmcp made their
 /// input schemas from the arguments' types; they are made plain here, as
@@ -1042,6 +1047,13 @@ impl Tools {
             "park_negotiation" => arguments::<OnNegotiation<ParkRequest>>(request).is_some(),
             "get_negotiation" => arguments::<OnNegotiation<See>>(request)
                 .and_then(|on| on.args.wait)
+                .is_some_and(|wait| wait_duration(wait).is_ok()),
+            "request_interaction" => arguments::<interactions::Ask>(request).is_some_and(|ask| {
+                wait_duration(ask.wait.unwrap_or(MAX_WAIT.as_secs_f64()))
+                    .is_ok_and(|wait| !wait.is_zero())
+            }),
+            "get_interaction" => arguments::<interactions::Get>(request)
+                .and_then(|get| get.wait)
                 .is_some_and(|wait| wait_duration(wait).is_ok()),
             _ => false,
         };

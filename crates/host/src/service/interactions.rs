@@ -41,7 +41,7 @@ pub struct InteractionView {
     /// The request as accepted: the contract's `InteractionRequest`, its
     /// `requestDigest` included.
     #[schemars(with = "ContractObject")]
-    pub request: Value,
+    pub request: InteractionRequest,
     /// `pending`, `resolved`, `expired` or `cancelled`.
     pub status: InteractionStatus,
     /// When the host accepted it, in milliseconds since the Unix epoch.
@@ -54,7 +54,7 @@ pub struct InteractionView {
     /// default when its time ran out.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<ContractObject>")]
-    pub response: Option<Value>,
+    pub response: Option<InteractionResponse>,
 }
 
 /// A JSON object of the interaction contract: its schema says only
@@ -202,28 +202,33 @@ fn with_state(
     body.response = response.map(to_json);
     Ok(InteractionRecord {
         status,
-        body: to_json(&body).to_string(),
+        body: to_text(&body),
         ..record.clone()
     })
 }
 
+// The contract's types and the body serialize to JSON without fail:
+// plain structs and maps with string keys.
 fn to_json(value: &impl Serialize) -> Value {
-    // The contract's types and the body serialize to JSON without fail:
-    // plain maps with string keys.
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// `value` as JSON text, its members in the contract's order.
+fn to_text(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 fn view(interaction: &ProvidedInteraction, now: &InteractionState) -> InteractionView {
     let (status, response) = match now {
         InteractionState::Resolved(response) => {
-            (InteractionStatus::Resolved, Some(to_json(response)))
+            (InteractionStatus::Resolved, Some(response.clone()))
         }
         InteractionState::Expired => (InteractionStatus::Expired, None),
         InteractionState::Cancelled => (InteractionStatus::Cancelled, None),
         _ => (InteractionStatus::Pending, None),
     };
     InteractionView {
-        request: to_json(&interaction.request),
+        request: interaction.request.clone(),
         status,
         accepted_at: interaction.accepted_at_ms,
         deadline: interaction.deadline_ms(),
@@ -264,11 +269,10 @@ impl Host {
             status: InteractionStatus::Pending,
             created_at_ms: asked.accepted_at_ms,
             version: 0,
-            body: to_json(&Body {
+            body: to_text(&Body {
                 request: to_json(&request),
                 response: None,
-            })
-            .to_string(),
+            }),
         };
         match self
             .store()
@@ -456,11 +460,10 @@ impl Host {
             }
             Err(failed) => {
                 HostError::Store(failed).log_cause();
-                Ok(to_json(&transport_failure(
+                Ok(to_text(&transport_failure(
                     &command,
                     "the host could not record the response; nothing was applied, so it is safe to send again",
-                ))
-                .to_string())
+                )))
             }
         }
     }
@@ -525,6 +528,11 @@ fn decide(
         command,
         now,
     );
+    let unrecorded = |why: &str| ResponseWrite {
+        acknowledgement: to_text(&transport_failure(command, why)),
+        record: false,
+        interaction: None,
+    };
     match (decided, &scene.replay) {
         (ResponseDecision::Replayed, Some(recorded)) => ResponseWrite {
             acknowledgement: recorded.clone(),
@@ -537,23 +545,24 @@ fn decide(
                 state,
             },
             _,
-        ) => ResponseWrite {
-            acknowledgement: to_json(&acknowledgement).to_string(),
-            record: true,
-            interaction: state.and_then(|state| {
-                let (record, _) = interaction.as_ref()?;
-                with_state(record, &state).ok()
-            }),
-        },
+        ) => {
+            // The new state goes with the acknowledgement or neither is
+            // written.
+            let replaced = match (state, &interaction) {
+                (None, _) => None,
+                (Some(state), Some((record, _))) => match with_state(record, &state) {
+                    Ok(replaced) => Some(replaced),
+                    Err(_) => return unrecorded("the interaction's record does not read"),
+                },
+                (Some(_), None) => return unrecorded("no interaction to change"),
+            };
+            ResponseWrite {
+                acknowledgement: to_text(&acknowledgement),
+                record: true,
+                interaction: replaced,
+            }
+        }
         // The rule replays only what the scene recorded.
-        (_, _) => ResponseWrite {
-            acknowledgement: to_json(&transport_failure(
-                command,
-                "the recorded acknowledgement does not read",
-            ))
-            .to_string(),
-            record: false,
-            interaction: None,
-        },
+        (_, _) => unrecorded("the recorded acknowledgement does not read"),
     }
 }
