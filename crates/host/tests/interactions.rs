@@ -539,3 +539,55 @@ async fn racing_commands_have_one_winner_on_sqlite() {
         .unwrap();
     racing_commands_have_one_winner(Arc::new(store)).await;
 }
+
+/// Two hosts on one SQLite file, as two processes would share it: an
+/// interaction asked on one is answered on the other, and a wait on the
+/// first wakes on the store's change signal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wait_on_one_host_wakes_when_another_host_takes_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let open = || async {
+        let store = index_negotiation_store_sqlite::SqliteStore::open(&path)
+            .await
+            .unwrap();
+        Running::start(Arc::new(store)).await
+    };
+    let (first, second) = (open().await, open().await);
+    let asked = ask(&first, &first.dana, &request("q-1", json!({}))).await;
+    let waiting = {
+        let (http, url, key) = (
+            first.http.clone(),
+            format!("{}/interactions/q-1?wait=20", first.base),
+            first.dana.clone(),
+        );
+        tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            let body: Value = http
+                .get(url)
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            (body, started.elapsed())
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let answer = command(&asked["request"], "op-1", eu("q-1"), |_| {});
+    let (text, status) = respond(&second, &second.dana, &answer).await;
+    assert_eq!(status, "accepted");
+    assert_eq!(
+        respond(&first, &first.dana, &answer).await.0,
+        text,
+        "the replay is the same on every host"
+    );
+    let (body, waited) = waiting.await.unwrap();
+    assert_eq!(body["status"], "resolved");
+    assert!(
+        waited < std::time::Duration::from_secs(10),
+        "woken by the other host's answer"
+    );
+}

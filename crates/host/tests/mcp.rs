@@ -912,3 +912,84 @@ async fn request_interaction_waits_as_a_task_for_a_client_that_takes_tasks() {
     );
     host.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_current_client_is_asked_its_pending_interaction_and_its_retry_answers_once() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let ask = json!({"request": interaction_request("p-3"), "wait": 30});
+    let asked = host
+        .current_call(&host.dana, "request_interaction", ask.clone(), json!({}))
+        .await;
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let form = &result["inputRequests"]["interaction:p-3"];
+    assert_eq!(form["method"], "elicitation/create", "{asked}");
+    assert!(
+        form["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("migration"),
+        "{form}"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"action": "accept", "content": {"grant": "allow_once"}});
+    let retry = json!({"inputResponses": {"interaction:p-3": answer}, "requestState": state});
+
+    // Sam's retry with dana's state is a first call of sam's: his own
+    // person is asked, and dana's interaction stays pending.
+    let stolen = host
+        .current_call(&host.sam, "request_interaction", ask.clone(), retry.clone())
+        .await;
+    assert_eq!(stolen["result"]["resultType"], "input_required", "{stolen}");
+    let still = host
+        .call("GET", "/interactions/p-3", Some(&host.dana), None)
+        .await;
+    assert_eq!(still.body["status"], "pending");
+
+    let done = host
+        .current_call(
+            &host.dana,
+            "request_interaction",
+            ask.clone(),
+            retry.clone(),
+        )
+        .await;
+    let view = &done["result"]["structuredContent"];
+    assert_eq!(view["status"], "resolved", "{done}");
+    assert_eq!(
+        view["response"]["data"]["grant"],
+        json!(["allow_once"]),
+        "{done}"
+    );
+    // The same retry again is the same command: answered, not applied twice.
+    let again = host
+        .current_call(&host.dana, "request_interaction", ask, retry)
+        .await;
+    assert_eq!(again["result"]["structuredContent"], *view, "{again}");
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_interaction_no_form_can_carry_says_so_and_waits() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let mut request = interaction_request("p-4");
+    request["answerSpec"] = json!({"fields": [{"name": "token", "label": "API token", "type": "secret", "required": true}]});
+    let asked = host
+        .current_call(
+            &host.dana,
+            "request_interaction",
+            json!({"request": request, "wait": 1}),
+            json!({}),
+        )
+        .await;
+    let result = &asked["result"];
+    assert_eq!(result["structuredContent"]["status"], "pending", "{asked}");
+    assert!(
+        result["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("A form cannot carry it"),
+        "{asked}"
+    );
+    host.stop().await;
+}

@@ -278,7 +278,8 @@ impl Form {
     }
 }
 
-fn read_result(result: &ElicitResult) -> Option<ElicitationResult> {
+/// An MCP elicitation result as the contract reads one.
+pub(crate) fn read_result(result: &ElicitResult) -> Option<ElicitationResult> {
     serde_json::to_value(result)
         .ok()
         .and_then(|value| serde_json::from_value(value).ok())

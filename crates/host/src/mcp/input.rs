@@ -45,7 +45,8 @@ impl RequestDigest {
         RequestDigest(digest.finalize().into())
     }
 
-    fn hex(self) -> String {
+    /// The digest in lowercase hex.
+    pub(crate) fn hex(self) -> String {
         self.0.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 }

@@ -4,6 +4,7 @@
 //! (`list_interactions`), over the same service as `/interactions`.
 
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResponse;
 use rmcp::service::RequestContext;
@@ -11,9 +12,14 @@ use rmcp::{RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::mcp::{Reply, Tools, output, with_progress};
+use crate::mcp::interaction_forms::{self, Form};
+use crate::mcp::{Answer, Asking, Reply, Tools, output, request_digest, with_progress};
+use crate::service::error::HostError;
+use crate::service::host::Host;
 use crate::service::interactions::{InteractionPage, InteractionQuery, InteractionView};
+use crate::service::keys::Caller;
 use crate::service::wire::{MAX_WAIT, wait_duration};
+use index_negotiation_store::InteractionStatus;
 
 /// `request_interaction`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -50,6 +56,49 @@ fn summary(view: &InteractionView) -> String {
     }
 }
 
+/// How a call that finds its interaction pending goes on: with the form
+/// that asks the caller's person, when their client is a current one that
+/// shows forms; else by waiting (with word of why no form could carry it).
+async fn ask_or_wait(
+    host: &Host,
+    caller: &Caller,
+    view: &InteractionView,
+    context: &RequestContext<RoleServer>,
+) -> Result<Answer, String> {
+    let Asking::ByRetry(call) = Asking::of(context) else {
+        return Err(String::new());
+    };
+    match interaction_forms::ask(host, caller, &view.request, call).await {
+        Form::Asked(form) => Ok(Answer::Ask(form)),
+        Form::Unmappable(why) => Err(format!(
+            " A form cannot carry it ({why}): your person answers with a response command (POST /interactions/responses)."
+        )),
+        Form::Not => Err(String::new()),
+    }
+}
+
+/// Waits up to `wait` for the interaction `view` shows to settle, first
+/// putting it to the caller's person as a form when their client can show
+/// one; the answer, or the interaction as it then stands.
+async fn settled(
+    host: &Host,
+    caller: &Caller,
+    view: InteractionView,
+    wait: std::time::Duration,
+    context: &RequestContext<RoleServer>,
+) -> Result<Answer, HostError> {
+    if view.status != InteractionStatus::Pending || wait.is_zero() {
+        return Reply::new(&view, summary(&view)).map(Answer::from);
+    }
+    let note = match ask_or_wait(host, caller, &view, context).await {
+        Ok(form) => return Ok(form),
+        Err(note) => note,
+    };
+    let id = view.request.id();
+    let view = with_progress(context, wait, host.wait_interaction(caller, id, wait)).await?;
+    Reply::new(&view, format!("{}{note}", summary(&view))).map(Answer::from)
+}
+
 #[tool_router(router = interaction_tools, vis = "pub(super)")]
 impl Tools {
     #[tool(
@@ -62,20 +111,31 @@ impl Tools {
     async fn request_interaction(
         &self,
         Parameters(args): Parameters<Ask>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         context: RequestContext<RoleServer>,
     ) -> CallToolResponse {
         self.run(&context, "request_interaction", async |host, caller| {
             let wait = wait_duration(args.wait.unwrap_or(MAX_WAIT.as_secs_f64()))?;
+            // A current client's retry carries its person's answer.
+            let call = request_digest(&context);
+            let answered = interaction_forms::answered(
+                host,
+                &caller,
+                call,
+                state.as_deref(),
+                responses.as_ref(),
+            )
+            .await;
             let (_, asked) = host
                 .ask(&caller, &serde_json::Value::Object(args.request))
                 .await?;
-            let id = asked.request.id().to_owned();
-            let view = if wait.is_zero() || asked.status.as_str() != "pending" {
-                asked
+            let wait = if answered.is_some() {
+                std::time::Duration::ZERO
             } else {
-                with_progress(&context, wait, host.wait_interaction(&caller, &id, wait)).await?
+                wait
             };
-            Reply::new(&view, summary(&view))
+            settled(host, &caller, asked, wait, &context).await
         })
         .await
     }
@@ -90,18 +150,26 @@ impl Tools {
     async fn get_interaction(
         &self,
         Parameters(args): Parameters<Get>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         context: RequestContext<RoleServer>,
     ) -> CallToolResponse {
         self.run(&context, "get_interaction", async |host, caller| {
-            let view = match args.wait {
-                None => host.interaction(&caller, &args.interaction_id).await?,
-                Some(seconds) => {
-                    let wait = wait_duration(seconds)?;
-                    let waiting = host.wait_interaction(&caller, &args.interaction_id, wait);
-                    with_progress(&context, wait, waiting).await?
-                }
+            let call = request_digest(&context);
+            let answered = interaction_forms::answered(
+                host,
+                &caller,
+                call,
+                state.as_deref(),
+                responses.as_ref(),
+            )
+            .await;
+            let view = host.interaction(&caller, &args.interaction_id).await?;
+            let wait = match (args.wait, answered) {
+                (Some(seconds), None) => wait_duration(seconds)?,
+                _ => std::time::Duration::ZERO,
             };
-            Reply::new(&view, summary(&view))
+            settled(host, &caller, view, wait, &context).await
         })
         .await
     }

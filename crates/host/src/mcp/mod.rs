@@ -17,6 +17,7 @@
 //! | module | holds |
 //! |---|---|
 //! | `interactions` | the interaction tools: ask your person, see one, list them |
+//! | `interaction_forms` | a pending interaction put to its person's current client through `input_required`, the retry's answer a response command |
 //! | `state` | what MCP keeps beside a host: sessions that show forms, outstanding asks, tasks |
 //! | `elicit` | a parked question put to its person's MCP client as a form |
 //! | `input` | the same form for current clients, through `input_required`: outstanding asks, single use |
@@ -29,6 +30,7 @@
 pub(crate) mod elicit;
 pub(crate) mod gate;
 pub(crate) mod input;
+pub(crate) mod interaction_forms;
 pub(crate) mod interactions;
 pub(crate) mod keep_alive;
 pub(crate) mod resources;
