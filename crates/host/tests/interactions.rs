@@ -61,10 +61,56 @@ fn eu(id: &str) -> Value {
     json!({"id": id, "outcome": "accepted", "data": {"region": ["eu"]}})
 }
 
+/// Where a person's response command is delivered.
+#[derive(Debug, Clone, Copy)]
+enum Surface {
+    /// `POST /interactions/responses`.
+    Rest,
+    /// The `answer_interaction` tool, as a current MCP client calls it.
+    Mcp,
+}
+
+/// Sends `command` as `key` on `surface`: the acknowledgement as the
+/// surface carried its text.
+async fn send(running: &Running, surface: Surface, key: &str, command: &Value) -> String {
+    match surface {
+        Surface::Rest => {
+            let response = running
+                .http
+                .post(format!("{}/interactions/responses", running.base))
+                .bearer_auth(key)
+                .json(command)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200);
+            response.text().await.unwrap()
+        }
+        Surface::Mcp => {
+            let params = json!({"name": "answer_interaction", "arguments": {"command": command}});
+            let answer = running.current(key, "tools/call", params, "{}").await;
+            let result = &answer["result"];
+            assert_ne!(result["isError"], json!(true), "{answer}");
+            let text = result["content"][0]["text"].as_str().unwrap().to_owned();
+            let json: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                json, result["structuredContent"],
+                "the text is the structured content"
+            );
+            text
+        }
+    }
+}
+
 /// Sends `command` as `key`; the acknowledgement's text and its status,
 /// checked to echo the command and to read back strictly.
-async fn respond(running: &Running, key: &str, command: &Value) -> (String, String) {
-    let (text, status) = deliver(running, key, command).await;
+async fn respond(
+    running: &Running,
+    surface: Surface,
+    key: &str,
+    command: &Value,
+) -> (String, String) {
+    let (text, status) = deliver(running, surface, key, command).await;
     let json: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["commandDigest"], command["commandDigest"]);
     (text, status)
@@ -73,17 +119,13 @@ async fn respond(running: &Running, key: &str, command: &Value) -> (String, Stri
 /// [`respond`] for a command whose operation id answered another command
 /// before: its acknowledgement is that one's, so it echoes the operation
 /// id and binding but the first command's digest.
-async fn deliver(running: &Running, key: &str, command: &Value) -> (String, String) {
-    let response = running
-        .http
-        .post(format!("{}/interactions/responses", running.base))
-        .bearer_auth(key)
-        .json(command)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.unwrap();
+async fn deliver(
+    running: &Running,
+    surface: Surface,
+    key: &str,
+    command: &Value,
+) -> (String, String) {
+    let text = send(running, surface, key, command).await;
     let json: Value = serde_json::from_str(&text).unwrap();
     let acknowledgement = InteractionAcknowledgement::from_json_value(&json)
         .unwrap_or_else(|invalid| panic!("{text}: {invalid}"));
@@ -100,8 +142,19 @@ async fn ask(running: &Running, key: &str, request: &Value) -> Value {
     asked.body
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_provider_matrix_over_rest() {
+    provider_matrix(Surface::Rest).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_provider_matrix_over_mcp() {
+    provider_matrix(Surface::Mcp).await;
+}
+
+/// Every acknowledgement status but the timeouts', the cancel's and a
+/// failing store's (below), on `surface`.
+async fn provider_matrix(surface: Surface) {
     let running = Running::start(Arc::new(MemoryStore::new())).await;
     let asked = ask(&running, &running.dana, &request("q-1", json!({}))).await;
     assert_eq!(asked["status"], "pending");
@@ -155,7 +208,7 @@ async fn the_provider_matrix_over_rest() {
     for (operation, response, rebind, status) in cases {
         let sent = command(stored, operation, response, rebind);
         assert_eq!(
-            respond(&running, &running.dana, &sent).await.1,
+            respond(&running, surface, &running.dana, &sent).await.1,
             status,
             "{operation}"
         );
@@ -164,37 +217,41 @@ async fn the_provider_matrix_over_rest() {
         b["interactionId"] = json!("q-7")
     });
     assert_eq!(
-        respond(&running, &running.dana, &other_id).await.1,
+        respond(&running, surface, &running.dana, &other_id).await.1,
         "unknown_interaction"
     );
     // A stranger's command on dana's interaction finds nothing of hers.
     let accepted = command(stored, "op-1", eu("q-1"), |_| {});
     assert_eq!(
-        respond(&running, &running.stranger, &accepted).await.1,
+        respond(&running, surface, &running.stranger, &accepted)
+            .await
+            .1,
         "unknown_run"
     );
 
-    let (first, status) = respond(&running, &running.dana, &accepted).await;
+    let (first, status) = respond(&running, surface, &running.dana, &accepted).await;
     assert_eq!(status, "accepted");
-    let (again, _) = respond(&running, &running.dana, &accepted).await;
+    let (again, _) = respond(&running, surface, &running.dana, &accepted).await;
     assert_eq!(
         again, first,
         "a replay is the recorded acknowledgement, byte for byte"
     );
     let same = command(stored, "op-2", eu("q-1"), |_| {});
     assert_eq!(
-        respond(&running, &running.dana, &same).await.1,
+        respond(&running, surface, &running.dana, &same).await.1,
         "already_resolved_same"
     );
     let declined = json!({"id": "q-1", "outcome": "declined"});
     let different = command(stored, "op-3", declined.clone(), |_| {});
     assert_eq!(
-        respond(&running, &running.dana, &different).await.1,
+        respond(&running, surface, &running.dana, &different)
+            .await
+            .1,
         "already_resolved_different"
     );
     let declined_under_first = command(stored, "op-1", declined, |_| {});
     assert_eq!(
-        deliver(&running, &running.dana, &declined_under_first)
+        deliver(&running, surface, &running.dana, &declined_under_first)
             .await
             .0,
         first,
@@ -203,7 +260,9 @@ async fn the_provider_matrix_over_rest() {
     // The invalid one was recorded too: replayed, not decided again.
     let undeclared_again = command(stored, "op-undeclared", eu("q-1"), |_| {});
     assert_eq!(
-        deliver(&running, &running.dana, &undeclared_again).await.1,
+        deliver(&running, surface, &running.dana, &undeclared_again)
+            .await
+            .1,
         "invalid_response"
     );
 
@@ -257,8 +316,14 @@ async fn an_ask_is_idempotent_and_an_id_with_other_content_conflicts() {
     ask(&running, &running.sam, &request("q-1", json!({}))).await;
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_timeout_expires_or_resolves_once_and_a_cancel_never_undoes_an_answer() {
+    for surface in [Surface::Rest, Surface::Mcp] {
+        timeouts_and_cancels(surface).await;
+    }
+}
+
+async fn timeouts_and_cancels(surface: Surface) {
     let running = Running::start(Arc::new(MemoryStore::new())).await;
     let failing = ask(
         &running,
@@ -278,7 +343,10 @@ async fn a_timeout_expires_or_resolves_once_and_a_cancel_never_undoes_an_answer(
     .await;
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     let late = command(&failing["request"], "op-late", eu("q-fail"), |_| {});
-    assert_eq!(respond(&running, &running.dana, &late).await.1, "expired");
+    assert_eq!(
+        respond(&running, surface, &running.dana, &late).await.1,
+        "expired"
+    );
     let read = running
         .call("GET", "/interactions/q-fail", Some(&running.dana), None)
         .await;
@@ -298,7 +366,7 @@ async fn a_timeout_expires_or_resolves_once_and_a_cancel_never_undoes_an_answer(
         |_| {},
     );
     assert_eq!(
-        respond(&running, &running.dana, &late).await.1,
+        respond(&running, surface, &running.dana, &late).await.1,
         "already_resolved_different"
     );
 
@@ -322,7 +390,7 @@ async fn a_timeout_expires_or_resolves_once_and_a_cancel_never_undoes_an_answer(
         |_| {},
     );
     assert_eq!(
-        respond(&running, &running.dana, &after).await.1,
+        respond(&running, surface, &running.dana, &after).await.1,
         "cancelled"
     );
     let strangers = running
@@ -343,7 +411,7 @@ async fn a_timeout_expires_or_resolves_once_and_a_cancel_never_undoes_an_answer(
         |_| {},
     );
     assert_eq!(
-        respond(&running, &running.dana, &answer).await.1,
+        respond(&running, surface, &running.dana, &answer).await.1,
         "accepted"
     );
     let cancel = running
@@ -357,8 +425,14 @@ async fn a_timeout_expires_or_resolves_once_and_a_cancel_never_undoes_an_answer(
     assert_eq!(cancel.body["status"], "resolved");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_that_fails_answers_a_retryable_transport_failure() {
+    for surface in [Surface::Rest, Surface::Mcp] {
+        transport_failure(surface).await;
+    }
+}
+
+async fn transport_failure(surface: Surface) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");
     let store = index_negotiation_store_sqlite::SqliteStore::open(&path)
@@ -371,7 +445,7 @@ async fn a_store_that_fails_answers_a_retryable_transport_failure() {
         .execute_batch("DROP TABLE interaction_acknowledgements")
         .unwrap();
     let answer = command(&asked["request"], "op-1", eu("q-1"), |_| {});
-    let (text, status) = respond(&running, &running.dana, &answer).await;
+    let (text, status) = respond(&running, surface, &running.dana, &answer).await;
     assert_eq!(status, "transport_failure");
     let json: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["retryable"], true);
@@ -387,6 +461,7 @@ async fn a_store_that_fails_answers_a_retryable_transport_failure() {
 
 #[tokio::test]
 async fn a_wait_answers_once_the_person_answers() {
+    let surface = Surface::Rest;
     let running = Running::start(Arc::new(MemoryStore::new())).await;
     let asked = ask(&running, &running.dana, &request("q-1", json!({}))).await;
     let waiting = {
@@ -412,7 +487,7 @@ async fn a_wait_answers_once_the_person_answers() {
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let answer = command(&asked["request"], "op-1", eu("q-1"), |_| {});
     assert_eq!(
-        respond(&running, &running.dana, &answer).await.1,
+        respond(&running, surface, &running.dana, &answer).await.1,
         "accepted"
     );
     let (body, waited) = waiting.await.unwrap();
@@ -506,7 +581,11 @@ async fn racing_commands_have_one_winner(store: Arc<dyn HostStore>) {
     let racers: Vec<_> = answers
         .map(|answer| {
             let running = Arc::clone(&running);
-            tokio::spawn(async move { respond(&running, &running.dana, &answer).await.1 })
+            tokio::spawn(async move {
+                respond(&running, Surface::Rest, &running.dana, &answer)
+                    .await
+                    .1
+            })
         })
         .collect();
     let mut statuses = Vec::new();
@@ -545,6 +624,7 @@ async fn racing_commands_have_one_winner_on_sqlite() {
 /// first wakes on the store's change signal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_wait_on_one_host_wakes_when_another_host_takes_the_answer() {
+    let surface = Surface::Rest;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");
     let open = || async {
@@ -577,10 +657,10 @@ async fn a_wait_on_one_host_wakes_when_another_host_takes_the_answer() {
     };
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let answer = command(&asked["request"], "op-1", eu("q-1"), |_| {});
-    let (text, status) = respond(&second, &second.dana, &answer).await;
+    let (text, status) = respond(&second, surface, &second.dana, &answer).await;
     assert_eq!(status, "accepted");
     assert_eq!(
-        respond(&first, &first.dana, &answer).await.0,
+        respond(&first, surface, &first.dana, &answer).await.0,
         text,
         "the replay is the same on every host"
     );

@@ -95,6 +95,7 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
     assert_eq!(
         tools.keys().map(String::as_str).collect::<Vec<_>>(),
         [
+            "answer_interaction",
             "answer_questions",
             "close_negotiation",
             "get_interaction",
@@ -113,6 +114,7 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
     assert_eq!(
         offered.keys().map(String::as_str).collect::<Vec<_>>(),
         [
+            "answer_interaction",
             "answer_questions",
             "get_interaction",
             "get_negotiation",

@@ -1,7 +1,8 @@
 //! The interaction tools: an agent asks its person for typed input
 //! (`request_interaction`, which waits for the answer, as a task for a
 //! client that takes tasks), reads one (`get_interaction`) and lists them
-//! (`list_interactions`), over the same service as `/interactions`.
+//! (`list_interactions`); the person's side delivers a response command
+//! (`answer_interaction`). The same service as `/interactions`.
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -34,6 +35,20 @@ pub(super) struct Ask {
     #[schemars(range(min = 0, max = crate::service::wire::MAX_WAIT.as_secs()))]
     pub(super) wait: Option<f64>,
 }
+
+/// `answer_interaction`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Respond {
+    /// The interaction contract's `InteractionResponseCommand`: the
+    /// response, bound to the request's binding and digest, under an
+    /// operation id of your choosing, sealed by its commandDigest.
+    command: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A JSON object of the interaction contract (an acknowledgement), read
+/// by the contract's rules.
+type ContractObject = serde_json::Map<String, serde_json::Value>;
 
 /// `get_interaction`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -170,6 +185,41 @@ impl Tools {
                 _ => std::time::Duration::ZERO,
             };
             settled(host, &caller, view, wait, &context).await
+        })
+        .await
+    }
+
+    #[tool(
+        name = "answer_interaction",
+        title = "Answer an interaction",
+        description = "Deliver your person's answer to an interaction asked of them: an InteractionResponseCommand. Answered with its InteractionAcknowledgement whatever the outcome (accepted, already_resolved_same, already_resolved_different, expired, cancelled, unknown_run, unknown_interaction, binding_mismatch, invalid_response, transport_failure); the same operation id again gets the same acknowledgement.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = output::<ContractObject>()
+    )]
+    async fn answer_interaction(
+        &self,
+        Parameters(args): Parameters<Respond>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        self.run(&context, "answer_interaction", async |host, caller| {
+            let text = host
+                .respond(&caller, &serde_json::Value::Object(args.command))
+                .await?;
+            let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| {
+                HostError::BadRequest(format!("could not read the acknowledgement: {err}"))
+            })?;
+            let status = value
+                .get("status")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            // The acknowledgement as recorded is the text block, so a
+            // replay reads byte for byte as the first answer.
+            Ok(Reply {
+                value,
+                text,
+                summary: format!("Acknowledged: {status}."),
+            })
         })
         .await
     }

@@ -1,7 +1,7 @@
-//! The MCP server negotiator agents connect to: eleven tools over the same
+//! The MCP server negotiator agents connect to: twelve tools over the same
 //! [`Host`] the REST API uses, each acting as the caller the API key names:
-//! eight for negotiations, three for the interactions an agent asks its
-//! person (`interactions`).
+//! eight for negotiations, four for the interactions an agent asks its
+//! person and the person answers (`interactions`).
 //! Each tool is one `#[tool]` function: its name, description, hints and
 //! schemas beside its handler, its arguments a type that states its input
 //! schema (rmcp makes it) and its result a type that states its output
@@ -16,7 +16,7 @@
 //!
 //! | module | holds |
 //! |---|---|
-//! | `interactions` | the interaction tools: ask your person, see one, list them |
+//! | `interactions` | the interaction tools: ask your person, see one, list them, answer one |
 //! | `interaction_forms` | a pending interaction put to its person's current client through `input_required`, the retry's answer a response command |
 //! | `state` | what MCP keeps beside a host: sessions that show forms, outstanding asks, tasks |
 //! | `elicit` | a parked question put to its person's MCP client as a form |
