@@ -619,21 +619,62 @@ async fn racing_commands_have_one_winner_on_sqlite() {
     racing_commands_have_one_winner(Arc::new(store)).await;
 }
 
-/// Two hosts on one SQLite file, as two processes would share it: an
-/// interaction asked on one is answered on the other, and a wait on the
-/// first wakes on the store's change signal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_wait_on_one_host_wakes_when_another_host_takes_the_answer() {
-    let surface = Surface::Rest;
+async fn on_sqlite_a_wait_on_one_host_wakes_when_another_host_takes_the_answer() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");
     let open = || async {
         let store = index_negotiation_store_sqlite::SqliteStore::open(&path)
             .await
             .unwrap();
-        Running::start(Arc::new(store)).await
+        Arc::new(store) as Arc<dyn HostStore>
     };
     let (first, second) = (open().await, open().await);
+    wait_across_hosts(first, second).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+async fn on_postgres_a_wait_on_one_host_wakes_when_another_host_takes_the_answer() {
+    let schema = fresh_schema("host_interactions");
+    let (first, second) = (postgres(&schema).await, postgres(&schema).await);
+    wait_across_hosts(first, second).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs PostgreSQL: INDEX_TEST_DATABASE_URL=$(bash .ci/postgres) cargo test -- --ignored"]
+async fn racing_commands_have_one_winner_on_postgres() {
+    racing_commands_have_one_winner(postgres(&fresh_schema("host_races")).await).await;
+}
+
+/// A schema name no other test uses.
+fn fresh_schema(what: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("{what}_{}_{nanos}", std::process::id())
+}
+
+/// A store on `schema` of the test database, as each host connects.
+async fn postgres(schema: &str) -> Arc<dyn HostStore> {
+    let url = std::env::var("INDEX_TEST_DATABASE_URL")
+        .expect("INDEX_TEST_DATABASE_URL (bash .ci/postgres)");
+    let options =
+        index_negotiation_store_postgres::PostgresOptions::default().with_schema(schema.to_owned());
+    let store = index_negotiation_store_postgres::PostgresStore::connect_with(&url, options)
+        .await
+        .unwrap();
+    Arc::new(store)
+}
+
+/// Two hosts on one store, as two processes would share it: an
+/// interaction asked on one is answered on the other, a replay is the same
+/// text on both, and a wait on the first wakes on the store's change
+/// signal.
+async fn wait_across_hosts(first: Arc<dyn HostStore>, second: Arc<dyn HostStore>) {
+    let surface = Surface::Rest;
+    let (first, second) = (Running::start(first).await, Running::start(second).await);
     let asked = ask(&first, &first.dana, &request("q-1", json!({}))).await;
     let waiting = {
         let (http, url, key) = (
