@@ -459,31 +459,35 @@ async fn transport_failure(surface: Surface) {
     assert_eq!(read.body["status"], "pending", "nothing was applied");
 }
 
+/// Dana's `GET /interactions/{id}?wait=20` on `running`, under way: what
+/// it answered, and how long it took.
+fn waits_on(running: &Running, id: &str) -> tokio::task::JoinHandle<(Value, std::time::Duration)> {
+    let (http, url, key) = (
+        running.http.clone(),
+        format!("{}/interactions/{id}?wait=20", running.base),
+        running.dana.clone(),
+    );
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        let body: Value = http
+            .get(url)
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        (body, started.elapsed())
+    })
+}
+
 #[tokio::test]
 async fn a_wait_answers_once_the_person_answers() {
     let surface = Surface::Rest;
     let running = Running::start(Arc::new(MemoryStore::new())).await;
     let asked = ask(&running, &running.dana, &request("q-1", json!({}))).await;
-    let waiting = {
-        let (http, url, key) = (
-            running.http.clone(),
-            format!("{}/interactions/q-1?wait=20", running.base),
-            running.dana.clone(),
-        );
-        tokio::spawn(async move {
-            let started = std::time::Instant::now();
-            let body: Value = http
-                .get(url)
-                .bearer_auth(key)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            (body, started.elapsed())
-        })
-    };
+    let waiting = waits_on(&running, "q-1");
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let answer = command(&asked["request"], "op-1", eu("q-1"), |_| {});
     assert_eq!(
@@ -676,26 +680,7 @@ async fn wait_across_hosts(first: Arc<dyn HostStore>, second: Arc<dyn HostStore>
     let surface = Surface::Rest;
     let (first, second) = (Running::start(first).await, Running::start(second).await);
     let asked = ask(&first, &first.dana, &request("q-1", json!({}))).await;
-    let waiting = {
-        let (http, url, key) = (
-            first.http.clone(),
-            format!("{}/interactions/q-1?wait=20", first.base),
-            first.dana.clone(),
-        );
-        tokio::spawn(async move {
-            let started = std::time::Instant::now();
-            let body: Value = http
-                .get(url)
-                .bearer_auth(key)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            (body, started.elapsed())
-        })
-    };
+    let waiting = waits_on(&first, "q-1");
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let answer = command(&asked["request"], "op-1", eu("q-1"), |_| {});
     let (text, status) = respond(&second, surface, &second.dana, &answer).await;

@@ -36,6 +36,15 @@ fn command(
     InteractionResponseCommand::new(operation, binding, response)
 }
 
+/// An answer with a field the request does not declare.
+fn undeclared(request: &InteractionRequest) -> InteractionResponseCommand {
+    command(
+        request,
+        "op-1",
+        json!({"id": "q-1", "outcome": "accepted", "data": {"region": ["eu"], "extra": "x"}}),
+    )
+}
+
 fn eu() -> Value {
     json!({"id": "q-1", "outcome": "accepted", "data": {"region": ["eu"]}})
 }
@@ -109,11 +118,7 @@ fn where_a_command_is_bound_is_checked_run_then_session_then_interaction_then_th
     let request = request(json!({}));
     let asked = ProvidedInteraction::accepted(request.clone(), 0);
     // An undeclared field too, so each binding status also beats validation.
-    let bad = command(
-        &request,
-        "op-1",
-        json!({"id": "q-1", "outcome": "accepted", "data": {"region": ["eu"], "extra": "x"}}),
-    );
+    let bad = undeclared(&request);
     let cases = [
         (false, false, None, Status::UnknownRun),
         (true, false, None, Status::BindingMismatch),
@@ -142,11 +147,7 @@ fn where_a_command_is_bound_is_checked_run_then_session_then_interaction_then_th
 fn an_undeclared_field_is_an_invalid_response_with_a_message() {
     let request = request(json!({}));
     let asked = ProvidedInteraction::accepted(request.clone(), 0);
-    let bad = command(
-        &request,
-        "op-1",
-        json!({"id": "q-1", "outcome": "accepted", "data": {"region": ["eu"], "extra": "x"}}),
-    );
+    let bad = undeclared(&request);
     let (ack, _) = decide(&scene(Some(&asked)), &bad, 1);
     assert_eq!(ack.status, Status::InvalidResponse);
     assert!(ack.message.unwrap().contains("extra"));

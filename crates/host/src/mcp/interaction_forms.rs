@@ -115,15 +115,15 @@ pub(super) async fn ask(
 
 /// Delivers the answer a retry carries, when `state` is a token a host of
 /// this store signed, unexpired, for this caller's key and this call, and
-/// the responses hold an answer under its form's key: the id of the
-/// interaction it answered. Any other retry is a first call.
+/// the responses hold an answer under its form's key: `Some` once the
+/// answer is delivered. Any other retry is a first call.
 pub(super) async fn answered(
     host: &Host,
     caller: &Caller,
     call: RequestDigest,
     state: Option<&str>,
     responses: Option<&InputResponses>,
-) -> Option<String> {
+) -> Option<()> {
     let (state, responses) = (state?, responses?);
     let claims: Claims = serde_json::from_slice(&host.open_signed(state).await?).ok()?;
     if claims.key != caller.key_id
@@ -148,10 +148,11 @@ pub(super) async fn answered(
         view.request.command_binding(),
         response,
     );
-    let acknowledgement = host
-        .respond(caller, &serde_json::to_value(&command).ok()?)
+    // Whatever it is acknowledged with, the retry answers with the
+    // interaction as it then stands.
+    host.respond(caller, &serde_json::to_value(&command).ok()?)
         .await
         .ok()?;
-    tracing::info!(user = ?caller.user_id.as_str(), acknowledgement = acknowledgement.len(), "an interaction answered through input_required");
-    Some(claims.interaction)
+    tracing::info!(user = ?caller.user_id.as_str(), "an interaction answered through input_required");
+    Some(())
 }

@@ -92,6 +92,22 @@ async fn ask_or_wait(
     }
 }
 
+/// Whether this call is a current client's retry that answered the form
+/// an earlier call put to the caller's person (see
+/// `crate::mcp::interaction_forms`): the answer is then delivered.
+async fn answers_form(
+    host: &Host,
+    caller: &Caller,
+    context: &RequestContext<RoleServer>,
+    state: Option<String>,
+    responses: Option<rmcp::model::InputResponses>,
+) -> bool {
+    let call = request_digest(context);
+    interaction_forms::answered(host, caller, call, state.as_deref(), responses.as_ref())
+        .await
+        .is_some()
+}
+
 /// Waits up to `wait` for the interaction `view` shows to settle, first
 /// putting it to the caller's person as a form when their client can show
 /// one; the answer, or the interaction as it then stands.
@@ -133,19 +149,11 @@ impl Tools {
         self.run(&context, "request_interaction", async |host, caller| {
             let wait = wait_duration(args.wait.unwrap_or(MAX_WAIT.as_secs_f64()))?;
             // A current client's retry carries its person's answer.
-            let call = request_digest(&context);
-            let answered = interaction_forms::answered(
-                host,
-                &caller,
-                call,
-                state.as_deref(),
-                responses.as_ref(),
-            )
-            .await;
+            let answered = answers_form(host, &caller, &context, state, responses).await;
             let (_, asked) = host
                 .ask(&caller, &serde_json::Value::Object(args.request))
                 .await?;
-            let wait = if answered.is_some() {
+            let wait = if answered {
                 std::time::Duration::ZERO
             } else {
                 wait
@@ -170,18 +178,10 @@ impl Tools {
         context: RequestContext<RoleServer>,
     ) -> CallToolResponse {
         self.run(&context, "get_interaction", async |host, caller| {
-            let call = request_digest(&context);
-            let answered = interaction_forms::answered(
-                host,
-                &caller,
-                call,
-                state.as_deref(),
-                responses.as_ref(),
-            )
-            .await;
+            let answered = answers_form(host, &caller, &context, state, responses).await;
             let view = host.interaction(&caller, &args.interaction_id).await?;
             let wait = match (args.wait, answered) {
-                (Some(seconds), None) => wait_duration(seconds)?,
+                (Some(seconds), false) => wait_duration(seconds)?,
                 _ => std::time::Duration::ZERO,
             };
             settled(host, &caller, view, wait, &context).await
