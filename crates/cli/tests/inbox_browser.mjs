@@ -192,6 +192,42 @@ try {
   await page.waitForFunction((id) => document.querySelector(`li[data-opportunity-id="${id}"] .move`)?.textContent === "Your agent's move", {}, fourth);
   await page.waitForNetworkIdle({ idleTime: 500, concurrency: 1 });
 
+  // What her agent asks through the interaction contract: a form typed
+  // from the answer spec, checked in the page, sent as a response command
+  // the page seals itself.
+  const plan = 'li.interaction[data-interaction-id="plan-1"]';
+  const asked = await danas.callTool({ name: "request_interaction", arguments: { wait: 0, request: {
+    id: "plan-1", kind: "plan", title: "Approve the hiring plan?", body: "Three interviews, then an offer.",
+    answerSpec: { fields: [
+      { name: "approve", label: "Approve", type: "select", required: true, options: [{ value: "yes", label: "Yes" }, { value: "no", label: "No" }] },
+      { name: "budget", label: "Budget", type: "number", required: true, min: 10, max: 200 },
+      { name: "note", label: "Note", type: "text", multiline: true, maxLength: 200 },
+      { name: "remote", label: "Remote", type: "boolean" },
+    ] },
+    binding: { runId: "run-1", provider: "dana-agent", environmentId: "laptop", sessionId: "chat-1", executionId: "step-1", interactionId: "plan-1" },
+  } } });
+  ok(asked.structuredContent?.status === "pending", "her agent asks her through request_interaction");
+  await page.reload();
+  await page.waitForSelector(plan, { timeout: 15000 });
+  const card = await page.$eval(plan, (item) => ({ title: item.querySelector("h3").textContent, body: item.querySelector(".prose").textContent, radios: item.querySelectorAll("input[type=radio]").length }));
+  ok(card.title === "Approve the hiring plan?" && card.body === "Three interviews, then an offer." && card.radios === 2, "the inbox shows what her agent asks, its choices as radio buttons");
+  await page.click(`${plan} fieldset label:nth-of-type(1)`);
+  await page.type(`${plan} input[type=number]`, "500");
+  await page.click(`${plan} form > button:not(.decline)`);
+  await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Budget"));
+  const pending = (await danas.callTool({ name: "get_interaction", arguments: { interactionId: "plan-1" } })).structuredContent;
+  ok((await page.$eval("#status", (e) => e.textContent)) === "Budget: at most 200" && pending.status === "pending", "a budget past its bound is refused in the page, and nothing is sent");
+  await page.$eval(`${plan} input[type=number]`, (e) => { e.value = ""; });
+  await page.type(`${plan} input[type=number]`, "120");
+  await page.type(`${plan} textarea`, "Start in March.");
+  await page.click(`${plan} input[type=checkbox]`);
+  await page.click(`${plan} form > button:not(.decline)`);
+  await page.waitForFunction(() => document.querySelectorAll("li.interaction").length === 0, { timeout: 15000 });
+  ok((await page.$eval("#status", (e) => e.textContent)) === "Sent. Your agent has your answer.", "she sends it, and the page says her agent has it");
+  const resolved = (await danas.callTool({ name: "get_interaction", arguments: { interactionId: "plan-1" } })).structuredContent;
+  ok(resolved.status === "resolved" && JSON.stringify(resolved.response.data) === JSON.stringify({ approve: ["yes"], budget: 120, note: "Start in March.", remote: true }), `her agent reads her validated answer: ${JSON.stringify(resolved.response)}`);
+  await page.waitForNetworkIdle({ idleTime: 500, concurrency: 1 });
+
   const [cookie] = (await page.cookies()).filter((c) => c.name === "index_session");
   ok(cookie?.httpOnly && cookie?.sameSite === "Strict", "the session cookie is HttpOnly and SameSite=Strict");
   await page.click("#sign-out");

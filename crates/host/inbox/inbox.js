@@ -1,5 +1,6 @@
-// The inbox: a person's negotiations and the questions their agents ask
-// them. Question messages are read here, with the question-block package,
+// The inbox: a person's negotiations, the questions their agents ask
+// them, and what their agents ask through the interaction contract.
+// Question messages are read here, with the question-block package,
 // exactly as the server reads them; every text is shown as text.
 import { parseQuestionMessage } from "/inbox/pkg/index.js";
 
@@ -47,7 +48,7 @@ function signedOut(message) {
   events = null;
   clearTimeout(pending);
   pending = null;
-  for (const id of ["who", "sign-out", "asked", "mine"]) $(id).hidden = true;
+  for (const id of ["who", "sign-out", "asked", "requests", "mine"]) $(id).hidden = true;
   $("sign-in").hidden = false;
   document.body.dataset.state = "signed-out";
   if (message) say(message);
@@ -59,7 +60,7 @@ async function signedIn(who) {
   $("sign-in").hidden = true;
   $("who").textContent = `Signed in as ${me.userId}`;
   document.body.dataset.state = "loading";
-  for (const id of ["who", "sign-out", "asked", "mine"]) $(id).hidden = false;
+  for (const id of ["who", "sign-out", "asked", "requests", "mine"]) $(id).hidden = false;
   await refresh().catch(failed);
   if (!me) return;
   events = new EventSource("/events");
@@ -97,7 +98,11 @@ function failed(error) {
 }
 
 async function refresh() {
-  const [page, asked] = await Promise.all([api("GET", "/negotiations"), api("GET", "/questions")]);
+  const [page, asked, requests] = await Promise.all([
+    api("GET", "/negotiations"),
+    api("GET", "/questions"),
+    api("GET", "/interactions?status=pending"),
+  ]);
   const views = await Promise.all(
     page.negotiations.map((n) => api("GET", `/opportunities/${n.id}/negotiation`).catch(() => null)),
   );
@@ -105,6 +110,7 @@ async function refresh() {
   if (!me) return;
   showNegotiations(page.negotiations, views);
   showQuestions(asked.questions, asked.unreadable);
+  showInteractions(requests.interactions);
 }
 
 function moveOf(n, other) {
@@ -213,6 +219,122 @@ async function answer(message, answers) {
       : "Nothing changed: this question was answered already, or its negotiations have moved on.",
     !resumed,
   );
+  await refresh();
+}
+
+// RFC 8785's canonical JSON, as the contract digests it: keys in UTF-16
+// order, numbers and strings as JavaScript writes them.
+const canonical = (v) =>
+  Array.isArray(v) ? `[${v.map(canonical)}]`
+  : v !== null && typeof v === "object" ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)}}`
+  : JSON.stringify(v);
+
+async function digest(value) {
+  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical(value)));
+  return `sha256:${[...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+// One field of an answer spec as inputs: `read` gives its value (undefined
+// when left empty) or throws what is wrong, by the contract's rules.
+function input(spec, id) {
+  const box = element("div", undefined, "field");
+  const title = element("label", `${spec.label}${spec.required ? "" : " (optional)"}`);
+  const wrong = (why) => { throw new Error(`${spec.label}: ${why}`); };
+  if (spec.type === "select") {
+    const set = element("fieldset", undefined, "choices");
+    set.append(element("legend", spec.label));
+    for (const option of spec.options) {
+      const label = element("label");
+      const pick = element("input");
+      pick.type = spec.multi ? "checkbox" : "radio";
+      pick.name = id;
+      pick.value = option.value;
+      pick.checked = [spec.default ?? []].flat().includes(option.value);
+      label.append(pick, element("span", option.label, "label"), element("span", option.description ?? "", "meta"));
+      set.append(label);
+    }
+    const own = spec.allowCustom ? element("input") : null;
+    if (own) set.append(element("label", "Or your own"), own);
+    box.append(set);
+    return { box, read: () => {
+      const chosen = [...set.querySelectorAll("input:checked")].map((pick) => pick.value);
+      if (own?.value.trim()) chosen.push(own.value.trim());
+      if (!chosen.length) return spec.required ? wrong("choose one") : undefined;
+      if (!spec.multi && chosen.length > 1) wrong("choose only one");
+      return chosen;
+    } };
+  }
+  const field = element(spec.type === "text" && spec.multiline ? "textarea" : "input");
+  field.id = title.htmlFor = id;
+  box.append(title, field);
+  if (spec.type === "secret") {
+    field.disabled = true;
+    field.placeholder = "A secret cannot be given here: your agent asks for it elsewhere.";
+    return { box, read: () => wrong("a secret cannot be given here") };
+  }
+  if (spec.type === "boolean") {
+    field.type = "checkbox";
+    field.checked = spec.default === true;
+    return { box, read: () => field.checked };
+  }
+  if (spec.type === "number") {
+    field.type = "number";
+    field.step = "any";
+    if (spec.default !== undefined) field.value = spec.default;
+    return { box, read: () => {
+      if (field.value === "") return spec.required ? wrong("give a number") : undefined;
+      const n = Number(field.value);
+      if (!Number.isFinite(n)) wrong("give a number");
+      if (spec.min !== undefined && n < spec.min) wrong(`at least ${spec.min}`);
+      if (spec.max !== undefined && n > spec.max) wrong(`at most ${spec.max}`);
+      return n;
+    } };
+  }
+  field.value = spec.default ?? "";
+  return { box, read: () => {
+    if (!field.value) return spec.required ? wrong("write an answer") : undefined;
+    if (spec.maxLength !== undefined && field.value.length > spec.maxLength) wrong(`at most ${spec.maxLength} characters`);
+    return field.value;
+  } };
+}
+
+function showInteractions(interactions) {
+  const list = $("interactions");
+  list.replaceChildren(...interactions.map(({ request }, k) => {
+    const item = element("li", undefined, "interaction");
+    item.dataset.interactionId = request.id;
+    item.append(element("h3", request.title));
+    if (request.body) item.append(element("p", request.body, "prose"));
+    const form = element("form");
+    const fields = request.answerSpec.fields.map((spec, i) => ({ spec, ...input(spec, `field-${k}-${i}`) }));
+    const decline = element("button", "Decline", "decline");
+    decline.type = "button";
+    form.append(...fields.map((f) => f.box), element("button", "Send"), decline);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      let data;
+      try {
+        data = Object.fromEntries(fields.map((f) => [f.spec.name, f.read()]).filter(([, value]) => value !== undefined));
+      } catch (problem) {
+        return say(problem.message, true);
+      }
+      respond(request, "accepted", data).catch(failed);
+    });
+    decline.addEventListener("click", () => respond(request, "declined").catch(failed));
+    item.append(form);
+    return item;
+  }));
+  $("no-requests").hidden = interactions.length > 0;
+}
+
+// Sends the person's response as the contract's command, sealed here.
+async function respond(request, outcome, data) {
+  const binding = { ...request.binding, requestDigest: request.requestDigest };
+  const response = { id: request.id, outcome, ...(data ? { data } : {}) };
+  const command = { operationId: crypto.randomUUID(), binding, commandDigest: await digest({ binding, response }), response };
+  const acknowledged = await api("POST", "/interactions/responses", command);
+  const sent = acknowledged.status === "accepted";
+  say(sent ? "Sent. Your agent has your answer." : `Not sent (${acknowledged.status})${acknowledged.message ? `: ${acknowledged.message}` : "."}`, !sent);
   await refresh();
 }
 

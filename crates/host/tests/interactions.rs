@@ -697,3 +697,56 @@ async fn wait_across_hosts(first: Arc<dyn HostStore>, second: Arc<dyn HostStore>
         "woken by the other host's answer"
     );
 }
+
+/// Interactions stored as pending whose time ran out unnoticed are
+/// settled before a person's room is counted and before settled ones are
+/// listed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeouts_nobody_noticed_make_room_and_are_listed() {
+    let running = Running::start(Arc::new(MemoryStore::new())).await;
+    for n in 0..index_host::MOST_INTERACTIONS {
+        let quick = request(
+            &format!("q-{n}"),
+            json!({"timeoutMs": 1, "onTimeout": "fail"}),
+        );
+        ask(&running, &running.dana, &quick).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let expired = running
+        .call(
+            "GET",
+            "/interactions?status=expired&limit=200",
+            Some(&running.dana),
+            None,
+        )
+        .await;
+    let listed = expired.body["interactions"].as_array().unwrap().len();
+    assert_eq!(listed, index_host::MOST_INTERACTIONS, "{}", expired.body);
+    ask(&running, &running.dana, &request("one-more", json!({}))).await;
+}
+
+/// A recorded acknowledgement is answered again as recorded, even one
+/// that no longer reads: the command is not decided a second time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_acknowledgement_is_replayed_as_it_was_recorded() {
+    let surface = Surface::Rest;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let store = index_negotiation_store_sqlite::SqliteStore::open(&path)
+        .await
+        .unwrap();
+    let running = Running::start(Arc::new(store)).await;
+    let asked = ask(&running, &running.dana, &request("q-1", json!({}))).await;
+    let answer = command(&asked["request"], "op-1", eu("q-1"), |_| {});
+    respond(&running, surface, &running.dana, &answer).await;
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "UPDATE interaction_acknowledgements SET acknowledgement = '{\"as\":\"recorded\"}'",
+        )
+        .unwrap();
+    assert_eq!(
+        send(&running, surface, &running.dana, &answer).await,
+        "{\"as\":\"recorded\"}"
+    );
+}

@@ -70,6 +70,20 @@ async fn replace(
     Ok(replaced == 1)
 }
 
+/// A transaction that reads what committed before each statement, as the
+/// advisory lock needs (under a server default of repeatable read, the
+/// snapshot would predate the lock).
+async fn read_committed(
+    client: &mut deadpool_postgres::Object,
+) -> Result<deadpool_postgres::Transaction<'_>, StoreError> {
+    client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::ReadCommitted)
+        .start()
+        .await
+        .map_err(pg_error)
+}
+
 /// Serialises the person's interaction changes that read before they
 /// write, across every host of the store.
 async fn lock_person(client: &impl GenericClient, owner: &UserId) -> Result<(), StoreError> {
@@ -91,7 +105,7 @@ impl InteractionStore for PostgresStore {
         most_per_owner: usize,
     ) -> Result<InteractionInsert, StoreError> {
         let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg_error)?;
+        let tx = read_committed(&mut client).await?;
         lock_person(&tx, &record.owner).await?;
         if let Some(held) = find(&tx, &record.owner, &record.id).await? {
             return Ok(InteractionInsert::Exists(held));
@@ -193,7 +207,7 @@ impl InteractionStore for PostgresStore {
         decide: ResponseDecider,
     ) -> Result<String, StoreError> {
         let mut client = self.client().await?;
-        let tx = client.transaction().await.map_err(pg_error)?;
+        let tx = read_committed(&mut client).await?;
         lock_person(&tx, owner).await?;
         let who = owner.as_str();
         let replay = tx

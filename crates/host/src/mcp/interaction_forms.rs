@@ -6,8 +6,9 @@
 //!
 //! As for a parked question (`crate::mcp::input`), the `requestState` is
 //! self-contained and signed with the store's shared key, so the retry may
-//! reach any host: it names the caller's key and person, the interaction,
-//! the call (a digest of the tool and its arguments) and an expiry. Its
+//! reach any host: it names the caller's key and person, the interaction
+//! and its request's digest, the call (a digest of the tool and its
+//! arguments) and an expiry. Its
 //! random nonce is the command's operation id, so a retry sent twice is
 //! the same command twice: the second is answered with the first's
 //! acknowledgement, and the interaction is resolved once.
@@ -36,8 +37,10 @@ struct Claims {
     /// The caller's API key id, and their person.
     key: String,
     user: String,
-    /// The interaction the form asks.
+    /// The interaction the form asks, and the digest of its request, so
+    /// an answer never reaches another request asked later under its id.
     interaction: String,
+    digest: String,
     /// The call the token answers a retry of, in hex.
     request: String,
     /// When the token stops answering, in Unix seconds.
@@ -91,6 +94,7 @@ pub(super) async fn ask(
         key: caller.key_id.clone(),
         user: caller.user_id.as_str().to_owned(),
         interaction: request.id().to_owned(),
+        digest: request.request_digest().to_string(),
         request: call.hex(),
         expires: UnixTime::now().after(host.ask_user_window()).0,
         nonce: nonce.iter().map(|byte| format!("{byte:02x}")).collect(),
@@ -136,6 +140,9 @@ pub(super) async fn answered(
     let result =
         serde_json::from_value(responses.get(&form_key(&claims.interaction))?.clone()).ok()?;
     let view = host.interaction(caller, &claims.interaction).await.ok()?;
+    if view.request.request_digest().to_string() != claims.digest {
+        return None;
+    }
     let response = match elicitation_to_response(&view.request, &read_result(&result)?) {
         Ok(response) => response,
         Err(problems) => {

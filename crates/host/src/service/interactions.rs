@@ -16,9 +16,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use index_interaction::{
-    InteractionAcknowledgement, InteractionRequest, InteractionResponse,
-    InteractionResponseCommand, InteractionState, ProvidedInteraction, ResponseDecision,
-    decide_interaction_response, transport_failure,
+    InteractionRequest, InteractionResponse, InteractionResponseCommand, InteractionState,
+    ProvidedInteraction, ResponseDecision, decide_interaction_response, transport_failure,
 };
 use index_negotiation_store::{
     InteractionCursor, InteractionFilter, InteractionInsert, InteractionRecord, InteractionStatus,
@@ -259,6 +258,8 @@ impl Host {
         };
         let request = read.map_err(|invalid| HostError::BadRequest(invalid.to_string()))?;
         let binding = request.binding();
+        // What timed out is settled first, so it makes room.
+        self.sweep(caller).await?;
         let asked = ProvidedInteraction::accepted(request.clone(), now_ms());
         let record = InteractionRecord {
             owner: caller.user_id.clone(),
@@ -369,6 +370,14 @@ impl Host {
         query: &InteractionQuery,
     ) -> Result<InteractionPage, HostError> {
         let filter = query.filter()?;
+        // Stored as pending but timed out: settled first, so a listing of
+        // settled ones finds it.
+        if filter
+            .status
+            .is_some_and(|status| status != InteractionStatus::Pending)
+        {
+            self.sweep(caller).await?;
+        }
         let records = self
             .store()
             .list_interactions(&caller.user_id, &filter)
@@ -445,17 +454,30 @@ impl Host {
         };
         let decided = command.clone();
         let now = now_ms();
+        // Waiters are woken only when an interaction changed, not by every
+        // replay or refusal.
+        let changes = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let changing = std::sync::Arc::clone(&changes);
         let committed = self
             .store()
             .commit_interaction_response(
                 &caller.user_id,
                 &key,
-                Box::new(move |scene| decide(&scene, &decided, now)),
+                Box::new(move |scene| {
+                    let write = decide(&scene, &decided, now);
+                    changing.store(
+                        write.interaction.is_some(),
+                        std::sync::atomic::Ordering::SeqCst,
+                    );
+                    write
+                }),
             )
             .await;
         match committed {
             Ok(acknowledgement) => {
-                self.changed();
+                if changes.load(std::sync::atomic::Ordering::SeqCst) {
+                    self.changed();
+                }
                 Ok(acknowledgement)
             }
             Err(failed) => {
@@ -466,6 +488,28 @@ impl Host {
                 )))
             }
         }
+    }
+
+    /// Stores the timeouts of the caller's pending interactions that no
+    /// host has noticed yet, so that what is stored as pending waits. A
+    /// record that does not read is left as it is.
+    async fn sweep(&self, caller: &Caller) -> Result<(), HostError> {
+        let pending = InteractionFilter {
+            status: Some(InteractionStatus::Pending),
+            after: None,
+            limit: MOST_INTERACTIONS,
+        };
+        for record in self
+            .store()
+            .list_interactions(&caller.user_id, &pending)
+            .await?
+        {
+            match self.noticed(record).await {
+                Err(HostError::Store(StoreError::Corrupt(_))) | Ok(_) => {}
+                Err(failed) => return Err(failed),
+            }
+        }
+        Ok(())
     }
 
     async fn find_interaction(
@@ -509,18 +553,22 @@ fn decide(
     command: &InteractionResponseCommand,
     now: u64,
 ) -> ResponseWrite {
-    let replay = scene
-        .replay
-        .as_deref()
-        .and_then(|text| serde_json::from_str::<Value>(text).ok())
-        .and_then(|json| InteractionAcknowledgement::from_json_value(&json).ok());
+    // A recorded acknowledgement answers again as recorded, read or not:
+    // the contract's first rule, applied to the text itself.
+    if let Some(recorded) = &scene.replay {
+        return ResponseWrite {
+            acknowledgement: recorded.clone(),
+            record: false,
+            interaction: None,
+        };
+    }
     let interaction = scene
         .interaction
         .as_ref()
         .and_then(|record| provided(record).ok().map(|provided| (record, provided)));
     let decided = decide_interaction_response(
         &index_interaction::ResponseScene {
-            replay: replay.as_ref(),
+            replay: None,
             run_known: scene.run_known,
             session_known: scene.session_known,
             interaction: interaction.as_ref().map(|(_, provided)| provided),
@@ -533,19 +581,11 @@ fn decide(
         record: false,
         interaction: None,
     };
-    match (decided, &scene.replay) {
-        (ResponseDecision::Replayed, Some(recorded)) => ResponseWrite {
-            acknowledgement: recorded.clone(),
-            record: false,
-            interaction: None,
-        },
-        (
-            ResponseDecision::Acknowledged {
-                acknowledgement,
-                state,
-            },
-            _,
-        ) => {
+    match decided {
+        ResponseDecision::Acknowledged {
+            acknowledgement,
+            state,
+        } => {
             // The new state goes with the acknowledgement or neither is
             // written.
             let replaced = match (state, &interaction) {
@@ -562,7 +602,8 @@ fn decide(
                 interaction: replaced,
             }
         }
-        // The rule replays only what the scene recorded.
-        (_, _) => unrecorded("the recorded acknowledgement does not read"),
+        // The rule replays only what the scene recorded, and it recorded
+        // none.
+        _ => unrecorded("nothing recorded to replay"),
     }
 }
