@@ -226,6 +226,22 @@ try {
   ok((await page.$eval("#status", (e) => e.textContent)) === "Sent. Your agent has your answer.", "she sends it, and the page says her agent has it");
   const resolved = (await danas.callTool({ name: "get_interaction", arguments: { interactionId: "plan-1" } })).structuredContent;
   ok(resolved.status === "resolved" && JSON.stringify(resolved.response.data) === JSON.stringify({ approve: ["yes"], budget: 120, note: "Start in March.", remote: true }), `her agent reads her validated answer: ${JSON.stringify(resolved.response)}`);
+  // A permission offers only the grants its scopes allow; she declines it.
+  const grants = ["allow_once", "allow_session", "allow_always", "deny"].map((value) => ({ value, label: value }));
+  await danas.callTool({ name: "request_interaction", arguments: { wait: 0, request: {
+    id: "perm-1", kind: "permission", title: "Send the offer letter?", responseScopes: ["interaction"],
+    answerSpec: { fields: [{ name: "grant", label: "Your decision", type: "select", required: true, options: grants }] },
+    binding: { runId: "run-1", provider: "dana-agent", environmentId: "laptop", sessionId: "chat-1", executionId: "step-2", interactionId: "perm-1" },
+  } } });
+  await page.reload();
+  const permission = 'li.interaction[data-interaction-id="perm-1"]';
+  await page.waitForSelector(permission, { timeout: 15000 });
+  const offeredGrants = await page.$$eval(`${permission} input[type=radio]`, (inputs) => inputs.map((input) => input.value));
+  ok(JSON.stringify(offeredGrants) === JSON.stringify(["allow_once", "deny"]), `a permission offers only the grants its scopes allow: ${offeredGrants}`);
+  await page.click(`${permission} button.decline`);
+  await page.waitForFunction(() => document.querySelectorAll("li.interaction").length === 0, { timeout: 15000 });
+  const declined = (await danas.callTool({ name: "get_interaction", arguments: { interactionId: "perm-1" } })).structuredContent;
+  ok(declined.status === "resolved" && declined.response.outcome === "declined", "she declines it with a click, and her agent reads that");
   await page.waitForNetworkIdle({ idleTime: 500, concurrency: 1 });
 
   const [cookie] = (await page.cookies()).filter((c) => c.name === "index_session");

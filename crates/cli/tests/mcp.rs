@@ -577,6 +577,8 @@ fn a_person_answers_in_the_inbox_in_chromium() {
             "ok: a budget past its bound is refused in the page, and nothing is sent",
             "ok: she sends it, and the page says her agent has it",
             "ok: her agent reads her validated answer",
+            "ok: a permission offers only the grants its scopes allow",
+            "ok: she declines it with a click, and her agent reads that",
             "ok: signed out: the old cookie gets 401",
             "ok: her session ends elsewhere",
             "ok: the page says her session ended",
@@ -661,7 +663,7 @@ fn the_mcp_inspector_lists_turns_is_refused_waits_and_parks() {
     assert!(ok && !warned.contains("Warning"), "{warned}");
     assert_eq!(
         listed["tools"].as_array().map(Vec::len),
-        Some(6),
+        Some(10),
         "{listed}"
     );
 

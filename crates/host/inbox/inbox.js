@@ -158,8 +158,18 @@ function choices(question, name) {
   return set;
 }
 
+// Whether `list` shows `what` already: a refresh that finds the same
+// leaves it, and what the person has begun to answer, alone.
+function unchanged(list, what) {
+  const key = JSON.stringify(what);
+  if (list.dataset.shown === key) return true;
+  list.dataset.shown = key;
+  return false;
+}
+
 function showQuestions(questions, unreadable) {
   const list = $("questions");
+  if (unchanged(list, [questions, unreadable])) return;
   // Named, never dropped.
   const lost = (id, why) => element("li", `Could not show the question of ${id}: ${why}`, "unreadable");
   const shown = unreadable.map((u) => lost(u.opportunityId, u.reason));
@@ -234,16 +244,20 @@ async function digest(value) {
   return `sha256:${[...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
+// A permission's grants, each with the response scope it needs.
+const needs = { allow_once: "interaction", allow_session: "session", allow_always: "persistent" };
+
 // One field of an answer spec as inputs: `read` gives its value (undefined
-// when left empty) or throws what is wrong, by the contract's rules.
-function input(spec, id) {
+// when left empty) or throws what is wrong, by the contract's rules;
+// `offered` says which of a select's options may be chosen.
+function input(spec, id, offered) {
   const box = element("div", undefined, "field");
   const title = element("label", `${spec.label}${spec.required ? "" : " (optional)"}`);
   const wrong = (why) => { throw new Error(`${spec.label}: ${why}`); };
   if (spec.type === "select") {
     const set = element("fieldset", undefined, "choices");
     set.append(element("legend", spec.label));
-    for (const option of spec.options) {
+    for (const option of spec.options.filter(offered)) {
       const label = element("label");
       const pick = element("input");
       pick.type = spec.multi ? "checkbox" : "radio";
@@ -300,13 +314,18 @@ function input(spec, id) {
 
 function showInteractions(interactions) {
   const list = $("interactions");
+  if (unchanged(list, interactions.map((i) => i.request.requestDigest))) return;
   list.replaceChildren(...interactions.map(({ request }, k) => {
     const item = element("li", undefined, "interaction");
     item.dataset.interactionId = request.id;
     item.append(element("h3", request.title));
     if (request.body) item.append(element("p", request.body, "prose"));
     const form = element("form");
-    const fields = request.answerSpec.fields.map((spec, i) => ({ spec, ...input(spec, `field-${k}-${i}`) }));
+    // A permission's grant within the request's scopes only, as the
+    // contract checks it.
+    const scopes = request.responseScopes ?? ["interaction"];
+    const grants = (spec) => (option) => request.kind !== "permission" || spec.name !== "grant" || !needs[option.value] || scopes.includes(needs[option.value]);
+    const fields = request.answerSpec.fields.map((spec, i) => ({ spec, ...input(spec, `field-${k}-${i}`, grants(spec)) }));
     const decline = element("button", "Decline", "decline");
     decline.type = "button";
     form.append(...fields.map((f) => f.box), element("button", "Send"), decline);

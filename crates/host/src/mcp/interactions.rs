@@ -85,8 +85,13 @@ async fn ask_or_wait(
     };
     match interaction_forms::ask(host, caller, &view.request, call).await {
         Form::Asked(form) => Ok(Answer::Ask(form)),
+        // A secret is given as a handle by a client that keeps secrets;
+        // anything else a form cannot carry, the inbox can.
+        Form::Unmappable(why @ index_interaction::Unmappable::Secret(_)) => Err(format!(
+            " A form cannot carry it ({why}): your person's client gives the secret as a handle, with answer_interaction."
+        )),
         Form::Unmappable(why) => Err(format!(
-            " A form cannot carry it ({why}): your person answers with a response command (POST /interactions/responses)."
+            " A form cannot carry it ({why}): your person answers it in their inbox (/inbox)."
         )),
         Form::Not => Err(String::new()),
     }
