@@ -17,7 +17,9 @@ use crate::mcp::interaction_forms::{self, Form};
 use crate::mcp::{Answer, Asking, Reply, Tools, output, request_digest, with_progress};
 use crate::service::error::HostError;
 use crate::service::host::Host;
-use crate::service::interactions::{InteractionPage, InteractionQuery, InteractionView};
+use crate::service::interactions::{
+    ContractObject, InteractionPage, InteractionQuery, InteractionView,
+};
 use crate::service::keys::Caller;
 use crate::service::wire::{MAX_WAIT, wait_duration};
 use index_negotiation_store::InteractionStatus;
@@ -46,10 +48,6 @@ struct Respond {
     command: serde_json::Map<String, serde_json::Value>,
 }
 
-/// A JSON object of the interaction contract (an acknowledgement), read
-/// by the contract's rules.
-type ContractObject = serde_json::Map<String, serde_json::Value>;
-
 /// `get_interaction`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -65,9 +63,11 @@ pub(super) struct Get {
 /// What a tool says of an interaction, for people.
 fn summary(view: &InteractionView) -> String {
     let id = view.request.id();
-    match view.status.as_str() {
-        "pending" => format!("Interaction {id} is waiting for your person's answer."),
-        status => format!("Interaction {id} is {status}."),
+    match view.status {
+        InteractionStatus::Pending => {
+            format!("Interaction {id} is waiting for your person's answer.")
+        }
+        status => format!("Interaction {id} is {}.", status.as_str()),
     }
 }
 

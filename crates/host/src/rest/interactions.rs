@@ -14,14 +14,13 @@ use crate::http::extract::{ApiJson, ApiQuery, Interaction};
 use crate::http::openapi::{Fails, Operation, Success, of};
 use crate::service::error::HostError;
 use crate::service::host::Host;
-use crate::service::interactions::{Asked, InteractionPage, InteractionQuery, InteractionView};
+use crate::service::interactions::{
+    Asked, ContractObject, InteractionPage, InteractionQuery, InteractionView,
+};
 use crate::service::keys::Caller;
 use crate::service::wire::wait_duration;
 
 type Authed = Extension<Arc<Caller>>;
-
-/// A JSON object of the interaction contract, read by the contract's rules.
-type ContractObject = serde_json::Map<String, serde_json::Value>;
 
 /// The interaction routes, each beside what the OpenAPI document says of
 /// it.

@@ -59,7 +59,7 @@ pub struct InteractionView {
 /// A JSON object of the interaction contract: its schema says only
 /// "object", since the contract's own rules (which no JSON Schema can
 /// state whole) check it.
-type ContractObject = serde_json::Map<String, Value>;
+pub(crate) type ContractObject = serde_json::Map<String, Value>;
 
 /// A page of the caller's interactions, oldest first.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -186,18 +186,24 @@ fn provided(record: &InteractionRecord) -> Result<ProvidedInteraction, HostError
 }
 
 /// `record` changed to `state`, as a replacement of the version read.
+/// A state as the store indexes it, and the response it carries (the
+/// inverse of what [`provided`] reads back).
+fn stored_as(state: &InteractionState) -> (InteractionStatus, Option<&InteractionResponse>) {
+    match state {
+        InteractionState::Resolved(response) => (InteractionStatus::Resolved, Some(response)),
+        InteractionState::Expired => (InteractionStatus::Expired, None),
+        InteractionState::Cancelled => (InteractionStatus::Cancelled, None),
+        _ => (InteractionStatus::Pending, None),
+    }
+}
+
 fn with_state(
     record: &InteractionRecord,
     state: &InteractionState,
 ) -> Result<InteractionRecord, HostError> {
     let mut body: Body = serde_json::from_str(&record.body)
         .map_err(|e| HostError::Store(StoreError::Corrupt(e.to_string())))?;
-    let (status, response) = match state {
-        InteractionState::Resolved(response) => (InteractionStatus::Resolved, Some(response)),
-        InteractionState::Expired => (InteractionStatus::Expired, None),
-        InteractionState::Cancelled => (InteractionStatus::Cancelled, None),
-        _ => (InteractionStatus::Pending, None),
-    };
+    let (status, response) = stored_as(state);
     body.response = response.map(to_json);
     Ok(InteractionRecord {
         status,
@@ -218,20 +224,13 @@ fn to_text(value: &impl Serialize) -> String {
 }
 
 fn view(interaction: &ProvidedInteraction, now: &InteractionState) -> InteractionView {
-    let (status, response) = match now {
-        InteractionState::Resolved(response) => {
-            (InteractionStatus::Resolved, Some(response.clone()))
-        }
-        InteractionState::Expired => (InteractionStatus::Expired, None),
-        InteractionState::Cancelled => (InteractionStatus::Cancelled, None),
-        _ => (InteractionStatus::Pending, None),
-    };
+    let (status, response) = stored_as(now);
     InteractionView {
         request: interaction.request.clone(),
         status,
         accepted_at: interaction.accepted_at_ms,
         deadline: interaction.deadline_ms(),
-        response,
+        response: response.cloned(),
     }
 }
 
