@@ -995,3 +995,64 @@ async fn an_interaction_no_form_can_carry_says_so_and_waits() {
     );
     host.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_current_client_meets_the_current_protocol_its_lists_say_how_long_they_last() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    host.open(OPP).await;
+    // What 2026-07-28 removed is an unknown method there, whatever its
+    // parameters: 404 and -32601, the request's id kept.
+    for method in [
+        "initialize",
+        "ping",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tasks/result",
+        "tasks/list",
+    ] {
+        let (status, answer) = host
+            .current_answered(&host.dana, method, json!({}), FORMS_AND_TASKS)
+            .await;
+        assert_eq!(status, 404, "{method}: {answer}");
+        assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
+        assert_eq!(answer["id"], 7, "{method}: {answer}");
+    }
+
+    // A resource not found names the URI it was asked for.
+    let uri = format!("index://negotiations/{PAUSED}");
+    let missing = host
+        .current(
+            &host.dana,
+            "resources/read",
+            json!({"uri": uri}),
+            FORMS_AND_TASKS,
+        )
+        .await;
+    // -32602 since SEP-2164, as rmcp writes it.
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert_eq!(missing["error"]["data"]["uri"], uri.as_str(), "{missing}");
+
+    // The tools and the template last; negotiations change at every turn.
+    for (method, ttl) in [
+        ("tools/list", 300_000),
+        ("resources/templates/list", 300_000),
+        ("resources/list", 0),
+    ] {
+        let listed = host
+            .current(&host.dana, method, json!({}), FORMS_AND_TASKS)
+            .await;
+        assert_eq!(listed["result"]["ttlMs"], ttl, "{method}: {listed}");
+        assert_eq!(listed["result"]["cacheScope"], "private", "{listed}");
+    }
+    let read = host
+        .current(
+            &host.dana,
+            "resources/read",
+            json!({"uri": format!("index://negotiations/{OPP}")}),
+            FORMS_AND_TASKS,
+        )
+        .await;
+    assert_eq!(read["result"]["ttlMs"], 0, "{read}");
+    assert_eq!(read["result"]["cacheScope"], "private", "{read}");
+    host.stop().await;
+}

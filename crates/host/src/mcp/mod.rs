@@ -46,13 +46,13 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState, ToolCallContext};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
-    CreateTaskResult, CustomRequest, CustomResult, ElicitResult, ErrorCode, GetTaskParams,
-    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
-    JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, Task,
-    Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    ContentBlock, CreateTaskResult, CustomRequest, CustomResult, ElicitResult, ErrorCode,
+    GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams, InitializeResult,
+    InputRequiredResult, JsonObject, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, SubscribeRequestParams,
+    SubscriptionFilter, Task, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_router};
@@ -765,7 +765,8 @@ fn actions(actions: &[NegotiationAction]) -> String {
         .join(", ")
 }
 
-/// The MCP requests the host answers.
+/// The MCP requests the host answers (those in [`BEFORE_CURRENT`] to
+/// older clients only).
 const SERVED_METHODS: &[&str] = &[
     "initialize",
     "ping",
@@ -781,6 +782,19 @@ const SERVED_METHODS: &[&str] = &[
     "tasks/get",
     "tasks/update",
     "tasks/cancel",
+    "tasks/result",
+    "tasks/list",
+];
+
+/// The methods the current protocol (2026-07-28) removed: the host serves
+/// them to older clients, and a current request naming one names a method
+/// that does not exist there (404 and "method not found", whatever its
+/// parameters).
+const BEFORE_CURRENT: &[&str] = &[
+    "initialize",
+    "ping",
+    "resources/subscribe",
+    "resources/unsubscribe",
     "tasks/result",
     "tasks/list",
 ];
@@ -806,12 +820,15 @@ impl ServerHandler for NegotiatorServer {
     /// A request rmcp could not read as the method it names arrives here
     /// as a custom one: for a method the host serves, its parameters have
     /// the wrong shape, which is "invalid params", not an unknown method.
+    /// A method the request's own protocol removed is unknown to it.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        if SERVED_METHODS.contains(&request.method.as_str()) {
+        let method = request.method.as_str();
+        let removed = speaks_current(&context) && BEFORE_CURRENT.contains(&method);
+        if SERVED_METHODS.contains(&method) && !removed {
             return Err(ErrorData::invalid_params(
                 format!("the parameters of {} do not have its shape", request.method),
                 None,
@@ -936,7 +953,9 @@ impl ServerHandler for NegotiatorServer {
             .filter(|tool| host || !HOST_ONLY.contains(&tool.name.as_ref()))
             .cloned()
             .collect();
-        Ok(ListToolsResult::with_all_items(offered))
+        Ok(ListToolsResult::with_all_items(offered)
+            .with_ttl_ms(LISTS_THAT_LAST_MS)
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -1011,6 +1030,13 @@ fn request_digest(context: &RequestContext<RoleServer>) -> RequestDigest {
         .copied()
         .unwrap_or_else(|| RequestDigest::of("", None))
 }
+
+/// How long a current client may keep the lists that change only when the
+/// host is upgraded (the tools, the resource template), in milliseconds.
+/// Private: the tools offered depend on the key. The negotiations listed
+/// and read as resources change with every turn, so they carry rmcp's
+/// default, `0` (do not keep), and a client listens for their changes.
+pub(crate) const LISTS_THAT_LAST_MS: u64 = 5 * 60 * 1000;
 
 /// How long a task may live beyond what it waits for.
 const TASK_MARGIN: Duration = Duration::from_secs(10 * 60);

@@ -49,7 +49,10 @@ pub(crate) fn negotiation(uri: &str) -> Option<OpportunityId> {
 }
 
 fn not_found(uri: &str) -> ErrorData {
-    ErrorData::resource_not_found(format!("there is no negotiation at {uri}"), None)
+    ErrorData::resource_not_found(
+        format!("there is no negotiation at {uri}"),
+        Some(serde_json::json!({ "uri": uri })),
+    )
 }
 
 fn failed(err: &HostError) -> ErrorData {
@@ -106,6 +109,8 @@ pub(crate) fn templates() -> ListResourceTemplatesResult {
             .with_title("A negotiation, as your seat sees it")
             .with_mime_type("application/json"),
     ])
+    .with_ttl_ms(crate::mcp::LISTS_THAT_LAST_MS)
+    .with_cache_scope(rmcp::model::CacheScope::Private)
 }
 
 /// The negotiation at `uri` as the caller's seat sees it.

@@ -297,9 +297,25 @@ impl Running {
         &self,
         key: &str,
         method: &str,
-        mut params: Value,
+        params: Value,
         capabilities: &str,
     ) -> Value {
+        let (status, answer) = self
+            .current_answered(key, method, params, capabilities)
+            .await;
+        assert_eq!(status, 200, "{answer}");
+        answer
+    }
+
+    /// [`Running::current`], whatever the HTTP status: the status and the
+    /// JSON-RPC answer.
+    pub async fn current_answered(
+        &self,
+        key: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: &str,
+    ) -> (reqwest::StatusCode, Value) {
         let capabilities: Value = serde_json::from_str(capabilities).unwrap();
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -313,8 +329,12 @@ impl Running {
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", method);
-        // The header names what the request is about: a tool, a task.
-        if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
+        // The header names what the request is about: a tool, a task, a
+        // resource.
+        let about = ["name", "taskId", "uri"]
+            .into_iter()
+            .find_map(|field| params[field].as_str());
+        if let Some(name) = about {
             request = request.header("mcp-name", name);
         }
         let response = request
@@ -324,14 +344,14 @@ impl Running {
             .unwrap();
         let status = response.status();
         let text = response.text().await.unwrap();
-        assert_eq!(status, 200, "{text}");
-        serde_json::from_str(&text).ok().unwrap_or_else(|| {
+        let answer = serde_json::from_str(&text).ok().unwrap_or_else(|| {
             text.lines()
                 .filter_map(|line| line.strip_prefix("data:"))
                 .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
                 .find(|message| message.get("id").is_some())
-                .unwrap_or_else(|| panic!("no answer in {text:?}"))
-        })
+                .unwrap_or_else(|| panic!("no answer in {status} {text:?}"))
+        });
+        (status, answer)
     }
 }
 
