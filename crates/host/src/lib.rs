@@ -39,6 +39,8 @@ pub use index_negotiation_store::{Refusal, RefusalKind};
 pub use keys::{Caller, NewKey};
 pub use mcp::{NegotiatorServer, tools};
 pub use serve::app::{openapi, router};
+#[cfg(feature = "conformance")]
+pub use serve::serve_conformance;
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};
 pub use service::error::{Code, ErrorBody, ErrorCode, ErrorFields, HostError, refusal_status};
 pub use service::host::{Host, HostSettings};

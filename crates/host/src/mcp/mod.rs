@@ -26,7 +26,10 @@
 //! | `gate` | in front of rmcp: the `/mcp` body read to the limit, rmcp's plain-text refusals in the error shape |
 //! | `keep_alive` | an MCP answer rmcp is slow to start, held on an event stream that keeps talking |
 //! | `sessions` | MCP sessions bounded per key and in all, the least recently used closed first |
+//! | `conformance` | the official conformance suite's fixtures beside the tools (the `conformance` feature, for its test server only) |
 
+#[cfg(feature = "conformance")]
+pub(crate) mod conformance;
 pub(crate) mod elicit;
 pub(crate) mod gate;
 pub(crate) mod input;

@@ -19,9 +19,9 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServerHandler, ServiceExt};
 
 use crate::mcp::NegotiatorServer;
 use crate::mcp::sessions::{BoundedSessions, SessionBounds};
@@ -138,6 +138,41 @@ pub async fn serve_with(
     settings: ServeSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), HostError> {
+    let for_sessions = host.clone();
+    let server = move || NegotiatorServer::per_request(for_sessions.clone());
+    serve_mcp(host, listener, settings, server, shutdown).await
+}
+
+/// Serves the host as [`serve_with`] does, each MCP session's server with
+/// the official conformance suite's fixtures beside the host's tools (see
+/// `examples/conformance_server.rs`, the suite's test server). Every
+/// request is authenticated as always. The `conformance` feature, for
+/// that test server only.
+///
+/// # Errors
+///
+/// As [`serve_with`].
+#[cfg(feature = "conformance")]
+pub async fn serve_conformance(
+    host: Host,
+    listener: tokio::net::TcpListener,
+    settings: ServeSettings,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), HostError> {
+    let for_sessions = host.clone();
+    let server =
+        move || crate::mcp::conformance::ConformanceServer::per_request(for_sessions.clone());
+    serve_mcp(host, listener, settings, server, shutdown).await
+}
+
+/// [`serve_with`], each MCP session served by a server `server` makes.
+async fn serve_mcp<S: ServerHandler + Send + 'static>(
+    host: Host,
+    listener: tokio::net::TcpListener,
+    settings: ServeSettings,
+    server: impl Fn() -> S + Send + Sync + 'static,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), HostError> {
     let cancel = CancellationToken::new();
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(cancel.child_token())
@@ -148,7 +183,6 @@ pub async fn serve_with(
     if !settings.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(settings.allowed_hosts.clone());
     }
-    let for_sessions = host.clone();
     let mut local = LocalSessionManager::default();
     local.session_config.keep_alive = Some(settings.mcp_session_idle);
     let sessions = Arc::new(BoundedSessions::new(
@@ -161,11 +195,7 @@ pub async fn serve_with(
     let counted = sessions.clone();
     host.metrics()
         .watch_sessions(Arc::new(move || counted.open()));
-    let mcp = StreamableHttpService::new(
-        move || Ok(NegotiatorServer::per_request(for_sessions.clone())),
-        sessions.clone(),
-        config,
-    );
+    let mcp = StreamableHttpService::new(move || Ok(server()), sessions.clone(), config);
     let app = router(host.clone(), axum::Router::new().nest_service("/mcp", mcp));
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
