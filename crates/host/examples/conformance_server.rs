@@ -9,11 +9,13 @@
 //!
 //! It prints `listening on URL` first, as `index serve` does, and serves
 //! `/mcp` at that URL without a key, since the suite sends no
-//! credentials. It does so only on a loopback address: a small proxy in
-//! front of the host adds one agent key to every request and passes
-//! everything else (the `Host` and `Origin` headers included, which the
-//! DNS-rebinding scenario is about) through untouched. The host itself
-//! authenticates every request as it always does.
+//! credentials. It does so only on a loopback address, and only `/mcp`: a
+//! small proxy in front of the host adds one agent key to each request
+//! and passes the rest (the `Host` and `Origin` headers included, which
+//! the DNS-rebinding scenario is about) through untouched but for the
+//! hop-by-hop headers. The host itself authenticates every request as it
+//! always does. `--db` must name a file that does not exist yet: the
+//! server writes its key there and never revokes it.
 
 // The one line a script waits for, and the reason it stopped, go to
 // standard error as `index serve` writes them.
@@ -25,7 +27,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::TryStreamExt;
 
@@ -66,6 +68,12 @@ impl Args {
             db: db.ok_or(usage)?,
             listen: listen.ok_or(usage)?,
         };
+        if args.db.exists() {
+            return Err(format!(
+                "--db {}: give a file that does not exist yet; the conformance server writes a key it never revokes",
+                args.db.display()
+            ));
+        }
         if !args.listen.ip().is_loopback() {
             return Err(format!(
                 "--listen {}: the conformance server serves /mcp without a key, so only on a loopback address",
@@ -121,27 +129,66 @@ async fn run() -> Result<(), String> {
 
     let upstream = Upstream {
         base: format!("http://{inner_address}"),
-        key: Arc::new(
-            HeaderValue::from_str(&format!("Bearer {}", key.secret))
-                .map_err(|err| err.to_string())?,
-        ),
+        key: Arc::new({
+            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.secret))
+                .map_err(|err| err.to_string())?;
+            value.set_sensitive(true);
+            value
+        }),
         http: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|err| err.to_string())?,
     };
-    let proxy = axum::Router::new().fallback(forward).with_state(upstream);
-    let served = tokio::spawn(index_host::serve_conformance(
+    let proxy = axum::Router::new()
+        .route("/mcp", axum::routing::any(forward))
+        .with_state(upstream);
+    let served = index_host::serve_conformance(
         host,
         inner,
         ServeSettings::default(),
         index_host::shutdown_signal(),
-    ));
-    axum::serve(outer, proxy)
-        .with_graceful_shutdown(index_host::shutdown_signal())
-        .await
-        .map_err(|err| err.to_string())?;
-    served.await.map_err(|err| err.to_string())?.map_err(failed)
+    );
+    let proxied = axum::serve(outer, proxy).with_graceful_shutdown(index_host::shutdown_signal());
+    // Whichever stops first stops the server: a proxy without its host
+    // would only answer 502.
+    tokio::select! {
+        served = served => served.map_err(failed),
+        proxied = proxied => proxied.map_err(|err| err.to_string()),
+    }
+}
+
+/// The headers that belong to one connection, not to the request or the
+/// answer (RFC 9110, section 7.6.1), besides those `Connection` names.
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// `headers` without the hop-by-hop ones.
+fn end_to_end(mut headers: HeaderMap) -> HeaderMap {
+    let named: Vec<String> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .collect();
+    for name in HOP_BY_HOP
+        .iter()
+        .copied()
+        .chain(named.iter().map(String::as_str))
+    {
+        headers.remove(name);
+    }
+    headers
 }
 
 /// One request passed to the host with the key added, its answer streamed
@@ -149,12 +196,14 @@ async fn run() -> Result<(), String> {
 /// keeps it).
 async fn forward(State(upstream): State<Upstream>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let path = parts.uri.path_and_query().map_or("/", |path| path.as_str());
-    let Ok(body) = axum::body::to_bytes(body, index_host::BODY_LIMIT).await else {
-        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
-    };
-    let mut headers = parts.headers;
+    let path = parts
+        .uri
+        .path_and_query()
+        .map_or("/mcp", |path| path.as_str());
+    let mut headers = end_to_end(parts.headers);
     headers.insert(header::AUTHORIZATION, (*upstream.key).clone());
+    // Streamed as it comes: the host holds a body to its own limit.
+    let body = reqwest::Body::wrap_stream(body.into_data_stream());
     let sent = upstream
         .http
         .request(parts.method, format!("{}{path}", upstream.base))
@@ -168,7 +217,7 @@ async fn forward(State(upstream): State<Upstream>, request: Request) -> Response
     };
     let mut response = Response::builder().status(answer.status());
     if let Some(headers) = response.headers_mut() {
-        headers.extend(answer.headers().clone());
+        headers.extend(end_to_end(answer.headers().clone()));
     }
     let stream = answer.bytes_stream().map_err(std::io::Error::other);
     response

@@ -41,18 +41,16 @@ fn the_2026_07_28_requirement_set_passes_against_the_conformance_server() {
     let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance_expected.yaml");
     let dir = tempfile::tempdir().unwrap();
 
-    // As its documentation says to run it; the build `cargo test` made is
-    // the one it runs.
-    let mut server = Command::new(env!("CARGO"))
-        .args([
-            "run",
-            "-q",
-            "-p",
-            "index-host",
-            "--example",
-            "conformance_server",
-            "--",
-        ])
+    // The example `cargo test` built beside this test (`cargo build -p
+    // index-host --example conformance_server` builds it alone).
+    let example = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .map(|profile| profile.join("examples/conformance_server"))
+        .filter(|example| example.exists())
+        .expect("the conformance server is built: cargo build -p index-host --example conformance_server");
+    let mut server = Command::new(example)
         .arg("--db")
         .arg(dir.path().join("conformance.db"))
         .args(["--listen", "127.0.0.1:0"])
@@ -61,12 +59,14 @@ fn the_2026_07_28_requirement_set_passes_against_the_conformance_server() {
         .spawn()
         .unwrap();
     let mut log = BufReader::new(server.stderr.take().unwrap()).lines();
-    let first = log.next().unwrap().unwrap();
-    let base = first
-        .strip_prefix("listening on ")
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("the conformance server did not start: {first}"))
-        .to_owned();
+    let base = log
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let rest = line.strip_prefix("listening on ")?;
+            rest.split_whitespace().next().map(str::to_owned)
+        })
+        .expect("the conformance server says where it listens");
     std::thread::spawn(move || {
         log.map_while(Result::ok)
             .for_each(|line| eprintln!("server: {line}"))

@@ -283,6 +283,14 @@ async fn a_served_method_with_parameters_of_the_wrong_type_is_invalid_params() {
     let mut mcp = running.mcp_session(&running.dana.clone()).await;
     let answer = mcp.request("tools/call", json!({"name": 7})).await;
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    // An older session keeps the methods the current protocol removed.
+    let answer = mcp.request("resources/subscribe", json!({"uri": 7})).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    // The tasks extension's methods this host never served are unknown.
+    for method in ["tasks/list", "tasks/result"] {
+        let answer = mcp.request(method, json!({"taskId": "t"})).await;
+        assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
+    }
     drop(mcp);
     running.stop().await;
 }

@@ -1000,8 +1000,8 @@ async fn an_interaction_no_form_can_carry_says_so_and_waits() {
 async fn a_current_client_meets_the_current_protocol_its_lists_say_how_long_they_last() {
     let mut host = Running::start(Arc::new(MemoryStore::new())).await;
     host.open(OPP).await;
-    // What 2026-07-28 removed is an unknown method there, whatever its
-    // parameters: 404 and -32601, the request's id kept.
+    // What 2026-07-28 removed is an unknown method there, even with the
+    // older method's parameters missing: 404 and -32601, the id kept.
     for method in [
         "initialize",
         "ping",
@@ -1017,6 +1017,22 @@ async fn a_current_client_meets_the_current_protocol_its_lists_say_how_long_they
         assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
         assert_eq!(answer["id"], 7, "{method}: {answer}");
     }
+
+    // A well-formed `initialize`, even one naming the current protocol,
+    // starts an older session instead (rmcp negotiates 2025-11-25).
+    let (status, answer) = host
+        .current_answered(
+            &host.dana,
+            "initialize",
+            json!({"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+            FORMS_AND_TASKS,
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
 
     // A resource not found names the URI it was asked for.
     let uri = format!("index://negotiations/{PAUSED}");

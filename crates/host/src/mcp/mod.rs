@@ -785,23 +785,23 @@ const SERVED_METHODS: &[&str] = &[
     "tasks/get",
     "tasks/update",
     "tasks/cancel",
-    "tasks/result",
-    "tasks/list",
 ];
 
 /// The methods the current protocol (2026-07-28) removed: the host serves
-/// them to older clients, and a current request naming one names a method
-/// that does not exist there (404 and "method not found", whatever its
-/// parameters).
+/// them to older sessions, and a request in the current protocol's style
+/// whose parameters are not the older method's names a method that does
+/// not exist there (404 and "method not found"). rmcp refuses a
+/// well-formed `ping` or subscription there itself, and takes a
+/// well-formed `initialize` to start an older session.
 const BEFORE_CURRENT: &[&str] = &[
     "initialize",
     "ping",
     "resources/subscribe",
     "resources/unsubscribe",
-    "tasks/result",
-    "tasks/list",
 ];
 
+// `crate::mcp::conformance::ConformanceServer` hands each of these to this
+// server by name: a method overridden here is overridden there too.
 impl ServerHandler for NegotiatorServer {
     /// The default handshake, and a session whose client advertised
     /// elicitation is remembered as one that can put a parked question to
@@ -830,7 +830,7 @@ impl ServerHandler for NegotiatorServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let method = request.method.as_str();
-        let removed = speaks_current(&context) && BEFORE_CURRENT.contains(&method);
+        let removed = carries_request_metadata(&context) && BEFORE_CURRENT.contains(&method);
         if SERVED_METHODS.contains(&method) && !removed {
             return Err(ErrorData::invalid_params(
                 format!("the parameters of {} do not have its shape", request.method),
@@ -1051,6 +1051,16 @@ fn speaks_current(context: &RequestContext<RoleServer>) -> bool {
         .meta
         .protocol_version()
         .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// Whether a request is in the current protocol's style, as rmcp tells
+/// one: its own `_meta` carries what the protocol asks of every request
+/// (version, client, capabilities), whatever version it names.
+fn carries_request_metadata(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+        .is_empty()
 }
 
 /// A call's arguments read as its tool reads them, or `None` when the tool

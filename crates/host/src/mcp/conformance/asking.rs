@@ -1,9 +1,11 @@
 //! The fixtures that ask before they answer (`input_required`, SEP-2322):
 //! the first call answers with what the client must ask its user, its
 //! model or its roots, and the retry carries the answers. Where a fixture
-//! keeps state between rounds, the `requestState` is signed with the
-//! store's key exactly as the host's own forms are (`Host::sign`), so a
-//! changed state is refused and any host of the store can read it.
+//! keeps state between rounds, the `requestState` is signed with the key
+//! the host's own forms are signed with (`Host::sign`), so a changed state
+//! is refused and any host of the store can read it. Unlike the forms'
+//! tokens, a fixture's state names no caller, has no deadline and may be
+//! used again.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
@@ -59,7 +61,7 @@ pub(super) fn prompts() -> Vec<Prompt> {
 }
 
 /// An elicitation of one field, `field`, of JSON type `kind`.
-fn elicit(message: &str, field: &str, kind: &str) -> Value {
+pub(super) fn elicit(message: &str, field: &str, kind: &str) -> Value {
     json!({"method": "elicitation/create", "params": {
         "message": message,
         "requestedSchema": {"type": "object", "properties": {field: {"type": kind}}, "required": [field]},
@@ -78,7 +80,10 @@ fn roots() -> Value {
     json!({"method": "roots/list", "params": {}})
 }
 
-fn asked(requests: Value, state: Option<String>) -> Result<InputRequiredResult, ErrorData> {
+pub(super) fn asked(
+    requests: Value,
+    state: Option<String>,
+) -> Result<InputRequiredResult, ErrorData> {
     from_json(json!({
         "resultType": "input_required",
         "inputRequests": requests,
@@ -161,6 +166,18 @@ async fn signed(
     host.sign(&payload)
         .await
         .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+}
+
+/// Asks `requests` with a new signed state for `fixture`'s `round`.
+async fn ask_with_state(
+    host: &Host,
+    fixture: &str,
+    round: u8,
+    name: Option<String>,
+    requests: Value,
+) -> Result<CallToolResponse, ErrorData> {
+    let state = signed(host, fixture, round, name).await?;
+    asked(requests, Some(state)).map(Into::into)
 }
 
 /// What a state sent back carries: `None` when none was sent, "invalid
@@ -260,12 +277,14 @@ async fn confirmed(
         let ok = content.get("ok").and_then(Value::as_bool).unwrap_or(false);
         return text(&format!("{said} (ok: {ok})")).map(Into::into);
     }
-    let state = signed(host, fixture, 1, None).await?;
-    asked(
+    ask_with_state(
+        host,
+        fixture,
+        1,
+        None,
         json!({"confirm": elicit("Please confirm", "ok", "boolean")}),
-        Some(state),
     )
-    .map(Into::into)
+    .await
 }
 
 /// Asks the user, the model and the roots at once.
@@ -289,13 +308,12 @@ async fn all_three(
         ))
         .map(Into::into);
     }
-    let state = signed(host, fixture, 1, None).await?;
     let requests = json!({
         "user_name": elicit("What is your name?", "name", "string"),
         "greeting": sample("Generate a greeting", 50),
         "client_roots": roots(),
     });
-    asked(requests, Some(state)).map(Into::into)
+    ask_with_state(host, fixture, 1, None, requests).await
 }
 
 /// A name, then a colour, each its own round with its own state.
@@ -313,9 +331,8 @@ async fn rounds(
                     .get("name")
                     .and_then(Value::as_str)
                     .unwrap_or("unknown");
-                let state = signed(host, fixture, 2, Some(name.to_owned())).await?;
                 let requests = json!({"step2": elicit("Step 2: What is your favorite color?", "color", "string")});
-                return asked(requests, Some(state)).map(Into::into);
+                return ask_with_state(host, fixture, 2, Some(name.to_owned()), requests).await;
             }
         }
         Some(State { round: 2, name, .. }) => {
@@ -333,12 +350,14 @@ async fn rounds(
         }
         _ => {}
     }
-    let state = signed(host, fixture, 1, None).await?;
-    asked(
+    ask_with_state(
+        host,
+        fixture,
+        1,
+        None,
         json!({"step1": elicit("Step 1: What is your name?", "name", "string")}),
-        Some(state),
     )
-    .map(Into::into)
+    .await
 }
 
 /// Asks only what the client said it can answer.
@@ -369,8 +388,7 @@ async fn within_capabilities(
     if requests.is_empty() {
         return text("capabilities-ok: nothing the client can answer was asked").map(Into::into);
     }
-    let state = signed(host, fixture, 1, None).await?;
-    asked(Value::Object(requests), Some(state)).map(Into::into)
+    ask_with_state(host, fixture, 1, None, Value::Object(requests)).await
 }
 
 /// The asking prompt, or `None` when `request` names another.

@@ -247,3 +247,22 @@ impl ServerHandler for ConformanceServer {
         self.inner.cancel_task(request, context).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fixture_is_written_as_rmcp_reads_it() {
+        // A fixture rmcp could not read would be left out of the lists,
+        // and the suite would say only that it is missing.
+        assert_eq!(content::tools().len(), 13);
+        assert_eq!(asking::tools().len(), 8);
+        assert_eq!(tasks::tools().len(), 4);
+        assert_eq!(content::prompts().len(), 4);
+        assert_eq!(asking::prompts().len(), 1);
+        assert_eq!(content::resources().len(), 2);
+        assert_eq!(content::templates().len(), 1);
+        assert_eq!(FIXTURE_TOOLS.len(), 25);
+    }
+}

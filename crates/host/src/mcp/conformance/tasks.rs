@@ -137,14 +137,9 @@ pub(super) async fn call(
                 .and_then(Value::as_str);
             let Some(name) = name else {
                 // Asked before any task is made, as the extension says.
-                let asked = json!({"resultType": "input_required", "inputRequests": {"user_name": {
-                    "method": "elicitation/create",
-                    "params": {
-                        "message": "What is your name?",
-                        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
-                    },
-                }}});
-                return Some(from_json(asked).map(CallToolResponse::InputRequired));
+                let name = super::asking::elicit("What is your name?", "name", "string");
+                let asked = super::asking::asked(json!({ "user_name": name }), None);
+                return Some(asked.map(CallToolResponse::InputRequired));
             };
             (Work::Greet(name.to_owned()), true)
         }
