@@ -370,6 +370,25 @@ pub(crate) struct ServeArgs {
         conflicts_with = "mcp_stdio"
     )]
     pub(crate) allowed_hosts: Vec<String>,
+    /// Take access tokens (JWTs) of this OAuth issuer beside API keys: the
+    /// host then describes itself as a protected resource of it
+    /// (/.well-known/oauth-protected-resource), and a token must name
+    /// --public-url's /mcp as its audience and carry the `agent` scope.
+    #[arg(long, value_name = "URL", value_parser = http_url, conflicts_with = "mcp_stdio")]
+    pub(crate) oauth_issuer: Option<String>,
+    /// The token claim that names the person a token acts for.
+    #[arg(
+        long,
+        value_name = "CLAIM",
+        default_value = "sub",
+        requires = "oauth_issuer"
+    )]
+    pub(crate) oauth_user_claim: String,
+    /// The URL clients reach this host at, when it is not http:// and the
+    /// --listen address (behind a proxy, by name, over TLS); its /mcp is
+    /// the resource tokens are for.
+    #[arg(long, value_name = "URL", value_parser = http_url, conflicts_with = "mcp_stdio")]
+    pub(crate) public_url: Option<String>,
     /// How long a shutdown (SIGINT, SIGTERM) waits for requests in flight
     /// before it closes the connections left, in seconds.
     #[arg(
@@ -645,6 +664,22 @@ fn new_user_id(text: &str) -> Result<UserId, String> {
     index_host::names::check_name("a user id", text).map_err(|err| err.to_string())?;
     text.parse()
         .map_err(|err: index_negotiation::InvalidId| err.to_string())
+}
+
+/// An http or https URL with no credentials, query or fragment, kept as
+/// written (an issuer is compared with its tokens' `iss` byte for byte).
+fn http_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text).map_err(|err| format!("not a URL: {err}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("an http:// or https:// URL with a host".to_owned());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("a URL without credentials".to_owned());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("a URL without a query or fragment".to_owned());
+    }
+    Ok(text.to_owned())
 }
 
 /// An intent id that comes in here to be stored, as [`new_user_id`].

@@ -55,14 +55,10 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     settings.author = author;
     settings.question_loop = crate::questions::question_loop_settings(args.ask_rounds_cap);
     settings.ask_user_window = Some(std::time::Duration::from_secs(args.ask_user_window));
-    let host =
-        Host::with_settings(store(args.db, synchronous, Use::Create).await?, settings).await?;
-    if let (true, Some(path)) = (args.mcp_stdio, &args.key_file) {
-        let secret = std::fs::read_to_string(path)
-            .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;
-        let caller = host.authenticate(Some(secret.trim())).await?;
-        tracing::info!(user = ?caller.user_id.as_str(), "serving MCP on stdio");
-        return Ok(index_host::serve_stdio(host, caller).await?);
+    if args.mcp_stdio {
+        let host =
+            Host::with_settings(store(args.db, synchronous, Use::Create).await?, settings).await?;
+        return serve_stdio(host, args.key_file.as_deref()).await;
     }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -70,6 +66,17 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     let address = listener
         .local_addr()
         .map_err(|err| Failure::Usage(err.to_string()))?;
+    let public_url = args
+        .public_url
+        .unwrap_or_else(|| format!("http://{address}"));
+    settings.oauth_issuer = args.oauth_issuer.map(|issuer| {
+        let resource = format!("{}/mcp", public_url.trim_end_matches('/'));
+        let mut issuer = index_host::IssuerSettings::new(issuer, resource);
+        issuer.user_claim = args.oauth_user_claim;
+        issuer
+    });
+    let host =
+        Host::with_settings(store(args.db, synchronous, Use::Create).await?, settings).await?;
     // The one line a script waits for; the port is real even for :0.
     anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp, inbox at /inbox)");
     let mut settings = index_host::ServeSettings::default();
@@ -83,6 +90,17 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     index_host::serve_with(host, listener, settings, index_host::shutdown_signal()).await?;
     anstream::eprintln!("stopped");
     Ok(())
+}
+
+/// MCP over standard input and output, as the key in `key_file` (clap
+/// makes `--mcp-stdio` require it).
+async fn serve_stdio(host: Host, key_file: Option<&std::path::Path>) -> Result<(), Failure> {
+    let path = key_file.ok_or_else(|| Failure::Usage("--mcp-stdio needs --key-file".to_owned()))?;
+    let secret = std::fs::read_to_string(path)
+        .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;
+    let caller = host.authenticate(Some(secret.trim())).await?;
+    tracing::info!(user = ?caller.user_id.as_str(), "serving MCP on stdio");
+    Ok(index_host::serve_stdio(host, caller).await?)
 }
 
 /// A key as `keys` commands show it, in docs/cli-json.md's order.

@@ -1186,3 +1186,52 @@ fn man_without_a_dir_takes_the_first_default_it_can_write() {
         "{stderr}"
     );
 }
+
+#[test]
+fn serve_takes_an_issuers_tokens_and_a_401_says_where_to_find_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db").display().to_string();
+    let host = serve::Host::start_with_args(
+        dir.path(),
+        &db,
+        &[],
+        &[
+            "--oauth-issuer",
+            "https://login.example.com/",
+            "--public-url",
+            "https://negotiate.example/",
+        ],
+    );
+    let (status, metadata) =
+        host.request("GET", "/.well-known/oauth-protected-resource/mcp", "", None);
+    assert_eq!(status, 200, "{metadata}");
+    assert_eq!(metadata["resource"], "https://negotiate.example/mcp");
+    assert_eq!(
+        metadata["authorization_servers"],
+        serde_json::json!(["https://login.example.com/"])
+    );
+    let head = host.head_without_key("/mcp");
+    assert!(head.starts_with("HTTP/1.1 401"), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains(
+            "www-authenticate: bearer resource_metadata=\"https://negotiate.example/.well-known/oauth-protected-resource/mcp\", scope=\"agent\""
+        ),
+        "{head}"
+    );
+    host.stop();
+
+    // A URL the host cannot use is refused before anything starts.
+    for (flag, url) in [
+        ("--oauth-issuer", "ftp://login.example.com"),
+        ("--public-url", "https://user:secret@negotiate.example"),
+        ("--oauth-issuer", "https://login.example.com/?tenant=1"),
+    ] {
+        let refused = index_in(dir.path(), &["serve", flag, url, "--db", &db], None);
+        assert_eq!(refused.status.code(), Some(2), "{flag} {url}");
+        assert!(
+            text(&refused.stderr).contains(flag),
+            "{}",
+            text(&refused.stderr)
+        );
+    }
+}

@@ -47,6 +47,7 @@ pub use service::host::{Host, HostSettings};
 pub use service::interactions::{
     Asked, InteractionPage, InteractionQuery, InteractionView, MOST_INTERACTIONS,
 };
+pub use service::issuer::{AGENT_SCOPE, IssuerSettings};
 pub use service::limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 pub use service::wire::{
     AskedQuestion, Changed, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,

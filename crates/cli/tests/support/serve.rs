@@ -28,8 +28,14 @@ impl Host {
 
     /// [`Host::start`] with `env` besides the test's own.
     pub fn start_with(dir: &Path, db: &str, env: &[(&str, &str)]) -> Host {
+        Self::start_with_args(dir, db, env, &[])
+    }
+
+    /// [`Host::start_with`], `args` added to `index serve`'s.
+    pub fn start_with_args(dir: &Path, db: &str, env: &[(&str, &str)], args: &[&str]) -> Host {
         let mut child = support::command(dir)
             .args(["serve", "--listen", "127.0.0.1:0", "--db", db])
+            .args(args)
             .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -38,8 +44,11 @@ impl Host {
             .spawn()
             .unwrap();
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        // The line a script waits for, after any about the store.
         let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
+        while stderr.read_line(&mut line).unwrap() > 0 && !line.starts_with("listening on") {
+            line.clear();
+        }
         let address = line
             .strip_prefix("listening on http://")
             .and_then(|rest| rest.split_whitespace().next())
@@ -100,6 +109,20 @@ impl Host {
             head.split(' ').nth(1).unwrap().parse().unwrap(),
             body.to_owned(),
         )
+    }
+
+    /// The head of `GET path` sent with no key at all.
+    pub fn head_without_key(&self, path: &str) -> String {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n\r\n",
+            self.address
+        )
+        .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        reply.split_once("\r\n\r\n").unwrap().0.to_owned()
     }
 
     /// SIGTERM, then the exit status must be a clean one.

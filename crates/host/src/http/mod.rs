@@ -5,10 +5,12 @@
 //! |---|---|
 //! | `extract` | the extractors every route uses (a path's negotiation, a JSON body, a query), refusing with the error shape |
 //! | `openapi` | the OpenAPI 3.1 description of a table of routes, from the schemas |
+//! | `oauth` | the host as an OAuth protected resource: its metadata (RFC 9728) and the challenge of a 401 |
 //! | `respond` | a `HostError` as an HTTP answer |
 //! | `security` | the headers every answer carries |
 
 pub(crate) mod extract;
+pub(crate) mod oauth;
 pub(crate) mod openapi;
 mod respond;
 pub(crate) mod security;

@@ -164,6 +164,8 @@ pub(crate) enum Fails {
     Oversize,
     /// No interaction with that id for the caller's person: `not_found`.
     Interaction,
+    /// The host takes no identity provider's tokens: `unknown_route`, 404.
+    NoIssuer,
     /// An id taken with other content, or too many pending:
     /// `interaction_exists`, `too_many_interactions`, 409.
     Ask,
@@ -202,6 +204,7 @@ impl Fails {
             .into_iter()
             .map(|rejection| (StatusCode::BAD_REQUEST, rejection.as_str()))
             .collect(),
+            Fails::NoIssuer => vec![of(HostError::UnknownRoute)],
             Fails::NotReady => vec![(
                 StatusCode::SERVICE_UNAVAILABLE,
                 ErrorCode::StoreFailed.as_str(),

@@ -31,6 +31,7 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
     let mut routes = crate::rest::routes();
     routes.extend(crate::web::routes());
+    routes.extend(crate::http::oauth::routes());
     let ok = |schema| Success::Json(StatusCode::OK, schema);
     routes.push((
         Operation::new(
@@ -83,8 +84,9 @@ pub fn router(host: Host, mcp: Router) -> Router {
             api = api.route(operation.path, handler);
         }
     }
-    // A client that meets a 401 looks for OAuth here; the answer says
-    // there is none, without a key, so it asks for one instead.
+    // A client that meets a 401 looks for OAuth here: the protected
+    // resource's metadata is routed above, and any other path says there
+    // is nothing, without a key.
     let public = public
         .route(
             "/.well-known/{*rest}",
@@ -234,22 +236,17 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
         }
         Err(err) => {
             tracing::info!(code = err.code(), "refused");
-            // A key that was sent and is not valid says so, so that a client
-            // asks its user for another rather than for an OAuth login.
-            let challenge = match (&err, token) {
-                (HostError::KeyExpired, _) => {
-                    "Bearer error=\"invalid_token\", error_description=\"The API key has expired\""
-                }
-                (_, Some(_)) => "Bearer error=\"invalid_token\"",
-                (_, None) => "Bearer",
-            };
+            let challenge = crate::http::oauth::challenge(
+                &host,
+                token.is_some(),
+                matches!(err, HostError::KeyExpired),
+            );
             let unauthorized = err.status() == StatusCode::UNAUTHORIZED;
             let mut response = err.into_response();
             if unauthorized {
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static(challenge),
-                );
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, challenge);
             }
             response
         }

@@ -36,6 +36,9 @@ pub struct HostSettings {
     /// for their answer before it is left to the question message
     /// [default: the ask-user window, a day].
     pub ask_user_window: Option<Duration>,
+    /// The identity provider whose access tokens the host takes beside
+    /// API keys (see [`IssuerSettings`](crate::IssuerSettings)); none by default.
+    pub oauth_issuer: Option<crate::service::issuer::IssuerSettings>,
 }
 
 impl std::fmt::Debug for HostSettings {
@@ -44,6 +47,7 @@ impl std::fmt::Debug for HostSettings {
             .field("author", &self.author.as_ref().map(|_| "…"))
             .field("question_loop", &self.question_loop)
             .field("ask_user_window", &self.ask_user_window)
+            .field("oauth_issuer", &self.oauth_issuer)
             .finish()
     }
 }
@@ -116,6 +120,8 @@ struct Inner {
     metrics: crate::service::metrics::Metrics,
     /// The store's signing keys, as this host last read them.
     signer: crate::service::signing::Signer,
+    /// The identity provider whose tokens are taken, if any.
+    issuer: Option<crate::service::issuer::Issuer>,
     /// The API keys this host looked up, until any process changes one.
     keys: Arc<crate::service::key_cache::KeyCache>,
     /// Cancels the token the store's feed relays end on when the last
@@ -181,6 +187,10 @@ impl Host {
             );
         }
         let (changes, _) = tokio::sync::watch::channel(0);
+        let issuer = settings
+            .oauth_issuer
+            .map(crate::service::issuer::Issuer::new)
+            .transpose()?;
         let host = Host {
             inner: Arc::new(Inner {
                 negotiations: Negotiations::with_settings(store, settings.question_loop),
@@ -194,6 +204,7 @@ impl Host {
                 )),
                 metrics: crate::service::metrics::Metrics::default(),
                 signer: crate::service::signing::Signer::default(),
+                issuer,
                 keys,
                 _gone: gone.clone().drop_guard(),
             }),
@@ -284,7 +295,20 @@ impl Host {
     /// [`HostError::Unauthorized`] for anything but a valid, unrevoked key,
     /// [`HostError::KeyExpired`] for one whose time is up.
     pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, HostError> {
-        authenticate(&self.keys(), token).await
+        match (&self.inner.issuer, token) {
+            (Some(issuer), Some(token)) if !token.starts_with(crate::service::keys::KEY_PREFIX) => {
+                issuer.authenticate(token).await
+            }
+            _ => authenticate(&self.keys(), token).await,
+        }
+    }
+
+    /// The identity provider whose access tokens this host takes, if any.
+    pub(crate) fn oauth_issuer(&self) -> Option<&crate::service::issuer::IssuerSettings> {
+        self.inner
+            .issuer
+            .as_ref()
+            .map(crate::service::issuer::Issuer::settings)
     }
 
     /// Signs a browser in with a person's key or a login link: its session

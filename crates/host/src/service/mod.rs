@@ -9,6 +9,7 @@
 //! | `wire` | the bodies requests carry and the views answers give, one shape on every transport |
 //! | `attached` | one value of each type a transport keeps beside the host |
 //! | `keys` | making, hashing and checking API keys |
+//! | `issuer` | access tokens from the operator's own identity provider: JWTs checked against its published keys |
 //! | `key_cache` | the keys a host looked up, kept until any process changes a key |
 //! | `feed_relay` | a store's feed relayed to what listens for it, while the host lives |
 //! | `signing` | tokens any host of the store can check: HMAC-SHA-256 under the store's shared, rotatable keys |
@@ -23,6 +24,7 @@ pub(crate) mod error;
 pub(crate) mod feed_relay;
 pub(crate) mod host;
 pub(crate) mod interactions;
+pub(crate) mod issuer;
 pub(crate) mod key_cache;
 pub mod keys;
 pub(crate) mod limits;
