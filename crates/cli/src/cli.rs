@@ -374,9 +374,11 @@ pub(crate) struct ServeArgs {
     /// host then describes itself as a protected resource of it
     /// (/.well-known/oauth-protected-resource), and a token must name
     /// --public-url's /mcp as its audience and carry the `agent` scope.
-    #[arg(long, value_name = "URL", value_parser = http_url, conflicts_with = "mcp_stdio")]
+    #[arg(long, value_name = "URL", value_parser = issuer_url, conflicts_with = "mcp_stdio")]
     pub(crate) oauth_issuer: Option<String>,
-    /// The token claim that names the person a token acts for.
+    /// The token claim that names the person a token acts for: one the
+    /// issuer assigns and a person cannot change (`email` is taken only
+    /// with `email_verified`).
     #[arg(
         long,
         value_name = "CLAIM",
@@ -387,7 +389,12 @@ pub(crate) struct ServeArgs {
     /// The URL clients reach this host at, when it is not http:// and the
     /// --listen address (behind a proxy, by name, over TLS); its /mcp is
     /// the resource tokens are for.
-    #[arg(long, value_name = "URL", value_parser = http_url, conflicts_with = "mcp_stdio")]
+    #[arg(
+        long,
+        value_name = "URL",
+        value_parser = http_url,
+        requires = "oauth_issuer"
+    )]
     pub(crate) public_url: Option<String>,
     /// How long a shutdown (SIGINT, SIGTERM) waits for requests in flight
     /// before it closes the connections left, in seconds.
@@ -666,8 +673,10 @@ fn new_user_id(text: &str) -> Result<UserId, String> {
         .map_err(|err: index_negotiation::InvalidId| err.to_string())
 }
 
-/// An http or https URL with no credentials, query or fragment, kept as
-/// written (an issuer is compared with its tokens' `iss` byte for byte).
+/// An http or https URL with no credentials, query or fragment, written
+/// as the URL standard writes it (but for a trailing slash): kept as
+/// written, since an issuer is compared with its tokens' `iss` byte for
+/// byte, and a character the standard would escape has no place in it.
 fn http_url(text: &str) -> Result<String, String> {
     let url = url::Url::parse(text).map_err(|err| format!("not a URL: {err}"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
@@ -679,7 +688,30 @@ fn http_url(text: &str) -> Result<String, String> {
     if url.query().is_some() || url.fragment().is_some() {
         return Err("a URL without a query or fragment".to_owned());
     }
+    let written = url.as_str();
+    if written != text && written != format!("{text}/") {
+        return Err(format!(
+            "a URL written as the standard writes it ({written})"
+        ));
+    }
     Ok(text.to_owned())
+}
+
+/// An issuer's URL: as [`http_url`], and https, since its keys decide who
+/// a token is (plain http only on a loopback address, for testing).
+fn issuer_url(text: &str) -> Result<String, String> {
+    let checked = http_url(text)?;
+    let url = url::Url::parse(&checked).map_err(|err| err.to_string())?;
+    let loopback = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name == "localhost",
+        None => false,
+    };
+    if url.scheme() != "https" && !loopback {
+        return Err("an https:// URL (plain http only on a loopback address)".to_owned());
+    }
+    Ok(checked)
 }
 
 /// An intent id that comes in here to be stored, as [`new_user_id`].

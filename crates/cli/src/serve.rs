@@ -55,10 +55,15 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     settings.author = author;
     settings.question_loop = crate::questions::question_loop_settings(args.ask_rounds_cap);
     settings.ask_user_window = Some(std::time::Duration::from_secs(args.ask_user_window));
+    let store = store(args.db, synchronous, Use::Create).await?;
     if args.mcp_stdio {
-        let host =
-            Host::with_settings(store(args.db, synchronous, Use::Create).await?, settings).await?;
+        let host = Host::with_settings(store, settings).await?;
         return serve_stdio(host, args.key_file.as_deref()).await;
+    }
+    if args.oauth_issuer.is_some() && args.public_url.is_none() && !args.listen.ip().is_loopback() {
+        return Err(Failure::Usage(
+            "--oauth-issuer needs --public-url when the host listens beyond loopback: tokens name the URL clients reach it at".to_owned(),
+        ));
     }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -75,8 +80,7 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
         issuer.user_claim = args.oauth_user_claim;
         issuer
     });
-    let host =
-        Host::with_settings(store(args.db, synchronous, Use::Create).await?, settings).await?;
+    let host = Host::with_settings(store, settings).await?;
     // The one line a script waits for; the port is real even for :0.
     anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp, inbox at /inbox)");
     let mut settings = index_host::ServeSettings::default();

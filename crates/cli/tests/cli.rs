@@ -1220,18 +1220,31 @@ fn serve_takes_an_issuers_tokens_and_a_401_says_where_to_find_it() {
     );
     host.stop();
 
-    // A URL the host cannot use is refused before anything starts.
-    for (flag, url) in [
-        ("--oauth-issuer", "ftp://login.example.com"),
-        ("--public-url", "https://user:secret@negotiate.example"),
-        ("--oauth-issuer", "https://login.example.com/?tenant=1"),
+    // A URL the host cannot use is refused before anything starts, and so
+    // is an issuer without the URL clients reach the host at.
+    let issuer = "https://login.example.com";
+    for args in [
+        &["--oauth-issuer", "ftp://login.example.com"][..],
+        &["--oauth-issuer", "http://login.example.com"],
+        &["--oauth-issuer", "https://login.example.com/?tenant=1"],
+        &["--oauth-issuer", "https://login.example.com/a\"b"],
+        &[
+            "--oauth-issuer",
+            issuer,
+            "--public-url",
+            "https://user:secret@negotiate.example",
+        ],
+        &["--public-url", "https://negotiate.example"],
+        &["--oauth-issuer", issuer, "--listen", "0.0.0.0:0"],
     ] {
-        let refused = index_in(dir.path(), &["serve", flag, url, "--db", &db], None);
-        assert_eq!(refused.status.code(), Some(2), "{flag} {url}");
+        let mut command = vec!["serve", "--db", &db];
+        command.extend_from_slice(args);
+        let refused = index_in(dir.path(), &command, None);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        let said = text(&refused.stderr);
         assert!(
-            text(&refused.stderr).contains(flag),
-            "{}",
-            text(&refused.stderr)
+            said.contains("--oauth-issuer") || said.contains("--public-url"),
+            "{said}"
         );
     }
 }

@@ -12,7 +12,7 @@
 )]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use base64::Engine;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -35,17 +35,19 @@ fn der(base64: &str) -> Vec<u8> {
 }
 
 /// An identity provider: RFC 8414 metadata and a key set, counting how
-/// often its keys are fetched.
+/// often its keys are fetched, and failing them while `down`.
 struct Issuer {
     url: String,
     key_fetches: Arc<AtomicUsize>,
+    down: Arc<AtomicBool>,
 }
 
 async fn issuer() -> Issuer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let key_fetches = Arc::new(AtomicUsize::new(0));
-    let (metadata_url, fetches) = (url.clone(), key_fetches.clone());
+    let down = Arc::new(AtomicBool::new(false));
+    let (metadata_url, fetches, failing) = (url.clone(), key_fetches.clone(), down.clone());
     let app = axum::Router::new()
         .route(
             "/.well-known/oauth-authorization-server",
@@ -65,24 +67,41 @@ async fn issuer() -> Issuer {
             "/jwks",
             axum::routing::get(move || {
                 fetches.fetch_add(1, Ordering::SeqCst);
+                let failing = failing.load(Ordering::SeqCst);
                 async move {
-                    axum::Json(json!({"keys": [
-                        {"kty": "OKP", "crv": "Ed25519", "x": ISSUER_PUBLIC_X, "kid": "issuer-1", "alg": "EdDSA", "use": "sig"},
-                        {"kty": "oct", "k": "c2VjcmV0", "kid": "shared"},
-                    ]}))
+                    if failing {
+                        return Err(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+                    }
+                    Ok(axum::Json(json!({"keys": [
+                        // As some issuers publish it: no `alg`.
+                        {"kty": "OKP", "crv": "Ed25519", "x": ISSUER_PUBLIC_X, "kid": "issuer-1", "use": "sig"},
+                        {"kty": "oct", "k": "c2VjcmV0", "kid": "shared", "alg": "HS256"},
+                        {"kty": "OKP", "crv": "Ed25519", "x": ISSUER_PUBLIC_X, "kid": "for-encryption", "use": "enc"},
+                    ]})))
                 }
             }),
         );
     tokio::spawn(async move { axum::serve(listener, app).await });
-    Issuer { url, key_fetches }
+    Issuer {
+        url,
+        key_fetches,
+        down,
+    }
 }
 
 /// A host that takes `issuer`'s tokens, and its base URL.
 async fn host(issuer: &Issuer) -> (String, Host) {
+    host_with(issuer, |_| {}).await
+}
+
+/// [`host`], its issuer's settings changed by `change`.
+async fn host_with(issuer: &Issuer, change: impl FnOnce(&mut IssuerSettings)) -> (String, Host) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let mut settings = HostSettings::default();
-    settings.oauth_issuer = Some(IssuerSettings::new(&issuer.url, format!("{base}/mcp")));
+    let mut issuer = IssuerSettings::new(&issuer.url, format!("{base}/mcp"));
+    change(&mut issuer);
+    settings.oauth_issuer = Some(issuer);
     let host = Host::with_settings(Arc::new(MemoryStore::new()), settings)
         .await
         .unwrap();
@@ -256,14 +275,6 @@ async fn tokens_that_do_not_hold_are_refused_with_invalid_token() {
             token(ISSUER_KEY, "issuer-1", &with(json!({"nbf": now() + 3600}))),
         ),
         ("no expiry", token(ISSUER_KEY, "issuer-1", &without("exp"))),
-        (
-            "no agent scope",
-            token(
-                ISSUER_KEY,
-                "issuer-1",
-                &with(json!({"scope": "openid profile"})),
-            ),
-        ),
         ("no person", token(ISSUER_KEY, "issuer-1", &without("sub"))),
         (
             "a person no name can be",
@@ -276,6 +287,10 @@ async fn tokens_that_do_not_hold_are_refused_with_invalid_token() {
         (
             "a forger's key under the issuer's id",
             token(FORGER_KEY, "issuer-1", &good),
+        ),
+        (
+            "a key published for encryption",
+            token(ISSUER_KEY, "for-encryption", &good),
         ),
         ("not a JWT", "not.a.token".to_owned()),
     ];
@@ -305,9 +320,100 @@ async fn tokens_that_do_not_hold_are_refused_with_invalid_token() {
         assert_eq!(list(&base, Some(&forged)).await.0, 401);
     }
     assert!(issuer.key_fetches.load(Ordering::SeqCst) <= before + 1);
-    // The good token still holds.
-    let token = token(ISSUER_KEY, "issuer-1", &good);
-    assert_eq!(list(&base, Some(&token)).await.0, 200);
+    // The good token still holds, with its audience in a list too.
+    let valid = token(ISSUER_KEY, "issuer-1", &good);
+    assert_eq!(list(&base, Some(&valid)).await.0, 200);
+    let listed = with(json!({"aud": ["http://elsewhere.example", format!("{base}/mcp")]}));
+    assert_eq!(
+        list(&base, Some(&token(ISSUER_KEY, "issuer-1", &listed)))
+            .await
+            .0,
+        200
+    );
+    // As a browser's session cookie, it is no session.
+    let cookie = reqwest::Client::new()
+        .get(format!("{base}/negotiations"))
+        .header("cookie", format!("index_session={valid}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cookie.status(), 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_without_the_agent_scope_is_told_which_scope_to_ask_for() {
+    let issuer = issuer().await;
+    let (base, _host) = host(&issuer).await;
+    let mut claims = claims(&issuer, &base);
+    claims["scope"] = json!("openid profile");
+    let (status, challenge) = list(&base, Some(&token(ISSUER_KEY, "issuer-1", &claims))).await;
+    assert_eq!(status, 403);
+    let challenge = challenge.unwrap();
+    assert!(
+        challenge.contains("error=\"insufficient_scope\"") && challenge.contains("scope=\"agent\""),
+        "{challenge}"
+    );
+    // `scp` as some providers write it, a list or a string, is a scope.
+    for scp in [json!(["agent"]), json!("openid agent")] {
+        claims["scope"] = Value::Null;
+        claims["scp"] = scp;
+        assert_eq!(
+            list(&base, Some(&token(ISSUER_KEY, "issuer-1", &claims)))
+                .await
+                .0,
+            200
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_person_is_the_claim_the_operator_names_and_an_email_only_once_verified() {
+    let issuer = issuer().await;
+    let (base, _host) =
+        host_with(&issuer, |settings| settings.user_claim = "email".to_owned()).await;
+    let mut claims = claims(&issuer, &base);
+    claims["email"] = json!("dana@example.com");
+    assert_eq!(
+        list(&base, Some(&token(ISSUER_KEY, "issuer-1", &claims)))
+            .await
+            .0,
+        401
+    );
+    claims["email_verified"] = json!(true);
+    assert_eq!(
+        list(&base, Some(&token(ISSUER_KEY, "issuer-1", &claims)))
+            .await
+            .0,
+        200
+    );
+    // A token without a key id is checked with the issuer's one signing
+    // key (the others are for encryption or are shared secrets, unused).
+    let header = Header::new(Algorithm::EdDSA);
+    let key = EncodingKey::from_ed_der(&der(ISSUER_KEY));
+    let unnamed = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+    assert_eq!(list(&base, Some(&unnamed)).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_issuer_that_is_down_is_asked_again_only_after_a_while_and_keys_go_on_working() {
+    let issuer = issuer().await;
+    let (base, host) = host(&issuer).await;
+    issuer.down.store(true, Ordering::SeqCst);
+    let good = token(ISSUER_KEY, "issuer-1", &claims(&issuer, &base));
+    for _ in 0..5 {
+        assert_eq!(list(&base, Some(&good)).await.0, 401);
+    }
+    assert_eq!(
+        issuer.key_fetches.load(Ordering::SeqCst),
+        1,
+        "one fetch, however many tokens come"
+    );
+    // API keys never wait for the issuer.
+    let key = host
+        .create_key("sam".parse().unwrap(), KeyScope::Agent)
+        .await
+        .unwrap();
+    assert_eq!(list(&base, Some(&key.secret)).await.0, 200);
 }
 
 #[tokio::test]

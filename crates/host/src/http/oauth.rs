@@ -69,11 +69,12 @@ async fn metadata(State(host): State<Host>) -> Result<Json<ProtectedResource>, H
     }))
 }
 
-/// The `WWW-Authenticate` of a 401: where the metadata is and the scope to
-/// ask for, when the host takes an issuer's tokens; `invalid_token` when a
-/// token was sent (with why, when it was an expired key), so that a
-/// client asks for another rather than starting over.
-pub(crate) fn challenge(host: &Host, sent: bool, expired_key: bool) -> HeaderValue {
+/// The `WWW-Authenticate` of a refusal (RFC 6750, section 3): where the
+/// metadata is and the scope to ask for, when the host takes an issuer's
+/// tokens; `invalid_token` when a token was sent (with why, when it was an
+/// expired key), so that a client asks for another rather than starting
+/// over; `insufficient_scope` for a token without the agent scope.
+pub(crate) fn challenge(host: &Host, sent: bool, refused: &HostError) -> HeaderValue {
     let mut parts: Vec<String> = Vec::new();
     if let Some(issuer) = host.oauth_issuer() {
         let resource = issuer.resource.trim_end_matches('/');
@@ -81,11 +82,16 @@ pub(crate) fn challenge(host: &Host, sent: bool, expired_key: bool) -> HeaderVal
         parts.push(format!("resource_metadata=\"{origin}{METADATA_FOR_MCP}\""));
         parts.push(format!("scope=\"{AGENT_SCOPE}\""));
     }
-    if sent {
-        parts.push("error=\"invalid_token\"".to_owned());
-    }
-    if expired_key {
-        parts.push("error_description=\"The API key has expired\"".to_owned());
+    match refused {
+        HostError::InsufficientScope => {
+            parts.push("error=\"insufficient_scope\"".to_owned());
+        }
+        HostError::KeyExpired => {
+            parts.push("error=\"invalid_token\"".to_owned());
+            parts.push("error_description=\"The API key has expired\"".to_owned());
+        }
+        _ if sent => parts.push("error=\"invalid_token\"".to_owned()),
+        _ => {}
     }
     let challenge = match parts.is_empty() {
         true => "Bearer".to_owned(),

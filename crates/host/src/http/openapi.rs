@@ -231,6 +231,7 @@ impl Fails {
 const EVERY_KEYED: &[(StatusCode, ErrorCode)] = &[
     (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized),
     (StatusCode::UNAUTHORIZED, ErrorCode::KeyExpired),
+    (StatusCode::FORBIDDEN, ErrorCode::InsufficientScope),
     (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge),
     (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::StoreFailed),
 ];

@@ -224,7 +224,11 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
         .and_then(bearer_token);
     let cookie = crate::web::session_token(request.headers()).filter(|_| bearer.is_none());
     let token = bearer.or(cookie);
-    match host.authenticate(token).await {
+    let authenticated = match cookie {
+        Some(_) => host.authenticate_key(token).await,
+        None => host.authenticate(token).await,
+    };
+    match authenticated {
         Ok(caller) => {
             tracing::Span::current().record("user", caller.user_id.as_str());
             tracing::info!(user = ?caller.user_id.as_str(), key = %caller.key_id, "authenticated");
@@ -236,14 +240,13 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
         }
         Err(err) => {
             tracing::info!(code = err.code(), "refused");
-            let challenge = crate::http::oauth::challenge(
-                &host,
-                token.is_some(),
-                matches!(err, HostError::KeyExpired),
+            let challenge = crate::http::oauth::challenge(&host, token.is_some(), &err);
+            let challenged = matches!(
+                err.status(),
+                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
             );
-            let unauthorized = err.status() == StatusCode::UNAUTHORIZED;
             let mut response = err.into_response();
-            if unauthorized {
+            if challenged {
                 response
                     .headers_mut()
                     .insert(header::WWW_AUTHENTICATE, challenge);

@@ -33,9 +33,12 @@ index_js::wire_enum! {
         StoreFailed = "store_failed",
         /// The listener or a transport failed.
         Unavailable = "unavailable",
-        /// No route at that path (also the answer to OAuth discovery: the
-        /// host takes API keys, not OAuth).
+        /// No route at that path (also the answer to OAuth discovery on a
+        /// host that takes no identity provider's tokens).
         UnknownRoute = "unknown_route",
+        /// An identity provider's token that does not carry the scope the
+        /// host needs (`agent`).
+        InsufficientScope = "insufficient_scope",
         /// The route does not take that method.
         MethodNotAllowed = "method_not_allowed",
         /// A body over the host's limit.
@@ -110,6 +113,9 @@ pub enum HostError {
     /// host key).
     #[error("this needs a host key")]
     Forbidden,
+    /// An identity provider's token, valid but without the `agent` scope.
+    #[error("this token does not carry the agent scope: ask for it")]
+    InsufficientScope,
     /// No such negotiation, or one where the caller holds no seat: the two
     /// answer alike, so ids cannot be probed.
     #[error("There is no negotiation with that id.")]
@@ -195,6 +201,7 @@ impl HostError {
             HostError::KeyExpired => ErrorCode::KeyExpired.as_str(),
             HostError::LoginLinkUsed => ErrorCode::LoginLinkUsed.as_str(),
             HostError::Forbidden | HostError::HostKeySignIn => ErrorCode::Forbidden.as_str(),
+            HostError::InsufficientScope => ErrorCode::InsufficientScope.as_str(),
             HostError::NotFound | HostError::NoInteraction => {
                 NegotiationRejection::NotFound.as_str()
             }
@@ -220,9 +227,10 @@ impl HostError {
             HostError::Unauthorized | HostError::KeyExpired | HostError::LoginLinkUsed => {
                 StatusCode::UNAUTHORIZED
             }
-            HostError::Forbidden | HostError::HostKeySignIn | HostError::CrossOrigin => {
-                StatusCode::FORBIDDEN
-            }
+            HostError::Forbidden
+            | HostError::HostKeySignIn
+            | HostError::CrossOrigin
+            | HostError::InsufficientScope => StatusCode::FORBIDDEN,
             HostError::NotFound | HostError::NoInteraction | HostError::UnknownRoute => {
                 StatusCode::NOT_FOUND
             }

@@ -121,7 +121,7 @@ struct Inner {
     /// The store's signing keys, as this host last read them.
     signer: crate::service::signing::Signer,
     /// The identity provider whose tokens are taken, if any.
-    issuer: Option<crate::service::issuer::Issuer>,
+    issuer: Option<Arc<crate::service::issuer::Issuer>>,
     /// The API keys this host looked up, until any process changes one.
     keys: Arc<crate::service::key_cache::KeyCache>,
     /// Cancels the token the store's feed relays end on when the last
@@ -190,7 +190,8 @@ impl Host {
         let issuer = settings
             .oauth_issuer
             .map(crate::service::issuer::Issuer::new)
-            .transpose()?;
+            .transpose()?
+            .map(Arc::new);
         let host = Host {
             inner: Arc::new(Inner {
                 negotiations: Negotiations::with_settings(store, settings.question_loop),
@@ -299,15 +300,21 @@ impl Host {
             (Some(issuer), Some(token)) if !token.starts_with(crate::service::keys::KEY_PREFIX) => {
                 issuer.authenticate(token).await
             }
-            _ => authenticate(&self.keys(), token).await,
+            _ => self.authenticate_key(token).await,
         }
+    }
+
+    /// [`Host::authenticate`] for a key alone: a browser session's cookie
+    /// carries one, never an identity provider's token.
+    pub(crate) async fn authenticate_key(&self, token: Option<&str>) -> Result<Caller, HostError> {
+        authenticate(&self.keys(), token).await
     }
 
     /// The identity provider whose access tokens this host takes, if any.
     pub(crate) fn oauth_issuer(&self) -> Option<&crate::service::issuer::IssuerSettings> {
         self.inner
             .issuer
-            .as_ref()
+            .as_deref()
             .map(crate::service::issuer::Issuer::settings)
     }
 

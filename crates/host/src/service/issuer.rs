@@ -8,14 +8,20 @@
 //! agent key does. API keys keep working beside it.
 //!
 //! The issuer's keys are found through its metadata (RFC 8414, else
-//! OpenID Connect discovery) and kept; a token signed with a key not yet
-//! seen fetches them again, at most once every [`REFETCH_AFTER`], so a
-//! stream of forged key ids cannot make the host hammer the issuer.
-//! Every fetch has a timeout and a size limit and follows no redirect.
+//! OpenID Connect discovery) and kept. A token signed with a key not yet
+//! seen, or keys kept for over [`KEYS_LAST`], fetch them again, but no
+//! fetch starts within [`REFETCH_AFTER`] of the last one, whether it
+//! worked or not, so neither forged key ids nor an issuer that is down
+//! make the host hammer it. Reading the kept keys never waits for a
+//! fetch: only a token whose key is unknown waits, for the one fetch in
+//! flight. Every fetch has a timeout and a size limit, follows no
+//! redirect, and runs to its end even if the request that started it
+//! goes away.
 
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::jwk::{AlgorithmParameters, Jwk};
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -97,13 +103,23 @@ struct Keys {
     fetched: Instant,
 }
 
+/// What the fetching side remembers: when the last fetch started, and
+/// where the keys are once the metadata said so.
+#[derive(Default)]
+struct Fetching {
+    last_attempt: Option<Instant>,
+    jwks_uri: Option<String>,
+}
+
 /// Checks tokens of one issuer.
 pub(crate) struct Issuer {
     settings: IssuerSettings,
     http: reqwest::Client,
-    /// The keys, behind an async lock so that one fetch serves every
-    /// request that waits for it.
-    keys: tokio::sync::Mutex<Option<Keys>>,
+    /// The keys as last fetched, read without waiting for a fetch.
+    keys: RwLock<Option<Arc<Keys>>>,
+    /// Held by the one fetch in flight; a request that needs a key not
+    /// yet seen waits on it.
+    fetching: tokio::sync::Mutex<Fetching>,
 }
 
 impl std::fmt::Debug for Issuer {
@@ -119,8 +135,16 @@ impl Issuer {
     ///
     /// # Errors
     ///
-    /// [`HostError::BadRequest`] when the HTTP client cannot be built.
+    /// [`HostError::BadRequest`] for an issuer that is not an https URL
+    /// (plain http only on loopback, for tests), or when the HTTP client
+    /// cannot be built.
     pub(crate) fn new(settings: IssuerSettings) -> Result<Self, HostError> {
+        if !secure_or_local(&settings.issuer) {
+            return Err(HostError::BadRequest(format!(
+                "the issuer {:?} is not an https URL: its keys decide who a token is",
+                settings.issuer
+            )));
+        }
         let http = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
@@ -131,7 +155,8 @@ impl Issuer {
         Ok(Issuer {
             settings,
             http,
-            keys: tokio::sync::Mutex::new(None),
+            keys: RwLock::new(None),
+            fetching: tokio::sync::Mutex::new(Fetching::default()),
         })
     }
 
@@ -140,16 +165,20 @@ impl Issuer {
     }
 
     /// The caller `token` is, if it is a valid token of this issuer for
-    /// this host; [`HostError::Unauthorized`] otherwise (why is logged,
-    /// never told).
-    pub(crate) async fn authenticate(&self, token: &str) -> Result<Caller, HostError> {
+    /// this host; [`HostError::InsufficientScope`] for one without the
+    /// agent scope, [`HostError::Unauthorized`] for any other (why is
+    /// logged, never told).
+    pub(crate) async fn authenticate(self: &Arc<Self>, token: &str) -> Result<Caller, HostError> {
         self.check(token).await.map_err(|why| {
             tracing::info!(why, "an access token was refused");
-            HostError::Unauthorized
+            match why {
+                NO_AGENT_SCOPE => HostError::InsufficientScope,
+                _ => HostError::Unauthorized,
+            }
         })
     }
 
-    async fn check(&self, token: &str) -> Result<Caller, &'static str> {
+    async fn check(self: &Arc<Self>, token: &str) -> Result<Caller, &'static str> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| "not a JWT")?;
         if !ALGORITHMS.contains(&header.alg) {
             return Err("an algorithm the host does not take");
@@ -167,7 +196,13 @@ impl Issuer {
                 .map_err(|_| "a bad signature, issuer, audience or time")?
                 .claims;
         if !scopes(&claims).any(|scope| scope == AGENT_SCOPE) {
-            return Err("no agent scope");
+            return Err(NO_AGENT_SCOPE);
+        }
+        // An e-mail address names a person only once the issuer checked it.
+        if self.settings.user_claim == "email"
+            && claims.get("email_verified").and_then(Value::as_bool) != Some(true)
+        {
+            return Err("an e-mail address the issuer has not verified");
         }
         let user = claims
             .get(&self.settings.user_claim)
@@ -199,65 +234,98 @@ impl Issuer {
     }
 
     /// The issuer's key `kid` names (the only one, when the token names
-    /// none and there is one), fetched when not yet known.
-    async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, &'static str> {
-        let mut keys = self.keys.lock().await;
-        let stale = keys
-            .as_ref()
-            .is_none_or(|keys| keys.fetched.elapsed() > KEYS_LAST);
-        let unknown = keys
-            .as_ref()
-            .is_none_or(|keys| find(&keys.keys, kid).is_none());
-        let may_refetch = keys
-            .as_ref()
-            .is_none_or(|keys| keys.fetched.elapsed() > REFETCH_AFTER);
-        if stale || (unknown && may_refetch) {
-            match self.fetch_keys().await {
-                Ok(fetched) => {
-                    *keys = Some(Keys {
-                        keys: fetched,
-                        fetched: Instant::now(),
-                    });
-                }
-                Err(err) => {
-                    tracing::warn!(issuer = %self.settings.issuer, error = %err, "the issuer's keys could not be fetched");
-                    if keys.is_none() {
-                        return Err("the issuer's keys could not be fetched");
-                    }
-                }
+    /// none and there is one) for `alg`: from the kept keys, or, when they
+    /// lack it or are old, from a fetch (the one in flight, or a new one
+    /// if none started within [`REFETCH_AFTER`]).
+    async fn key(
+        self: &Arc<Self>,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> Result<DecodingKey, &'static str> {
+        let kept = self.kept();
+        if let Some(jwk) = kept.as_ref().and_then(|keys| find(&keys.keys, kid)) {
+            if kept
+                .as_ref()
+                .is_some_and(|keys| keys.fetched.elapsed() > KEYS_LAST)
+            {
+                // Still good while fresh ones are fetched behind it.
+                let issuer = Arc::clone(self);
+                tokio::spawn(async move { issuer.refresh().await });
             }
+            return decoding_key(jwk, alg);
         }
-        let jwk = keys
+        // Unknown: the one fetch, on a task of its own so that it ends
+        // even if this request goes away.
+        let issuer = Arc::clone(self);
+        let _ = tokio::spawn(async move { issuer.refresh().await }).await;
+        let kept = self.kept();
+        let jwk = kept
             .as_ref()
             .and_then(|keys| find(&keys.keys, kid))
-            .ok_or("a key the issuer does not publish")?;
-        if jwk
-            .common
-            .key_algorithm
-            .is_some_and(|declared| declared.to_string() != format!("{alg:?}"))
-        {
-            return Err("a key used with another algorithm than its own");
-        }
-        DecodingKey::from_jwk(jwk).map_err(|_| "a key the host cannot use")
+            .ok_or("a key the issuer does not publish (or its keys could not be fetched)")?;
+        decoding_key(jwk, alg)
     }
 
-    /// The issuer's published keys, through its metadata.
-    async fn fetch_keys(&self) -> Result<Vec<Jwk>, String> {
-        let metadata = self.metadata().await?;
-        let jwks_uri = metadata
-            .get("jwks_uri")
-            .and_then(Value::as_str)
-            .ok_or("the issuer's metadata names no jwks_uri")?;
-        let set = self.fetch_json(jwks_uri).await?;
-        // A key the host cannot read (another type, a private one) is left
-        // out; the others still serve.
+    fn kept(&self) -> Option<Arc<Keys>> {
+        self.keys.read().ok().and_then(|keys| keys.clone())
+    }
+
+    /// Fetches the keys, unless a fetch started within [`REFETCH_AFTER`]:
+    /// then it waits for that one, if it is still in flight, and returns.
+    async fn refresh(&self) {
+        let mut fetching = self.fetching.lock().await;
+        if fetching
+            .last_attempt
+            .is_some_and(|last| last.elapsed() < REFETCH_AFTER)
+        {
+            return;
+        }
+        fetching.last_attempt = Some(Instant::now());
+        match self.fetch_keys(&mut fetching).await {
+            Ok(fetched) => {
+                if let Ok(mut keys) = self.keys.write() {
+                    *keys = Some(Arc::new(Keys {
+                        keys: fetched,
+                        fetched: Instant::now(),
+                    }));
+                }
+            }
+            Err(err) => {
+                tracing::warn!(issuer = %self.settings.issuer, error = %err, "the issuer's keys could not be fetched; the kept ones serve");
+            }
+        }
+    }
+
+    /// The issuer's published signing keys, through its metadata (read
+    /// once, then its `jwks_uri` kept).
+    async fn fetch_keys(&self, fetching: &mut Fetching) -> Result<Vec<Jwk>, String> {
+        let jwks_uri = match &fetching.jwks_uri {
+            Some(uri) => uri.clone(),
+            None => {
+                let metadata = self.metadata().await?;
+                let uri = metadata
+                    .get("jwks_uri")
+                    .and_then(Value::as_str)
+                    .ok_or("the issuer's metadata names no jwks_uri")?;
+                let downgraded =
+                    self.settings.issuer.starts_with("https://") && !uri.starts_with("https://");
+                if !secure_or_local(uri) || downgraded {
+                    return Err(format!("the issuer's jwks_uri {uri} is not https"));
+                }
+                fetching.jwks_uri = Some(uri.to_owned());
+                uri.to_owned()
+            }
+        };
+        let set = self.fetch_json(&jwks_uri).await?;
+        // A key the host cannot use (another type, one for encryption, a
+        // shared secret) is left out; the others still serve.
         Ok(set
             .get("keys")
             .and_then(Value::as_array)
             .ok_or("the key set has no keys")?
             .iter()
             .filter_map(|key| serde_json::from_value::<Jwk>(key.clone()).ok())
-            .filter(Jwk::is_supported)
+            .filter(|key| !matches!(key.common.public_key_use, Some(PublicKeyUse::Encryption)))
             .filter(|key| !matches!(key.algorithm, AlgorithmParameters::OctetKey(_)))
             .collect())
     }
@@ -279,10 +347,10 @@ impl Issuer {
             match self.fetch_json(&candidate).await {
                 Ok(Value::Object(metadata)) => {
                     let named = metadata.get("issuer").and_then(Value::as_str);
-                    if named != Some(self.settings.issuer.as_str()) {
-                        return Err(format!("{candidate} names another issuer"));
+                    if named == Some(self.settings.issuer.as_str()) {
+                        return Ok(metadata);
                     }
-                    return Ok(metadata);
+                    last = format!("{candidate} names another issuer");
                 }
                 Ok(_) => last = format!("{candidate} is not a JSON object"),
                 Err(err) => last = err,
@@ -318,6 +386,55 @@ impl Issuer {
     }
 }
 
+/// A token without the agent scope: refused with 403, not 401.
+const NO_AGENT_SCOPE: &str = "no agent scope";
+
+/// Whether `url` is https, or plain http on a loopback address.
+fn secure_or_local(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let loopback = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name == "localhost",
+        None => false,
+    };
+    url.scheme() == "https" || (url.scheme() == "http" && loopback)
+}
+
+/// `jwk` as a key that checks `alg`: its own `alg` if it names one, else
+/// one its type and curve allow (RFC 7517 makes `alg` optional, and some
+/// issuers leave it out).
+fn decoding_key(jwk: &Jwk, alg: Algorithm) -> Result<DecodingKey, &'static str> {
+    let fits = match jwk.common.key_algorithm {
+        Some(declared) => declared.to_string() == format!("{alg:?}"),
+        None => match &jwk.algorithm {
+            AlgorithmParameters::RSA(_) => matches!(
+                alg,
+                Algorithm::RS256
+                    | Algorithm::RS384
+                    | Algorithm::RS512
+                    | Algorithm::PS256
+                    | Algorithm::PS384
+                    | Algorithm::PS512
+            ),
+            AlgorithmParameters::EllipticCurve(ec) => matches!(
+                (&ec.curve, alg),
+                (EllipticCurve::P256, Algorithm::ES256) | (EllipticCurve::P384, Algorithm::ES384)
+            ),
+            AlgorithmParameters::OctetKeyPair(okp) => {
+                okp.curve == EllipticCurve::Ed25519 && alg == Algorithm::EdDSA
+            }
+            _ => false,
+        },
+    };
+    if !fits {
+        return Err("a key used with another algorithm than its own");
+    }
+    DecodingKey::from_jwk(jwk).map_err(|_| "a key the host cannot use")
+}
+
 /// The key `kid` names, or the only key when there is no `kid`.
 fn find<'a>(keys: &'a [Jwk], kid: Option<&str>) -> Option<&'a Jwk> {
     match kid {
@@ -332,12 +449,11 @@ fn find<'a>(keys: &'a [Jwk], kid: Option<&str>) -> Option<&'a Jwk> {
 }
 
 /// The scopes a token's claims grant: `scope` (space-separated, RFC 9068)
-/// or `scp` (a list, as some providers write it).
+/// or `scp` (a list, or space-separated, as providers write it).
 fn scopes(claims: &serde_json::Map<String, Value>) -> impl Iterator<Item = &str> {
-    let spaced = claims
-        .get("scope")
-        .and_then(Value::as_str)
+    let spaced = ["scope", "scp"]
         .into_iter()
+        .filter_map(|claim| claims.get(claim).and_then(Value::as_str))
         .flat_map(str::split_whitespace);
     let listed = claims
         .get("scp")
