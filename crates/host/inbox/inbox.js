@@ -64,6 +64,8 @@ async function signedIn(who) {
   await refresh().catch(failed);
   if (!me) return;
   events = new EventSource("/events");
+  // A refused stream closes for good: a read says why.
+  events.onerror = () => events?.readyState === 2 && refresh().catch(failed);
   events.addEventListener("changed", (event) => {
     moved.set(event.data, new Date());
     pending ??= setTimeout(() => {
