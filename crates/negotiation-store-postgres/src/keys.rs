@@ -10,8 +10,8 @@ use index_negotiation_store::{
 use crate::PostgresStore;
 use crate::error::pg_error;
 
-const SELECT: &str = "SELECT id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at \
-                      FROM api_keys";
+const SELECT: &str = "SELECT id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at, \
+                      kind, grant_id, client FROM api_keys";
 
 fn key_from_row(row: &tokio_postgres::Row) -> Result<ApiKeyRecord, StoreError> {
     stored_key(StoredKey {
@@ -24,6 +24,9 @@ fn key_from_row(row: &tokio_postgres::Row) -> Result<ApiKeyRecord, StoreError> {
         created_at: row.try_get(6).map_err(pg_error)?,
         expires_at: row.try_get(7).map_err(pg_error)?,
         last_used_at: row.try_get(8).map_err(pg_error)?,
+        kind: row.try_get(9).map_err(pg_error)?,
+        grant: row.try_get(10).map_err(pg_error)?,
+        client: row.try_get(11).map_err(pg_error)?,
     })
 }
 
@@ -34,8 +37,9 @@ impl ApiKeyStore for PostgresStore {
         let inserted = client
             .execute(
                 "INSERT INTO api_keys \
-                 (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING",
+                 (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at, \
+                  kind, grant_id, client) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING",
                 &[
                     &key.id.as_str(),
                     &key.hash.0.as_slice(),
@@ -46,6 +50,9 @@ impl ApiKeyStore for PostgresStore {
                     &key.created_at.map(UnixTime::to_stored),
                     &key.expires_at.map(UnixTime::to_stored),
                     &key.last_used_at.map(UnixTime::to_stored),
+                    &key.kind.as_str(),
+                    &key.grant,
+                    &key.client,
                 ],
             )
             .await
@@ -99,6 +106,17 @@ impl ApiKeyStore for PostgresStore {
             .map_err(pg_error)?;
         Ok(Revocation::unchanged(exists))
     }
+    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "UPDATE api_keys SET revoked = true WHERE grant_id = $1 AND NOT revoked",
+                &[&grant],
+            )
+            .await
+            .map_err(pg_error)
+    }
+
     /// A feed on a connection of its own that LISTENs for the notification
     /// every key change sends.
     async fn key_changes(&self) -> Result<KeyChanges, StoreError> {

@@ -134,10 +134,13 @@ const KEY_COLUMNS: Columns = &[
     ("created_at", Kind::IntegerOrNull),
     ("expires_at", Kind::IntegerOrNull),
     ("last_used_at", Kind::IntegerOrNull),
+    ("kind", Kind::Text),
+    ("grant_id", Kind::TextOrNull),
+    ("client", Kind::TextOrNull),
 ];
 
 const KEYS: &str = "SELECT seq, id, hash, user_id, scope, revoked, name, created_at, \
-     expires_at, last_used_at FROM api_keys ORDER BY seq";
+     expires_at, last_used_at, kind, grant_id, client FROM api_keys ORDER BY seq";
 
 static NULL: Value = Value::Null;
 
@@ -619,6 +622,9 @@ fn read_key(key: &Raw) -> Result<(), String> {
         created_at: time("created_at"),
         expires_at: time("expires_at"),
         last_used_at: time("last_used_at"),
+        kind: text("kind"),
+        grant: key.text("grant_id").map(str::to_owned),
+        client: key.text("client").map(str::to_owned),
     })
     .map(drop)
     .map_err(|err| err.to_string())

@@ -14,8 +14,8 @@ use crate::error::sql_error;
 macro_rules! select_key {
     ($tail:literal) => {
         concat!(
-            "SELECT id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at \
-             FROM api_keys ",
+            "SELECT id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at, \
+             kind, grant_id, client FROM api_keys ",
             $tail
         )
     };
@@ -32,6 +32,9 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ApiKeyRecord
         created_at: row.get(6)?,
         expires_at: row.get(7)?,
         last_used_at: row.get(8)?,
+        kind: row.get(9)?,
+        grant: row.get(10)?,
+        client: row.get(11)?,
     }))
 }
 
@@ -44,8 +47,9 @@ impl ApiKeyStore for SqliteStore {
                 let inserted = conn
                     .prepare_cached(
                         "INSERT INTO api_keys \
-                         (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at) \
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT DO NOTHING",
+                         (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at, \
+                          kind, grant_id, client) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) ON CONFLICT DO NOTHING",
                     )
                     .and_then(|mut insert| {
                         insert.execute(params![
@@ -57,7 +61,10 @@ impl ApiKeyStore for SqliteStore {
                             key.name,
                             key.created_at.map(UnixTime::to_stored),
                             key.expires_at.map(UnixTime::to_stored),
-                            key.last_used_at.map(UnixTime::to_stored)
+                            key.last_used_at.map(UnixTime::to_stored),
+                            key.kind.as_str(),
+                            key.grant,
+                            key.client
                         ])
                     })
                     .map_err(sql_error)?;
@@ -119,6 +126,21 @@ impl ApiKeyStore for SqliteStore {
                     )
                     .map_err(sql_error)?;
                 Ok(Revocation::unchanged(exists))
+            })
+            .await
+    }
+
+    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
+        let grant = grant.to_owned();
+        self.pool
+            .run_write(move |conn| {
+                let revoked = conn
+                    .execute(
+                        "UPDATE api_keys SET revoked = 1 WHERE grant_id = ?1 AND revoked = 0",
+                        params![grant],
+                    )
+                    .map_err(sql_error)?;
+                Ok(u64::try_from(revoked).unwrap_or(u64::MAX))
             })
             .await
     }

@@ -21,6 +21,24 @@ index_js::wire_enum! {
     }
 }
 
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// How a key came to be: made by its operator, or by an OAuth
+    /// authorization a person approved.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum KeyKind {
+        /// An API key made with `keys create` (or a login link, or a
+        /// browser session).
+        Api = "api",
+        /// An OAuth access token: short lived, part of a grant.
+        OAuth = "oauth",
+        /// An OAuth refresh token: it never authenticates a request; it is
+        /// exchanged, once, for the grant's next access and refresh tokens.
+        OAuthRefresh = "oauth_refresh",
+    }
+}
+
 /// The SHA-256 of a key: all a store ever holds of it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct KeyHash(pub [u8; 32]);
@@ -140,6 +158,13 @@ pub struct ApiKeyRecord {
     pub last_used_at: Option<UnixTime>,
     /// Whether it was revoked (a revoked key authenticates nothing).
     pub revoked: bool,
+    /// How it came to be.
+    pub kind: KeyKind,
+    /// The OAuth grant it belongs to, shared by every token one
+    /// authorization made: revoking any of them revokes them all.
+    pub grant: Option<String>,
+    /// The OAuth client its grant was made for (its client id).
+    pub client: Option<String>,
 }
 
 index_js::wire_enum! {
@@ -185,6 +210,9 @@ impl ApiKeyRecord {
             expires_at: None,
             last_used_at: None,
             revoked: false,
+            kind: KeyKind::Api,
+            grant: None,
+            client: None,
         }
     }
 
@@ -286,8 +314,13 @@ pub trait ApiKeyStore: Send + Sync {
     /// Revokes the key `id`, saying whether this call did: of calls that
     /// race to revoke one key, on any process of the store, exactly one
     /// hears [`Revocation::Revoked`], which is how a key meant for one use
-    /// (a login link) is used once.
+    /// (a login link, a refresh token) is used once.
     async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError>;
+
+    /// Revokes every key of the OAuth grant `grant` in one write (an
+    /// authorization taken back, or a refresh token presented after it was
+    /// used); how many this call revoked.
+    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError>;
 
     /// Records that the key `id` authenticated a request at `at`, unless
     /// its recorded last use is less than [`KEY_USE_RESOLUTION`] before
@@ -323,6 +356,9 @@ macro_rules! forward_keys {
             }
             async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
                 (**self).revoke_api_key(id).await
+            }
+            async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
+                (**self).revoke_grant(grant).await
             }
             async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
                 (**self).record_api_key_use(id, at).await

@@ -1,6 +1,8 @@
 //! The API keys every backend keeps beside its negotiations.
 
-use crate::{ApiKeyRecord, ApiKeyStore, KeyHash, KeyScope, NegotiationStore, Revocation, UnixTime};
+use crate::{
+    ApiKeyRecord, ApiKeyStore, KeyHash, KeyKind, KeyScope, NegotiationStore, Revocation, UnixTime,
+};
 
 use super::fixtures::{ALICE, BOB, user};
 
@@ -97,6 +99,65 @@ pub async fn racing_revokes_have_one_winner<S: NegotiationStore + ApiKeyStore + 
         }
         assert_eq!(revoked, 1, "key {n}: one revoke wins");
     }
+}
+
+/// The tokens of one OAuth grant are revoked together, and no other key:
+/// a revoke of one key takes only that key (a refresh token spent as it
+/// rotates), and a revoke of the grant takes every token it holds, spent
+/// or not. Kind, grant and client are kept as given.
+pub async fn a_grant_is_revoked_whole<S: NegotiationStore + ApiKeyStore>(store: S) {
+    let key = |n: u8, kind: KeyKind, grant: Option<&str>| {
+        let mut key = ApiKeyRecord::new(
+            format!("grant-key-{n}"),
+            KeyHash([200 + n; 32]),
+            user(ALICE),
+            KeyScope::Agent,
+            UnixTime(1_700_000_000),
+        );
+        key.kind = kind;
+        key.grant = grant.map(str::to_owned);
+        key.client = grant.map(|_| "https://client.example/metadata.json".to_owned());
+        key
+    };
+    let keys = [
+        key(1, KeyKind::OAuthRefresh, Some("grant-a")),
+        key(2, KeyKind::OAuth, Some("grant-a")),
+        key(3, KeyKind::OAuthRefresh, Some("grant-a")),
+        key(4, KeyKind::OAuth, Some("grant-b")),
+        key(5, KeyKind::Api, None),
+    ];
+    for key in &keys {
+        assert!(store.insert_api_key(key).await.unwrap());
+    }
+    assert_eq!(
+        store.find_api_key(&KeyHash([201; 32])).await.unwrap(),
+        Some(keys[0].clone()),
+        "kind, grant and client are kept"
+    );
+    let revoked = |n: u8| {
+        let store = &store;
+        async move {
+            store
+                .find_api_key(&KeyHash([200 + n; 32]))
+                .await
+                .unwrap()
+                .unwrap()
+                .revoked
+        }
+    };
+    assert_eq!(
+        store.revoke_api_key("grant-key-1").await.unwrap(),
+        Revocation::Revoked
+    );
+    assert!(!revoked(2).await && !revoked(3).await, "one key alone");
+    assert_eq!(store.revoke_grant("grant-a").await.unwrap(), 2);
+    assert!(revoked(2).await && revoked(3).await, "the grant whole");
+    assert!(
+        !revoked(4).await && !revoked(5).await,
+        "no other grant, no API key"
+    );
+    assert_eq!(store.revoke_grant("grant-a").await.unwrap(), 0);
+    assert_eq!(store.revoke_grant("no-such-grant").await.unwrap(), 0);
 }
 
 /// A key's name, making time and expiry are kept as given; its last use is

@@ -76,8 +76,8 @@ pub use interactions::{
     the_newest_acknowledgements_are_kept,
 };
 pub use keys::{
-    api_keys_are_found_by_hash_listed_and_revoked, api_keys_keep_their_name_expiry_and_last_use,
-    racing_revokes_have_one_winner,
+    a_grant_is_revoked_whole, api_keys_are_found_by_hash_listed_and_revoked,
+    api_keys_keep_their_name_expiry_and_last_use, racing_revokes_have_one_winner,
 };
 pub use listing::{
     listing_filters_by_intent_and_state,
@@ -156,6 +156,7 @@ macro_rules! negotiation_store_conformance {
             api_keys_are_found_by_hash_listed_and_revoked,
             api_keys_keep_their_name_expiry_and_last_use,
             racing_revokes_have_one_winner,
+            a_grant_is_revoked_whole,
             a_park_waits_on_its_person_and_the_answer_resumes_it,
             a_resumed_negotiation_parks_again_only_after_another_stall,
             racing_parks_have_one_winner_and_the_cap_holds,

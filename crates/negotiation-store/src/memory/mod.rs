@@ -501,6 +501,21 @@ impl ApiKeyStore for MemoryStore {
         })
     }
 
+    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
+        let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
+        let mut revoked = 0;
+        for key in keys.iter_mut() {
+            if key.grant.as_deref() == Some(grant) && !key.revoked {
+                key.revoked = true;
+                revoked += 1;
+            }
+        }
+        if revoked > 0 {
+            self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(revoked)
+    }
+
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
         let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
         if let Some(key) = keys

@@ -1,7 +1,7 @@
 //! An API key's row.
 
 use crate::error::StoreError;
-use crate::keys::{ApiKeyRecord, KeyHash, KeyScope, UnixTime};
+use crate::keys::{ApiKeyRecord, KeyHash, KeyKind, KeyScope, UnixTime};
 
 use super::stored_id;
 
@@ -20,6 +20,9 @@ pub struct StoredKey {
     pub created_at: Option<i64>,
     pub expires_at: Option<i64>,
     pub last_used_at: Option<i64>,
+    pub kind: String,
+    pub grant: Option<String>,
+    pub client: Option<String>,
 }
 
 /// A key read back from storage: a hash that is not 32 bytes, an unknown
@@ -32,6 +35,7 @@ pub struct StoredKey {
 ///     id: "3f9a1c2b7d10".into(), hash: vec![0; 32], user_id: "dana".into(),
 ///     scope: "agent".into(), revoked: false, name: None,
 ///     created_at: Some(100), expires_at: None, last_used_at: None,
+///     kind: "api".into(), grant: None, client: None,
 /// };
 /// let key = stored_key(row.clone())?;
 /// assert_eq!((key.scope, key.created_at), (KeyScope::Agent, Some(UnixTime(100))));
@@ -47,6 +51,8 @@ pub fn stored_key(row: StoredKey) -> Result<ApiKeyRecord, StoreError> {
         .map_err(|_| StoreError::Corrupt("a key hash is not 32 bytes".to_owned()))?;
     let scope = KeyScope::from_name(&row.scope)
         .ok_or_else(|| StoreError::Corrupt(format!("unknown key scope {:?}", row.scope)))?;
+    let kind = KeyKind::from_name(&row.kind)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown key kind {:?}", row.kind)))?;
     let time = |seconds: Option<i64>| seconds.map(UnixTime::from_stored).transpose();
     Ok(ApiKeyRecord {
         id: row.id,
@@ -58,5 +64,8 @@ pub fn stored_key(row: StoredKey) -> Result<ApiKeyRecord, StoreError> {
         expires_at: time(row.expires_at)?,
         last_used_at: time(row.last_used_at)?,
         revoked: row.revoked,
+        kind,
+        grant: row.grant,
+        client: row.client,
     })
 }
