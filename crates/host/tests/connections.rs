@@ -176,6 +176,36 @@ async fn one_address_cannot_take_every_slot() {
 }
 
 #[tokio::test]
+async fn a_refused_request_whose_body_is_unread_says_the_connection_closes() {
+    let mut running = start(ServeSettings::default()).await;
+    let to = address(&running);
+    // Refused at once, its body not sent yet: the answer must not invite
+    // the client to send its next request on this connection.
+    let (status, headers, _) = raw(
+        to,
+        b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status, 401);
+    assert_eq!(header(&headers, "connection"), Some("close"));
+    // Without a body the connection stays open for the next request.
+    let mut stream = TcpStream::connect(to).await.expect("connected");
+    stream
+        .write_all(b"GET /negotiations HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .expect("sent");
+    let mut buf = [0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+        .await
+        .expect("an answer")
+        .expect("read");
+    let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 401"), "{head}");
+    assert!(!head.contains("connection: close"), "{head}");
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn heads_hyper_refuses_are_answered_in_the_error_shape() {
     let mut running = start(ServeSettings::default()).await;
     let to = address(&running);

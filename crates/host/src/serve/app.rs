@@ -11,7 +11,7 @@ use std::sync::{Arc, LazyLock};
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, any, get};
@@ -93,11 +93,13 @@ pub fn router(host: Host, mcp: Router) -> Router {
             any(|| async { HostError::UnknownRoute }),
         )
         .merge(crate::web::pages())
+        .merge(crate::oauth::public())
         // A sign-in's body is held to the limit too, before any key.
         .layer(tower_http::limit::RequestBodyLimitLayer::new(BODY_LIMIT))
         .with_state(host.clone());
     let api = api
         .route("/events", get(crate::web::events))
+        .merge(crate::oauth::by_session())
         .with_state(host.clone())
         .merge(
             mcp.layer(middleware::from_fn(crate::mcp::gate::gate))
@@ -225,7 +227,7 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
     let cookie = crate::web::session_token(request.headers()).filter(|_| bearer.is_none());
     let token = bearer.or(cookie);
     let authenticated = match cookie {
-        Some(_) => host.authenticate_key(token).await,
+        Some(_) => host.authenticate_session(token).await,
         None => host.authenticate(token).await,
     };
     match authenticated {
@@ -233,7 +235,7 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
             tracing::Span::current().record("user", caller.user_id.as_str());
             tracing::info!(user = ?caller.user_id.as_str(), key = %caller.key_id, "authenticated");
             if cookie.is_some() {
-                request.extensions_mut().insert(crate::web::ByCookie);
+                request.extensions_mut().insert(crate::http::ByCookie);
             }
             request.extensions_mut().insert(Arc::new(caller));
             next.run(request).await
@@ -251,10 +253,27 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
                     .headers_mut()
                     .insert(header::WWW_AUTHENTICATE, challenge);
             }
+            // The body is never read. The connection may close once the
+            // answer is out, before the rest of the body arrives: say so,
+            // or a client sends its next request (an OAuth client's
+            // discovery, after the 401) on a connection that is going away.
+            if sends_a_body(request.headers()) {
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
             response
         }
     }
 }
+/// Whether a request's head announces a body.
+fn sends_a_body(headers: &HeaderMap) -> bool {
+    headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|length| length.as_bytes() != b"0")
+}
+
 /// Refuses a request whose path or query, percent-decoded, is not UTF-8
 /// (400 `invalid_request`), once its key is known. Read lossily, each bad
 /// byte would become U+FFFD, so a filter or an id the client never sent
