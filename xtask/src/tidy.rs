@@ -503,12 +503,13 @@ mod tests {
     /// `serve`, which puts them on one listener, names them all.
     #[test]
     fn the_hosts_transports_stand_side_by_side_on_its_service() {
-        let may_use: [(&str, &[&str]); 5] = [
+        let may_use: [(&str, &[&str]); 6] = [
             ("service", &["service"]),
             ("http", &["service", "http"]),
             ("rest", &["service", "http", "rest"]),
             ("mcp", &["service", "http", "mcp"]),
             ("web", &["service", "http", "web"]),
+            ("oauth", &["service", "http", "oauth"]),
         ];
         let mut found = Vec::new();
         let mut seen = std::collections::BTreeSet::new();

@@ -387,15 +387,26 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) oauth_user_claim: String,
     /// The URL clients reach this host at, when it is not http:// and the
-    /// --listen address (behind a proxy, by name, over TLS); its /mcp is
-    /// the resource tokens are for.
+    /// --listen address (behind a proxy, by name, over TLS): the issuer of
+    /// the host's own authorization server, and (with /mcp) the resource
+    /// tokens are for.
+    #[arg(long, value_name = "URL", value_parser = http_url, conflicts_with = "mcp_stdio")]
+    pub(crate) public_url: Option<String>,
+    /// Let the host's own authorization server fetch a client's metadata
+    /// document from a loopback or private address, or over plain http:
+    /// for development and tests only.
+    #[arg(long, conflicts_with_all = ["oauth_issuer", "mcp_stdio"])]
+    pub(crate) oauth_allow_local_clients: bool,
+    /// How long an access token of the host's own authorization server
+    /// works, in seconds, before its client refreshes it.
     #[arg(
         long,
-        value_name = "URL",
-        value_parser = http_url,
-        requires = "oauth_issuer"
+        value_name = "SECONDS",
+        default_value_t = 3600,
+        value_parser = clap::value_parser!(u64).range(1..=86_400),
+        conflicts_with_all = ["oauth_issuer", "mcp_stdio"]
     )]
-    pub(crate) public_url: Option<String>,
+    pub(crate) oauth_access_lifetime: u64,
     /// How long a shutdown (SIGINT, SIGTERM) waits for requests in flight
     /// before it closes the connections left, in seconds.
     #[arg(
@@ -701,14 +712,7 @@ fn http_url(text: &str) -> Result<String, String> {
 /// a token is (plain http only on a loopback address, for testing).
 fn issuer_url(text: &str) -> Result<String, String> {
     let checked = http_url(text)?;
-    let url = url::Url::parse(&checked).map_err(|err| err.to_string())?;
-    let loopback = match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(name)) => name == "localhost",
-        None => false,
-    };
-    if url.scheme() != "https" && !loopback {
+    if !index_host::loopback::is_secure_or_loopback(&checked) {
         return Err("an https:// URL (plain http only on a loopback address)".to_owned());
     }
     Ok(checked)

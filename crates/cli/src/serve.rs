@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use index_host::{Host, HostError, HostSettings};
 use index_negotiation_store::{
-    ApiKeyRecord, HostStore, KeyScope, KeyState, StoreError, UnixTime, UserId,
+    ApiKeyRecord, HostStore, KeyKind, KeyScope, KeyState, StoreError, UnixTime, UserId,
 };
 use index_negotiation_store_sqlite::Synchronous;
 
@@ -71,15 +71,30 @@ pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(
     let address = listener
         .local_addr()
         .map_err(|err| Failure::Usage(err.to_string()))?;
+    let reachable = args.public_url.is_some() || args.listen.ip().is_loopback();
     let public_url = args
         .public_url
         .unwrap_or_else(|| format!("http://{address}"));
-    settings.oauth_issuer = args.oauth_issuer.map(|issuer| {
-        let resource = format!("{}/mcp", public_url.trim_end_matches('/'));
-        let mut issuer = index_host::IssuerSettings::new(issuer, resource);
-        issuer.user_claim = args.oauth_user_claim;
-        issuer
-    });
+    match args.oauth_issuer {
+        Some(issuer) => {
+            let resource = format!("{}/mcp", public_url.trim_end_matches('/'));
+            let mut issuer = index_host::IssuerSettings::new(issuer, resource);
+            issuer.user_claim = args.oauth_user_claim;
+            settings.oauth_issuer = Some(issuer);
+        }
+        // Its own authorization server, at the URL clients reach: a host
+        // beyond loopback without --public-url does not know it.
+        None if reachable => {
+            let mut authorization = index_host::AuthorizationSettings::new(&public_url);
+            authorization.allow_local_clients = args.oauth_allow_local_clients;
+            authorization.access_lifetime =
+                std::time::Duration::from_secs(args.oauth_access_lifetime);
+            settings.authorization = Some(authorization);
+        }
+        None => tracing::warn!(
+            "OAuth is off: give --public-url (the URL clients reach this host at) to run the host's own authorization server"
+        ),
+    }
     let host = Host::with_settings(store, settings).await?;
     // The one line a script waits for; the port is real even for :0.
     anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp, inbox at /inbox)");
@@ -115,6 +130,9 @@ struct KeyView<'a> {
     name: Option<&'a str>,
     user_id: &'a UserId,
     scope: KeyScope,
+    kind: KeyKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client: Option<&'a str>,
     state: KeyState,
     revoked: bool,
     created_at: Option<UnixTime>,
@@ -129,6 +147,8 @@ impl<'a> KeyView<'a> {
             name: key.name.as_deref(),
             user_id: &key.user_id,
             scope: key.scope,
+            kind: key.kind,
+            client: key.client.as_deref(),
             state: key.state(now),
             revoked: key.revoked,
             created_at: key.created_at,
@@ -295,6 +315,7 @@ pub(crate) async fn keys(
                         k.name.clone().unwrap_or_else(|| "-".to_owned()),
                         k.user_id.to_string(),
                         k.scope.as_str().to_owned(),
+                        k.kind.as_str().to_owned(),
                         k.state(now).as_str().to_owned(),
                         when(k.created_at),
                         when(k.expires_at),
@@ -308,6 +329,7 @@ pub(crate) async fn keys(
                     "name",
                     "user",
                     "scope",
+                    "kind",
                     "state",
                     "created",
                     "expires",
@@ -407,15 +429,31 @@ pub(crate) async fn keys(
             Ok(())
         }
         KeysCommand::Revoke { id, db } => {
-            let revocation = store(db, synchronous, Use::Write)
-                .await?
-                .revoke_api_key(&id)
-                .await?;
+            let store = store(db, synchronous, Use::Write).await?;
+            let revocation = store.revoke_api_key(&id).await?;
             if !revocation.found() {
                 return Err(Failure::Usage(format!("there is no key {id:?}")));
             }
-            out.json(&serde_json::json!({ "revoked": id }));
-            out.line(format!("Revoked {}.", styled(BOLD, &id)));
+            // A token of an OAuth grant takes its grant with it: the
+            // client's other tokens (its refresh token above all) end too.
+            let grant = store
+                .list_api_keys()
+                .await?
+                .into_iter()
+                .find(|key| key.id == id)
+                .and_then(|key| key.grant);
+            let ended = match &grant {
+                Some(grant) => store.revoke_grant(grant).await?,
+                None => 0,
+            };
+            out.json(&serde_json::json!({ "revoked": id, "grantRevoked": grant.is_some() }));
+            match grant {
+                Some(_) => out.line(format!(
+                    "Revoked {} and its OAuth grant ({ended} more token(s)).",
+                    styled(BOLD, &id)
+                )),
+                None => out.line(format!("Revoked {}.", styled(BOLD, &id))),
+            }
             Ok(())
         }
     }

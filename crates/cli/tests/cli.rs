@@ -1234,7 +1234,7 @@ fn serve_takes_an_issuers_tokens_and_a_401_says_where_to_find_it() {
             "--public-url",
             "https://user:secret@negotiate.example",
         ],
-        &["--public-url", "https://negotiate.example"],
+        &["--public-url", "https://negotiate.example", "--mcp-stdio"],
         &["--oauth-issuer", issuer, "--listen", "0.0.0.0:0"],
     ] {
         let mut command = vec!["serve", "--db", &db];

@@ -1,6 +1,9 @@
 //! `index serve` with MCP clients nobody here wrote: the Python MCP SDK's,
 //! driven by `mcp_agents.py` (two seats negotiating to agreement over
 //! streamable HTTP and over stdio, a stranger and a bad key refused) and by
+//! `mcp_oauth.py` (its OAuth client connecting from the URL alone, by a
+//! metadata document and by registration, with dana's consent, refreshing
+//! and refused once revoked) and by
 //! `mcp_elicitation.py` (parked questions put to the person's client as
 //! forms: declined, accepted for two negotiations at once, never sent to a
 //! client that cannot show them, given up after the ask-user window, and
@@ -14,8 +17,11 @@
 //! the TypeScript MCP SDK's, driven by `mcp_ts.mjs` (output schemas checked
 //! by the SDK, agreement over HTTP and stdio, waits inside the SDK's default
 //! timeout and past a short one on progress), and by `mcp_ts_balanced.mjs`
-//! (its sessions kept with one host each behind nginx); and the official MCP
-//! conformance suite, driven by `mcp_conformance.mjs`; and a person in
+//! (its sessions kept with one host each behind nginx), and by
+//! `mcp_ts_oauth.mjs` (its OAuth client connecting from the URL alone, dana
+//! approving in Chromium); and the official MCP conformance suite, driven by
+//! `mcp_conformance.mjs` and, for the host's own authorization server, by
+//! `mcp_conformance_authorization.mjs`; and a person in
 //! headless Chromium, driven by puppeteer-core through `inbox_browser.mjs`
 //! (the inbox, beside agents on the TypeScript SDK).
 
@@ -164,14 +170,80 @@ fn typescript_mcp_clients_keep_their_sessions_through_nginx_in_front_of_two_host
 }
 
 #[test]
+#[ignore = "needs Chromium, puppeteer-core and the TypeScript MCP SDK: INDEX_TEST_PUPPETEER=path/to/puppeteer-core INDEX_TEST_MCP_TS_SDK=path/to/@modelcontextprotocol/sdk (see .ci/run) cargo test -- --ignored"]
+fn the_typescript_sdks_oauth_client_connects_from_the_url_alone_with_its_persons_consent() {
+    let puppeteer = std::env::var("INDEX_TEST_PUPPETEER").expect(
+        "INDEX_TEST_PUPPETEER names the puppeteer-core package directory (.ci/run installs it)",
+    );
+    let sdk = std::env::var("INDEX_TEST_MCP_TS_SDK").expect(
+        "INDEX_TEST_MCP_TS_SDK names the TypeScript MCP SDK's package directory (.ci/run installs it)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    run_script(
+        "node",
+        "mcp_ts_oauth.mjs",
+        dir.path(),
+        &["--sdk", &sdk, "--puppeteer", &puppeteer],
+        &[
+            "ok: dana signs in with her login link",
+            "ok: the SDK found the authorization server from the URL alone (a metadata document)",
+            "ok: it takes a turn as dana's agent",
+            "ok: the expired access token is refused",
+            "ok: the SDK found the authorization server from the URL alone (registration)",
+            "ok: a refused access token is refreshed, and the refresh token rotates",
+            "ok: after index keys revoke, the token is refused at once",
+            "ok: dana's inbox lists the connected client",
+            "ok: after the inbox's disconnect, the token is refused at once",
+            "typescript oauth done",
+        ],
+    );
+}
+
+/// The conformance suite installed where `variable` says, and the Node it
+/// runs on.
+fn conformance_suite(variable: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let installed = std::env::var(variable).unwrap_or_else(|_| {
+        panic!("{variable} names where a conformance suite and Node 22 are installed (.ci/run installs them)")
+    });
+    let installed = Path::new(&installed);
+    (
+        installed.join("node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+        installed.join("node_modules/.bin/node"),
+    )
+}
+
+#[test]
+#[ignore = "needs the MCP conformance suite 0.2.0-alpha.12, Node 22 and Chromium with puppeteer-core: INDEX_TEST_MCP_CONFORMANCE_2026=dir INDEX_TEST_PUPPETEER=path (see .ci/run) cargo test -- --ignored"]
+fn the_conformance_suites_authorization_scenarios_pass_against_the_built_in_server() {
+    let (suite, node) = conformance_suite("INDEX_TEST_MCP_CONFORMANCE_2026");
+    let puppeteer = std::env::var("INDEX_TEST_PUPPETEER").expect(
+        "INDEX_TEST_PUPPETEER names the puppeteer-core package directory (.ci/run installs it)",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    run_script(
+        "node",
+        "mcp_conformance_authorization.mjs",
+        dir.path(),
+        &[
+            "--suite",
+            &suite.display().to_string(),
+            "--node",
+            &node.display().to_string(),
+            "--puppeteer",
+            &puppeteer,
+        ],
+        &[
+            "✓ authorization-server-metadata-endpoint",
+            "✓ authorization-code-grant",
+            "authorization conformance done",
+        ],
+    );
+}
+
+#[test]
 #[ignore = "needs the MCP conformance suite and Node 22: INDEX_TEST_MCP_CONFORMANCE=dir it is installed in (see .ci/run) cargo test -- --ignored"]
 fn the_mcp_conformance_suite_passes_every_scenario_that_applies() {
-    let installed = std::env::var("INDEX_TEST_MCP_CONFORMANCE").expect(
-        "INDEX_TEST_MCP_CONFORMANCE names where the conformance suite and Node 22 are installed (.ci/run installs them)",
-    );
-    let installed = Path::new(&installed);
-    let suite = installed.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    let node = installed.join("node_modules/.bin/node");
+    let (suite, node) = conformance_suite("INDEX_TEST_MCP_CONFORMANCE");
     let dir = tempfile::tempdir().unwrap();
     run_script(
         "node",
@@ -231,6 +303,28 @@ fn python_mcp_clients_negotiate_through_index_serve() {
             "ok: an unknown key gets 401 from /mcp",
             "ok: over stdio the seats agree",
             "all agents done",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "needs Python with the MCP SDK: INDEX_TEST_PYTHON=path/to/python (see .ci/run) cargo test -- --ignored"]
+fn the_python_sdks_oauth_client_connects_from_the_url_alone_with_its_persons_consent() {
+    let dir = tempfile::tempdir().unwrap();
+    run_python(
+        "mcp_oauth.py",
+        dir.path(),
+        &[],
+        &[
+            "ok: the SDK sends dana to the consent page",
+            "ok: dana signs in with her login link",
+            "ok: the SDK found the authorization server from the URL alone (a metadata document)",
+            "ok: it takes a turn as dana's agent",
+            "ok: the SDK found the authorization server from the URL alone (registration)",
+            "ok: the expired access token is refused",
+            "ok: the SDK refreshes, and the refresh token rotates",
+            "ok: after index keys revoke, the token is refused at once",
+            "python oauth done",
         ],
     );
 }

@@ -1,5 +1,6 @@
 // The inbox: a person's negotiations, the questions their agents ask
-// them, and what their agents ask through the interaction contract.
+// them, what their agents ask through the interaction contract, and the
+// agents they connected through OAuth.
 // Question messages are read here, with the question-block package,
 // exactly as the server reads them; every text is shown as text.
 import { parseQuestionMessage } from "/inbox/pkg/index.js";
@@ -48,7 +49,7 @@ function signedOut(message) {
   events = null;
   clearTimeout(pending);
   pending = null;
-  for (const id of ["who", "sign-out", "asked", "requests", "mine"]) $(id).hidden = true;
+  for (const id of ["who", "sign-out", "asked", "requests", "mine", "connected"]) $(id).hidden = true;
   $("sign-in").hidden = false;
   document.body.dataset.state = "signed-out";
   if (message) say(message);
@@ -60,7 +61,7 @@ async function signedIn(who) {
   $("sign-in").hidden = true;
   $("who").textContent = `Signed in as ${me.userId}`;
   document.body.dataset.state = "loading";
-  for (const id of ["who", "sign-out", "asked", "requests", "mine"]) $(id).hidden = false;
+  for (const id of ["who", "sign-out", "asked", "requests", "mine", "connected"]) $(id).hidden = false;
   await refresh().catch(failed);
   if (!me) return;
   events = new EventSource("/events");
@@ -100,10 +101,11 @@ function failed(error) {
 }
 
 async function refresh() {
-  const [page, asked, requests] = await Promise.all([
+  const [page, asked, requests, connected] = await Promise.all([
     api("GET", "/negotiations"),
     api("GET", "/questions"),
     api("GET", "/interactions?status=pending"),
+    api("GET", "/connections"),
   ]);
   const views = await Promise.all(
     page.negotiations.map((n) => api("GET", `/opportunities/${n.id}/negotiation`).catch(() => null)),
@@ -113,6 +115,22 @@ async function refresh() {
   showNegotiations(page.negotiations, views);
   showQuestions(asked.questions, asked.unreadable);
   showInteractions(requests.interactions);
+  showConnections(connected.connections);
+}
+
+function showConnections(connections) {
+  $("connections").replaceChildren(...connections.map((c) => {
+    const item = element("li", undefined, "connection");
+    item.dataset.connectionId = c.id;
+    const when = (at) => (at ? new Date(at).toLocaleString() : "never");
+    item.append(element("strong", c.clientName), element("span", ` connected ${when(c.connectedAt)}, last used ${when(c.lastUsedAt)}`), element("code", c.clientId));
+    const end = element("button", "Disconnect");
+    end.type = "button";
+    end.addEventListener("click", () => api("DELETE", `/connections/${encodeURIComponent(c.id)}`).then(() => { say(`${c.clientName} is disconnected.`); return refresh(); }).catch(failed));
+    item.append(end);
+    return item;
+  }));
+  $("no-connections").hidden = connections.length > 0;
 }
 
 function moveOf(n, other) {

@@ -25,11 +25,13 @@
 //! | `http` | what the HTTP transports share: extractors that refuse in the error shape, the OpenAPI description of routes, the security headers |
 //! | `rest` | the REST API: each route beside its OpenAPI description |
 //! | `mcp` | the rmcp server: twelve `#[tool]`s (negotiations and interactions), `input_required`, elicitation, tasks, resources, and what stands in front of rmcp at `/mcp` |
+//! | `oauth` | the host's own OAuth authorization server: metadata, registration, the consent page's API, tokens, revocation |
 //! | `web` | the inbox: its embedded files (`crates/host/inbox`), a browser sent there from `/`, sessions by cookie, the forgery check, the event stream |
 //! | `serve` | one router for all three behind one authentication, the listener (connection cap, per-address budget, HTTP/1.1 only, hyper's refusals reshaped), the shutdown, and stdio |
 
 mod http;
 mod mcp;
+mod oauth;
 mod rest;
 mod serve;
 mod service;
@@ -42,6 +44,7 @@ pub use serve::app::{openapi, router};
 #[cfg(feature = "conformance")]
 pub use serve::serve_conformance;
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};
+pub use service::authorization::AuthorizationSettings;
 pub use service::error::{Code, ErrorBody, ErrorCode, ErrorFields, HostError, refusal_status};
 pub use service::host::{Host, HostSettings};
 pub use service::interactions::{
@@ -53,4 +56,4 @@ pub use service::wire::{
     AskedQuestion, Changed, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
     ParkedQuestion, Questions, Resumed, TurnTaken, UnreadableQuestion,
 };
-pub use service::{keys, names, signing};
+pub use service::{keys, loopback, names, signing};

@@ -5,10 +5,10 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
-/** Starts `index serve` on `db`, with `env` besides the process's own;
- * the process and its base URL. */
-export async function serve(index, db, env = {}) {
-  const child = spawn(index, ["serve", "--listen", "127.0.0.1:0", "--db", db], {
+/** Starts `index serve` on `db`, with `env` besides the process's own and
+ * `args` after its own; the process and its base URL. */
+export async function serve(index, db, env = {}, args = []) {
+  const child = spawn(index, ["serve", "--listen", "127.0.0.1:0", "--db", db, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, RUST_LOG: "warn", ...env },
   });

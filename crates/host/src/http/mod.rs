@@ -9,6 +9,12 @@
 //! | `respond` | a `HostError` as an HTTP answer |
 //! | `security` | the headers every answer carries |
 
+/// Marks a request its browser session's cookie authenticated (not a
+/// bearer key): what changes things must then come from a page of this
+/// host, and only such a request is a person's own (an OAuth approval).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ByCookie;
+
 pub(crate) mod extract;
 pub(crate) mod oauth;
 pub(crate) mod openapi;

@@ -58,11 +58,22 @@ pub(crate) fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
         .collect()
 }
 
+/// This host as a protected resource, if it is one: the resource its
+/// tokens are for, and the authorization server that issues them (an
+/// identity provider, or the host itself).
+fn protected(host: &Host) -> Option<(String, String)> {
+    if let Some(issuer) = host.oauth_issuer() {
+        return Some((issuer.resource.clone(), issuer.issuer.clone()));
+    }
+    host.authorization()
+        .map(|server| (server.resource(), server.public_url.clone()))
+}
+
 async fn metadata(State(host): State<Host>) -> Result<Json<ProtectedResource>, HostError> {
-    let issuer = host.oauth_issuer().ok_or(HostError::UnknownRoute)?;
+    let (resource, server) = protected(&host).ok_or(HostError::UnknownRoute)?;
     Ok(Json(ProtectedResource {
-        resource: issuer.resource.clone(),
-        authorization_servers: vec![issuer.issuer.clone()],
+        resource,
+        authorization_servers: vec![server],
         scopes_supported: vec![AGENT_SCOPE],
         bearer_methods_supported: vec!["header"],
         resource_name: "Index negotiation host",
@@ -76,8 +87,8 @@ async fn metadata(State(host): State<Host>) -> Result<Json<ProtectedResource>, H
 /// over; `insufficient_scope` for a token without the agent scope.
 pub(crate) fn challenge(host: &Host, sent: bool, refused: &HostError) -> HeaderValue {
     let mut parts: Vec<String> = Vec::new();
-    if let Some(issuer) = host.oauth_issuer() {
-        let resource = issuer.resource.trim_end_matches('/');
+    if let Some((resource, _)) = protected(host) {
+        let resource = resource.trim_end_matches('/');
         let origin = resource.strip_suffix("/mcp").unwrap_or(resource);
         parts.push(format!("resource_metadata=\"{origin}{METADATA_FOR_MCP}\""));
         parts.push(format!("scope=\"{AGENT_SCOPE}\""));

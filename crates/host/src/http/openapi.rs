@@ -47,7 +47,7 @@ pub(crate) struct Operation {
     /// Its method.
     pub(crate) method: Method,
     /// Its path, `{id}` for the opportunity id, `{interactionId}` for an
-    /// interaction's.
+    /// interaction's, `{connectionId}` for a connected client's.
     pub(crate) path: &'static str,
     /// `operationId`.
     pub(crate) id: &'static str,
@@ -164,6 +164,10 @@ pub(crate) enum Fails {
     Oversize,
     /// No interaction with that id for the caller's person: `not_found`.
     Interaction,
+    /// No client the caller's person connected has that id: `not_found`.
+    Connection,
+    /// Only a person's browser session may: `forbidden`, 403.
+    Session,
     /// The host takes no identity provider's tokens: `unknown_route`, 404.
     NoIssuer,
     /// An id taken with other content, or too many pending:
@@ -218,6 +222,8 @@ impl Fails {
             Fails::CrossOrigin => vec![of(HostError::CrossOrigin)],
             Fails::Oversize => vec![of(HostError::PayloadTooLarge)],
             Fails::Interaction => vec![of(HostError::NoInteraction)],
+            Fails::Connection => vec![of(HostError::NotFound)],
+            Fails::Session => vec![of(HostError::Forbidden)],
             Fails::Ask => vec![
                 of(HostError::InteractionExists),
                 of(HostError::TooManyInteractions),
@@ -321,12 +327,21 @@ fn describe(
             "schema": of::<index_negotiation::OpportunityId>(reads),
         }));
     }
-    if operation.path.contains("{interactionId}") {
-        parameters.push(json!({
-            "name": "interactionId", "in": "path", "required": true,
-            "description": "The interaction's id (its request's).",
-            "schema": { "type": "string", "minLength": 1 },
-        }));
+    let ids = [
+        ("interactionId", "The interaction's id (its request's)."),
+        (
+            "connectionId",
+            "The connected client's id: its grant's, as `GET /connections` lists it.",
+        ),
+    ];
+    for (name, description) in ids {
+        if operation.path.contains(&format!("{{{name}}}")) {
+            parameters.push(json!({
+                "name": name, "in": "path", "required": true,
+                "description": description,
+                "schema": { "type": "string", "minLength": 1 },
+            }));
+        }
     }
     if let Some(query) = operation.query {
         let schema = inline(query(reads), reads);

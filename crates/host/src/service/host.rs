@@ -39,6 +39,10 @@ pub struct HostSettings {
     /// The identity provider whose access tokens the host takes beside
     /// API keys (see [`IssuerSettings`](crate::IssuerSettings)); none by default.
     pub oauth_issuer: Option<crate::service::issuer::IssuerSettings>,
+    /// The host's own authorization server, for clients that connect only
+    /// through OAuth (see [`AuthorizationSettings`](crate::AuthorizationSettings));
+    /// none by default. Not beside an identity provider.
+    pub authorization: Option<crate::service::authorization::AuthorizationSettings>,
 }
 
 impl std::fmt::Debug for HostSettings {
@@ -48,6 +52,7 @@ impl std::fmt::Debug for HostSettings {
             .field("question_loop", &self.question_loop)
             .field("ask_user_window", &self.ask_user_window)
             .field("oauth_issuer", &self.oauth_issuer)
+            .field("authorization", &self.authorization)
             .finish()
     }
 }
@@ -122,6 +127,8 @@ struct Inner {
     signer: crate::service::signing::Signer,
     /// The identity provider whose tokens are taken, if any.
     issuer: Option<Arc<crate::service::issuer::Issuer>>,
+    /// The host's own authorization server, if it runs one.
+    authorization: Option<crate::service::authorization::AuthorizationSettings>,
     /// The API keys this host looked up, until any process changes one.
     keys: Arc<crate::service::key_cache::KeyCache>,
     /// Cancels the token the store's feed relays end on when the last
@@ -187,6 +194,11 @@ impl Host {
             );
         }
         let (changes, _) = tokio::sync::watch::channel(0);
+        if settings.oauth_issuer.is_some() && settings.authorization.is_some() {
+            return Err(HostError::BadRequest(
+                "a host takes an identity provider's tokens or runs its own authorization server, not both".to_owned(),
+            ));
+        }
         let issuer = settings
             .oauth_issuer
             .map(crate::service::issuer::Issuer::new)
@@ -206,6 +218,7 @@ impl Host {
                 metrics: crate::service::metrics::Metrics::default(),
                 signer: crate::service::signing::Signer::default(),
                 issuer,
+                authorization: settings.authorization,
                 keys,
                 _gone: gone.clone().drop_guard(),
             }),
@@ -229,7 +242,7 @@ impl Host {
     }
 
     /// The store's API keys, through the keys this host keeps.
-    fn keys(&self) -> crate::service::key_cache::Cached<'_> {
+    pub(crate) fn keys(&self) -> crate::service::key_cache::Cached<'_> {
         self.inner.keys.over(self.store().as_ref())
     }
 
@@ -304,10 +317,25 @@ impl Host {
         }
     }
 
-    /// [`Host::authenticate`] for a key alone: a browser session's cookie
-    /// carries one, never an identity provider's token.
-    pub(crate) async fn authenticate_key(&self, token: Option<&str>) -> Result<Caller, HostError> {
+    /// [`Host::authenticate`] for a key alone.
+    async fn authenticate_key(&self, token: Option<&str>) -> Result<Caller, HostError> {
         authenticate(&self.keys(), token).await
+    }
+
+    /// The caller a browser's session cookie names: a session key only
+    /// (see [`crate::service::keys::authenticate_session`]).
+    pub(crate) async fn authenticate_session(
+        &self,
+        token: Option<&str>,
+    ) -> Result<Caller, HostError> {
+        crate::service::keys::authenticate_session(&self.keys(), token).await
+    }
+
+    /// The host's own authorization server, if it runs one.
+    pub(crate) fn authorization(
+        &self,
+    ) -> Option<&crate::service::authorization::AuthorizationSettings> {
+        self.inner.authorization.as_ref()
     }
 
     /// The identity provider whose access tokens this host takes, if any.

@@ -139,7 +139,7 @@ impl Issuer {
     /// (plain http only on loopback, for tests), or when the HTTP client
     /// cannot be built.
     pub(crate) fn new(settings: IssuerSettings) -> Result<Self, HostError> {
-        if !secure_or_local(&settings.issuer) {
+        if !crate::service::loopback::is_secure_or_loopback(&settings.issuer) {
             return Err(HostError::BadRequest(format!(
                 "the issuer {:?} is not an https URL: its keys decide who a token is",
                 settings.issuer
@@ -244,10 +244,10 @@ impl Issuer {
     ) -> Result<DecodingKey, &'static str> {
         let kept = self.kept();
         if let Some(jwk) = kept.as_ref().and_then(|keys| find(&keys.keys, kid)) {
-            if kept
+            let stale = kept
                 .as_ref()
-                .is_some_and(|keys| keys.fetched.elapsed() > KEYS_LAST)
-            {
+                .is_some_and(|keys| keys.fetched.elapsed() > KEYS_LAST);
+            if stale && self.refresh_due() {
                 // Still good while fresh ones are fetched behind it.
                 let issuer = Arc::clone(self);
                 tokio::spawn(async move { issuer.refresh().await });
@@ -268,6 +268,18 @@ impl Issuer {
 
     fn kept(&self) -> Option<Arc<Keys>> {
         self.keys.read().ok().and_then(|keys| keys.clone())
+    }
+
+    /// Whether a refresh would fetch: none is in flight, and none started
+    /// within [`REFETCH_AFTER`]. Checked before a task is spawned for one,
+    /// so that requests on stale keys do not each spawn a task that only
+    /// finds the fetch done.
+    fn refresh_due(&self) -> bool {
+        self.fetching.try_lock().is_ok_and(|fetching| {
+            fetching
+                .last_attempt
+                .is_none_or(|last| last.elapsed() >= REFETCH_AFTER)
+        })
     }
 
     /// Fetches the keys, unless a fetch started within [`REFETCH_AFTER`]:
@@ -309,7 +321,7 @@ impl Issuer {
                     .ok_or("the issuer's metadata names no jwks_uri")?;
                 let downgraded =
                     self.settings.issuer.starts_with("https://") && !uri.starts_with("https://");
-                if !secure_or_local(uri) || downgraded {
+                if !crate::service::loopback::is_secure_or_loopback(uri) || downgraded {
                     return Err(format!("the issuer's jwks_uri {uri} is not https"));
                 }
                 fetching.jwks_uri = Some(uri.to_owned());
@@ -390,19 +402,6 @@ impl Issuer {
 const NO_AGENT_SCOPE: &str = "no agent scope";
 
 /// Whether `url` is https, or plain http on a loopback address.
-fn secure_or_local(url: &str) -> bool {
-    let Ok(url) = reqwest::Url::parse(url) else {
-        return false;
-    };
-    let loopback = match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(name)) => name == "localhost",
-        None => false,
-    };
-    url.scheme() == "https" || (url.scheme() == "http" && loopback)
-}
-
 /// `jwk` as a key that checks `alg`: its own `alg` if it names one, else
 /// one its type and curve allow (RFC 7517 makes `alg` optional, and some
 /// issuers leave it out).

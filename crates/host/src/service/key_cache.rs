@@ -179,6 +179,13 @@ impl ApiKeyStore for Cached<'_> {
         revoked
     }
 
+    /// As a key's revoke: every kept key dropped at once.
+    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
+        let revoked = self.store.revoke_grant(grant).await;
+        self.cache.drop_all();
+        revoked
+    }
+
     async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
         self.store.record_api_key_use(id, at).await?;
         // The kept key learns its use too, or it would be recorded again

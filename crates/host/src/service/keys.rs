@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyScope, KeyState, Revocation, StoreError,
-    UnixTime, UserId,
+    ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyKind, KeyScope, KeyState, Revocation,
+    StoreError, UnixTime, UserId,
 };
 
 use crate::service::error::HostError;
@@ -135,16 +135,52 @@ pub async fn create_key(
 ) -> Result<NewKey, HostError> {
     crate::service::names::check_name("the user id", user_id.as_str())?;
     let name = options.name.as_deref().map(key_name).transpose()?;
-    make_key(store, user_id, scope, name, options.expires_in).await
+    make_key(store, user_id, scope, name, options.expires_in, |_| {}).await
 }
 
-/// Makes a key named `name` (already checked, or one of the host's own).
+/// Makes one of an OAuth grant's tokens for `user_id`, an agent's: an
+/// access token (`kind` [`KeyKind::OAuth`]) or a refresh token, named for
+/// its client (a client's name is its own to choose, so it is made fit
+/// for a table first).
+pub(crate) async fn make_grant_key(
+    store: &(impl ApiKeyStore + ?Sized),
+    user_id: UserId,
+    kind: KeyKind,
+    grant: &str,
+    client: (&str, &str),
+    lifetime: Duration,
+) -> Result<NewKey, HostError> {
+    let (client_id, client_name) = client;
+    let name: String = client_name
+        .chars()
+        .filter(|c| !crate::service::names::is_forbidden_in_name(*c))
+        .take(KEY_NAME_LIMIT)
+        .collect();
+    let name = Some(name).filter(|name| !name.trim().is_empty());
+    make_key(
+        store,
+        user_id,
+        KeyScope::Agent,
+        name,
+        Some(lifetime),
+        |record| {
+            record.kind = kind;
+            record.grant = Some(grant.to_owned());
+            record.client = Some(client_id.to_owned());
+        },
+    )
+    .await
+}
+
+/// Makes a key named `name` (already checked, or one of the host's own),
+/// the record made whole by `finish`.
 async fn make_key(
     store: &(impl ApiKeyStore + ?Sized),
     user_id: UserId,
     scope: KeyScope,
     name: Option<String>,
     expires_in: Option<Duration>,
+    finish: impl FnOnce(&mut ApiKeyRecord),
 ) -> Result<NewKey, HostError> {
     if expires_in.is_some_and(|lifetime| lifetime.as_secs() == 0) {
         return Err(HostError::BadRequest(
@@ -170,6 +206,7 @@ async fn make_key(
     );
     record.name = name;
     record.expires_at = expires_in.map(|lifetime| now.after(lifetime));
+    finish(&mut record);
     if !store.insert_api_key(&record).await? {
         return Err(HostError::Store(StoreError::Backend(
             "a new key collided with a stored one; try again".into(),
@@ -220,7 +257,15 @@ pub async fn create_login_link(
         ));
     }
     let name = Some(LOGIN_LINK_NAME.to_owned());
-    make_key(store, user_id, KeyScope::Agent, name, Some(lifetime)).await
+    make_key(
+        store,
+        user_id,
+        KeyScope::Agent,
+        name,
+        Some(lifetime),
+        |_| {},
+    )
+    .await
 }
 
 /// Signs a browser in with `secret`, a person's key or a login link: the
@@ -263,6 +308,7 @@ pub async fn sign_in(
         record.scope,
         name,
         Some(WEB_SESSION_LIFETIME),
+        |_| {},
     )
     .await
 }
@@ -292,11 +338,30 @@ pub async fn authenticate(
     })
 }
 
+/// The caller a browser's session cookie names: as [`authenticate`], but
+/// only a session key made by [`sign_in`] counts. Any other key in the
+/// cookie (an API key, an OAuth access token) is no session, since only a
+/// person's own browser session approves a client or manages what is
+/// connected, and a program can set any cookie and `Origin` it likes.
+pub(crate) async fn authenticate_session(
+    store: &(impl ApiKeyStore + ?Sized),
+    token: Option<&str>,
+) -> Result<Caller, HostError> {
+    let record = active_key(store, token, Presented::AsSession).await?;
+    Ok(Caller {
+        user_id: record.user_id,
+        scope: record.scope,
+        key_id: record.id,
+    })
+}
+
 /// What a key is presented for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Presented {
     /// To authenticate a request.
     ForRequest,
+    /// As a browser's session, in its cookie.
+    AsSession,
     /// To sign a browser in, the one thing a login link does.
     ForSignIn,
 }
@@ -313,10 +378,21 @@ async fn active_key(
     // A login link rides in a URL, where it is likelier to leak than a
     // key in a file: for anything but a sign-in it is a key that never
     // was, expired or not, and its use is not recorded.
+    // A refresh token is exchanged at the token endpoint, which finds it
+    // by its hash; as a bearer it is no key at all. An access token is an
+    // agent's, never a browser's session.
+    if record.kind == KeyKind::OAuthRefresh
+        || (record.kind == KeyKind::OAuth && presented == Presented::ForSignIn)
+    {
+        return Err(HostError::Unauthorized);
+    }
     let only_signs_in = record.name.as_deref() == Some(LOGIN_LINK_NAME);
-    let host_session =
-        record.name.as_deref() == Some(WEB_SESSION_NAME) && record.scope == KeyScope::Host;
-    if presented == Presented::ForRequest && (only_signs_in || host_session) {
+    let session = record.kind == KeyKind::Api && record.name.as_deref() == Some(WEB_SESSION_NAME);
+    let host_session = session && record.scope == KeyScope::Host;
+    if presented != Presented::ForSignIn && (only_signs_in || host_session) {
+        return Err(HostError::Unauthorized);
+    }
+    if presented == Presented::AsSession && !session {
         return Err(HostError::Unauthorized);
     }
     let now = UnixTime::now();
@@ -361,7 +437,7 @@ pub(crate) fn random_hex() -> Result<String, getrandom::Error> {
     Ok(hex(&random))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -456,6 +532,9 @@ mod tests {
         }
         async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
             self.0.revoke_api_key(id).await
+        }
+        async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
+            self.0.revoke_grant(grant).await
         }
         async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
             self.0.record_api_key_use(id, at).await

@@ -9,7 +9,9 @@
 //! | `wire` | the bodies requests carry and the views answers give, one shape on every transport |
 //! | `attached` | one value of each type a transport keeps beside the host |
 //! | `keys` | making, hashing and checking API keys |
+//! | `authorization` | the host's own OAuth authorization server: clients, codes, grants whose tokens are keys |
 //! | `issuer` | access tokens from the operator's own identity provider: JWTs checked against its published keys |
+//! | `loopback` | which URLs name this machine, where plain http is taken |
 //! | `key_cache` | the keys a host looked up, kept until any process changes a key |
 //! | `feed_relay` | a store's feed relayed to what listens for it, while the host lives |
 //! | `signing` | tokens any host of the store can check: HMAC-SHA-256 under the store's shared, rotatable keys |
@@ -20,6 +22,7 @@
 //! | `schema` | JSON Schemas made from the wire types' `JsonSchema`, descriptions as prose |
 
 pub(crate) mod attached;
+pub(crate) mod authorization;
 pub(crate) mod error;
 pub(crate) mod feed_relay;
 pub(crate) mod host;
@@ -28,6 +31,7 @@ pub(crate) mod issuer;
 pub(crate) mod key_cache;
 pub mod keys;
 pub(crate) mod limits;
+pub mod loopback;
 pub(crate) mod metrics;
 pub mod names;
 pub(crate) mod schema;

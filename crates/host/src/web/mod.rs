@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use index_negotiation_store::{KeyScope, UserId};
 
 use crate::http::openapi::{Fails, Operation, Success, of};
+use crate::service::authorization::connections::Connections;
 use crate::service::error::HostError;
 use crate::service::host::Host;
 use crate::service::keys::{Caller, WEB_SESSION_LIFETIME};
@@ -50,6 +51,16 @@ const FILES: &[(&str, &str, &[u8])] = &[
         include_bytes!("../../inbox/inbox.css"),
     ),
     (
+        "/oauth/authorize",
+        "text/html; charset=utf-8",
+        include_bytes!("../../inbox/authorize.html"),
+    ),
+    (
+        "/inbox/authorize.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../inbox/authorize.js"),
+    ),
+    (
         "/inbox/icon.svg",
         "image/svg+xml",
         include_bytes!("../../inbox/icon.svg"),
@@ -69,7 +80,7 @@ const FILES: &[(&str, &str, &[u8])] = &[
 /// The browser's session and what its page reads, each route beside what
 /// the OpenAPI document says of it.
 pub(crate) fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
-    use Fails::{Body, CrossOrigin, Oversize, Request, SignIn};
+    use Fails::{Body, Connection, CrossOrigin, Oversize, Request, Session, SignIn};
     let ok = |schema| Success::Json(StatusCode::OK, schema);
     vec![
         (
@@ -91,6 +102,16 @@ pub(crate) fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
         (
             Operation::new(Method::GET, "/questions", "listQuestions", "The questions the caller's person is asked, as question messages, one per distinct question, and the negotiations whose question could not be read.", ok(of::<crate::service::wire::Questions>)),
             get(questions),
+        ),
+        (
+            Operation::new(Method::GET, "/connections", "listConnections", "The clients the caller's person connected through OAuth that can still act (their grant's refresh token is active), newest approval first. For the person's browser session only.", ok(of::<Connections>))
+                .fails(&[Session]),
+            get(connections),
+        ),
+        (
+            Operation::new(Method::DELETE, "/connections/{connectionId}", "disconnect", "End a connected client's grant: every token of it, on every process of the store. For the person's browser session only.", Success::Empty(StatusCode::NO_CONTENT))
+                .fails(&[Session, Connection]),
+            axum::routing::delete(disconnect),
         ),
     ]
 }
@@ -162,10 +183,6 @@ pub(crate) fn session_token(headers: &HeaderMap) -> Option<&str> {
         .map(|(_, value)| value)
 }
 
-/// Marks a request its cookie authenticated (not a bearer key).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ByCookie;
-
 /// Whether a request comes from a page of this host: its `Origin` names
 /// the host it was sent to, and the browser did not call it cross-site.
 pub(crate) fn same_origin(headers: &HeaderMap) -> bool {
@@ -187,7 +204,10 @@ pub(crate) async fn forgery_checked(request: Request, next: Next) -> Response {
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    let by_cookie = request.extensions().get::<ByCookie>().is_some();
+    let by_cookie = request
+        .extensions()
+        .get::<crate::http::ByCookie>()
+        .is_some();
     if by_cookie && !safe && !same_origin(request.headers()) {
         tracing::info!("refused a cross-origin request by cookie");
         return HostError::CrossOrigin.into_response();
@@ -268,7 +288,7 @@ pub(crate) async fn signed_in(caller: Extension<std::sync::Arc<Caller>>) -> Json
 pub(crate) async fn sign_out(
     State(host): State<Host>,
     caller: Extension<std::sync::Arc<Caller>>,
-    by_cookie: Option<Extension<ByCookie>>,
+    by_cookie: Option<Extension<crate::http::ByCookie>>,
 ) -> Result<Response, HostError> {
     if by_cookie.is_none() {
         return Err(HostError::BadRequest(
@@ -290,6 +310,37 @@ pub(crate) async fn questions(
     caller: Extension<std::sync::Arc<Caller>>,
 ) -> Result<Json<Questions>, HostError> {
     Ok(Json(host.questions(&caller).await?))
+}
+
+/// `GET /connections`, for a person's browser session only: what is
+/// connected is managed by the person, not by any of their agents.
+pub(crate) async fn connections(
+    State(host): State<Host>,
+    caller: Extension<std::sync::Arc<Caller>>,
+    by_cookie: Option<Extension<crate::http::ByCookie>>,
+) -> Result<Json<Connections>, HostError> {
+    if by_cookie.is_none() {
+        return Err(HostError::Forbidden);
+    }
+    Ok(Json(
+        crate::service::authorization::connections::connections(&host, &caller).await?,
+    ))
+}
+
+/// `DELETE /connections/{connectionId}`: an id that does not read is
+/// `not_found`, as one that names nothing.
+pub(crate) async fn disconnect(
+    State(host): State<Host>,
+    caller: Extension<std::sync::Arc<Caller>>,
+    by_cookie: Option<Extension<crate::http::ByCookie>>,
+    id: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
+) -> Result<StatusCode, HostError> {
+    if by_cookie.is_none() {
+        return Err(HostError::Forbidden);
+    }
+    let axum::extract::Path(id) = id.map_err(|_| HostError::NotFound)?;
+    crate::service::authorization::connections::disconnect(&host, &caller, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// How many of the caller's negotiations an event stream watches: the
