@@ -330,12 +330,9 @@ pub async fn authenticate(
     store: &(impl ApiKeyStore + ?Sized),
     token: Option<&str>,
 ) -> Result<Caller, HostError> {
-    let record = active_key(store, token, Presented::ForRequest).await?;
-    Ok(Caller {
-        user_id: record.user_id,
-        scope: record.scope,
-        key_id: record.id,
-    })
+    active_key(store, token, Presented::ForRequest)
+        .await
+        .map(Caller::of)
 }
 
 /// The caller a browser's session cookie names: as [`authenticate`], but
@@ -347,12 +344,20 @@ pub(crate) async fn authenticate_session(
     store: &(impl ApiKeyStore + ?Sized),
     token: Option<&str>,
 ) -> Result<Caller, HostError> {
-    let record = active_key(store, token, Presented::AsSession).await?;
-    Ok(Caller {
-        user_id: record.user_id,
-        scope: record.scope,
-        key_id: record.id,
-    })
+    active_key(store, token, Presented::AsSession)
+        .await
+        .map(Caller::of)
+}
+
+impl Caller {
+    /// Who presents `record`, an active key.
+    fn of(record: ApiKeyRecord) -> Self {
+        Caller {
+            user_id: record.user_id,
+            scope: record.scope,
+            key_id: record.id,
+        }
+    }
 }
 
 /// What a key is presented for.
