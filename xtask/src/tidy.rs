@@ -188,6 +188,7 @@ mod tests {
             ("crates/stall-gap/src/openai.rs", "pub fn from_env()"),
             ("crates/cli/src/database.rs", "pub(crate) fn select("),
             ("crates/cli/src/man.rs", "fn default_dirs()"),
+            ("crates/cli/src/traces.rs", "pub(crate) fn start("),
         ];
         let read = ["env::", "var"].concat();
         let mut found = Vec::new();

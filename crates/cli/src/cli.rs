@@ -461,6 +461,11 @@ pub(crate) struct ServeArgs {
         conflicts_with = "mcp_stdio"
     )]
     pub(crate) mcp_session_idle: u64,
+    /// Export traces to the OpenTelemetry collector at this base URL, over
+    /// OTLP/HTTP (protobuf; the path /v1/traces is added) [default:
+    /// $OTEL_EXPORTER_OTLP_ENDPOINT; without either, no traces].
+    #[arg(long, value_name = "URL", value_parser = http_url)]
+    pub(crate) otlp_endpoint: Option<String>,
     /// Speak MCP over standard input and output instead, as the key in
     /// --key-file.
     #[arg(long, requires = "key_file")]

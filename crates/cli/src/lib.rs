@@ -19,6 +19,7 @@
 //! | `man` | the man pages from the clap definition, each with its command's own exit statuses, and `index man`, which installs them; `cargo xtask man` writes the same pages to `docs/man` |
 //! | `failure` | the one error type, its exit codes and its JSON shape |
 //! | `logging` | where logs go, at `RUST_LOG`'s level |
+//! | `traces` | `index serve`'s spans exported over OTLP, when a collector is named |
 
 // A command-line tool: printing is its output.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -40,6 +41,7 @@ mod output;
 mod question_block;
 mod questions;
 mod serve;
+mod traces;
 
 use std::process::ExitCode;
 

@@ -15,13 +15,32 @@ const CAPPED: &[&str] = &["rmcp"];
 /// the MCP transport under `serve --mcp-stdio`), at `RUST_LOG`'s level,
 /// `default` when it is unset.
 pub(crate) fn init_logging(default: &str) {
+    init_logging_and_traces(default, None);
+}
+
+/// [`init_logging`], and the project's own spans at `info` and above
+/// exported through `traces` when there is one, whatever `RUST_LOG` says:
+/// what is traced does not depend on what is logged, and no library's
+/// spans (rmcp's carry message bodies) are exported.
+pub(crate) fn init_logging_and_traces(default: &str, traces: Option<&crate::traces::Traces>) {
     let levels = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let _ = tracing::subscriber::set_global_default(subscriber(levels, std::io::stderr));
+    let exported = traces.map(|traces| {
+        tracing_opentelemetry::layer()
+            .with_tracer(traces.tracer())
+            .with_filter(filter_fn(|metadata| {
+                metadata.target().starts_with("index_") && *metadata.level() <= tracing::Level::INFO
+            }))
+    });
+    let subscriber = subscriber(levels, std::io::stderr).with(exported);
+    let _ = tracing::subscriber::set_global_default(subscriber);
 }
 
 /// Plain-text events to `writer`, at `levels`, with [`CAPPED`] held at
 /// `info`.
-fn subscriber<W>(levels: EnvFilter, writer: W) -> impl tracing::Subscriber
+fn subscriber<W>(
+    levels: EnvFilter,
+    writer: W,
+) -> impl tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {

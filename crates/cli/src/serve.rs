@@ -40,7 +40,17 @@ async fn store(
 /// `serve`: until SIGINT or SIGTERM (HTTP), or until the client goes
 /// (stdio).
 pub(crate) async fn serve(args: ServeArgs, synchronous: Synchronous) -> Result<(), Failure> {
-    crate::logging::init_logging("info");
+    let traces = crate::traces::Traces::start(args.otlp_endpoint.as_deref())?;
+    crate::logging::init_logging_and_traces("info", traces.as_ref());
+    let served = serve_traced(args, synchronous).await;
+    if let Some(traces) = traces {
+        traces.stop().await;
+    }
+    served
+}
+
+/// [`serve`], its spans exported if traces are on.
+async fn serve_traced(args: ServeArgs, synchronous: Synchronous) -> Result<(), Failure> {
     let model = match args.model {
         Some(choice) => Some(crate::questions::model(choice)?),
         None => index_stall_gap::OpenAiCompatibleModel::from_env()

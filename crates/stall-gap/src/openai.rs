@@ -135,6 +135,9 @@ impl OpenAiCompatibleModel {
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
+        for (name, value) in trace_headers() {
+            request = request.header(name, value);
+        }
         let response = request
             .send()
             .await
@@ -162,6 +165,27 @@ impl OpenAiCompatibleModel {
             Attempt::Failed(ModelError::msg("the model server's answer is not JSON"))
         })?;
         content(&answer).map_err(Attempt::Failed)
+    }
+}
+
+/// The W3C `traceparent` (and `tracestate`) of the current span, so the
+/// model server's spans join the caller's trace; none when the span is in
+/// no trace (no exporter installed).
+fn trace_headers() -> Vec<(String, String)> {
+    use opentelemetry::propagation::TextMapPropagator;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    let mut headers = Headers(Vec::new());
+    opentelemetry_sdk::propagation::TraceContextPropagator::new()
+        .inject_context(&tracing::Span::current().context(), &mut headers);
+    headers.0
+}
+
+/// Headers in the order they were set.
+struct Headers(Vec<(String, String)>);
+
+impl opentelemetry::propagation::Injector for Headers {
+    fn set(&mut self, key: &str, value: String) {
+        self.0.push((key.to_owned(), value));
     }
 }
 
@@ -250,6 +274,7 @@ impl StructuredModel for OpenAiCompatibleModel {
     /// Posts the messages; a 429 or 5xx is tried once more after its
     /// `Retry-After` (at most [`MAX_RETRY_AFTER`]), inside whatever timeout
     /// the caller puts around the call.
+    #[tracing::instrument(name = "model call", skip_all, fields(model = %self.model))]
     async fn complete(&self, messages: &[ChatMessage]) -> Result<Value, ModelError> {
         let body = self.request(messages);
         match self.post(&body).await {

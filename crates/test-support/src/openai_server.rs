@@ -38,6 +38,8 @@ pub struct Fake {
     replies: Arc<Mutex<VecDeque<Reply>>>,
     /// Every request, in the order it arrived.
     pub requests: Arc<Mutex<Vec<Request>>>,
+    /// Each request's W3C `traceparent` header, in the same order.
+    pub traceparents: Arc<Mutex<Vec<Option<String>>>>,
 }
 
 /// A completion as OpenAI sends it.
@@ -67,6 +69,11 @@ async fn chat(
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let traceparent = headers
+        .get("traceparent")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    fake.traceparents.lock().unwrap().push(traceparent);
     fake.requests.lock().unwrap().push((auth, body.0));
     let reply = fake
         .replies

@@ -68,11 +68,27 @@ impl Host {
         key: &str,
         body: Option<&Value>,
     ) -> (u16, Value) {
+        self.request_with(method, path, key, body, &[])
+    }
+
+    /// [`Host::request`] with `headers` besides.
+    pub fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> (u16, Value) {
         let body = body.map(Value::to_string).unwrap_or_default();
+        let extra: String = headers
+            .iter()
+            .map(|(name, value)| format!("{name}: {value}\r\n"))
+            .collect();
         let mut stream = TcpStream::connect(&self.address).unwrap();
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {key}\r\n\
+            "{method} {path} HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {key}\r\n{extra}\
              content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
             self.address,
             body.len()

@@ -6,11 +6,12 @@ use axum::body::Bytes;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 
 use index_negotiation_store::OpportunityId;
 
 use crate::service::error::HostError;
+use crate::service::trace_context::TraceContext;
 
 /// The negotiation a path names: its opportunity id, a UUID in canonical
 /// form. Anything else is the same `not_found` as a missing negotiation.
@@ -118,5 +119,20 @@ fn malformed(rejection: JsonRejection) -> HostError {
     HostError::Invalid {
         code: crate::service::error::Code::Host(crate::service::error::ErrorCode::MalformedJson),
         message: rejection.body_text(),
+    }
+}
+
+/// The W3C trace context a request's headers carry: one of each (a
+/// second `traceparent` makes the request name no trace, as the W3C rules
+/// say; a second `tracestate` is dropped).
+pub(crate) fn trace_context(headers: &HeaderMap) -> TraceContext<'_> {
+    let one = |name: &str| {
+        let mut values = headers.get_all(name).iter();
+        let first = values.next()?.to_str().ok();
+        values.next().is_none().then_some(first).flatten()
+    };
+    TraceContext {
+        traceparent: one("traceparent"),
+        tracestate: one("tracestate"),
     }
 }

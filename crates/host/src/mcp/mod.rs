@@ -45,6 +45,8 @@ use std::future::Future;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
+use tracing::Instrument;
+
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState, ToolCallContext};
 use rmcp::handler::server::wrapper::Parameters;
@@ -75,6 +77,7 @@ use crate::service::error::HostError;
 use crate::service::host::Host;
 use crate::service::keys::Caller;
 use crate::service::schema::{Contract, plain, tool_schema};
+use crate::service::trace_context::TraceContext;
 use crate::service::wire::{AnswersBody, Changed, CloseBody, OpenBody, TurnBody};
 use crate::service::wire::{
     ListQuery, MAX_WAIT, NegotiationView, Resumed, TurnTaken, wait_duration,
@@ -973,10 +976,16 @@ impl ServerHandler for NegotiatorServer {
         context
             .extensions
             .insert(RequestDigest::of(&request.name, request.arguments.as_ref()));
-        if let Some(task) = self.tools.as_task(&request, &context).await {
-            return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+        let span = tracing::info_span!("tool call", tool = ?request.name.as_ref());
+        trace_context(&context).continue_in(&span);
+        async move {
+            if let Some(task) = self.tools.as_task(&request, &context).await {
+                return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+            }
+            self.tools.call(request, context).await
         }
-        self.tools.call(request, context).await
+        .instrument(span)
+        .await
     }
 
     async fn get_task(
@@ -1023,6 +1032,25 @@ impl ServerHandler for NegotiatorServer {
             .cancel(host, &caller.user_id, &request.task_id)
             .await
     }
+}
+
+/// The trace a tool call continues: the one its `_meta` names, else the
+/// one its HTTP request's headers name (the MCP service runs the call
+/// apart from the request's own span).
+fn trace_context(context: &RequestContext<RoleServer>) -> TraceContext<'_> {
+    let meta = &context.meta;
+    let given = TraceContext {
+        traceparent: meta.get_traceparent(),
+        tracestate: meta.get_tracestate(),
+    };
+    if given.is_given() {
+        return given;
+    }
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .map(|parts| crate::http::extract::trace_context(&parts.headers))
+        .unwrap_or_default()
 }
 
 /// The digest of the tool call `context` belongs to (see `call_tool`).

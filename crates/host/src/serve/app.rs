@@ -163,13 +163,15 @@ fn request_span(request: &Request) -> tracing::Span {
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    tracing::info_span!(
+    let span = tracing::info_span!(
         "request",
         request_id = ?id,
         method = %request.method(),
         path = ?request.uri().path(),
         user = tracing::field::Empty,
-    )
+    );
+    crate::http::extract::trace_context(request.headers()).continue_in(&span);
+    span
 }
 /// An MCP session ended by its client (`DELETE /mcp`) answers 204: the
 /// MCP service says 202, which the official Python SDK reports as a failed

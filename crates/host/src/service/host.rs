@@ -503,6 +503,7 @@ impl Host {
     /// [`HostError::NotFound`] unless the caller holds a seat;
     /// [`HostError::Invalid`] (`invalid_turn`) with the schema's problem;
     /// [`HostError::Refused`] with the rules' code.
+    #[tracing::instrument(name = "turn", skip_all, fields(negotiation = ?id.as_str()))]
     pub async fn turn(
         &self,
         caller: &Caller,
@@ -561,6 +562,7 @@ impl Host {
     /// # Errors
     ///
     /// As [`Host::turn`], with the resume's codes.
+    #[tracing::instrument(name = "resume", skip_all, fields(negotiation = ?id.as_str()))]
     pub async fn resume(&self, caller: &Caller, id: &OpportunityId) -> Result<Resumed, HostError> {
         // The rules' `not_a_seat` answers as `NotFound` (see `turn`).
         let (decision, after) = self.inner.negotiations.resume(id, &caller.user_id).await?;
@@ -693,6 +695,7 @@ impl Host {
     /// [`HostError::Invalid`] (`no_model`) when this host has no model;
     /// [`HostError::Refused`] when the rules refuse the park at its commit
     /// (`already_parked`, `not_parkable`, …), as a refused turn is.
+    #[tracing::instrument(name = "park", skip_all, fields(negotiation = ?id.as_str()))]
     pub async fn park(
         &self,
         caller: &Caller,
@@ -819,6 +822,7 @@ impl Host {
     /// themselves, so only negotiations they hold a seat in are touched.
     /// The surfaces refuse a blank or overlong answer before this (see
     /// [`index_negotiation::check_answer`]); the rules refuse it again.
+    #[tracing::instrument(name = "answer", skip_all, fields(questions = block.questions.len()))]
     pub async fn answer(
         &self,
         caller: &Caller,
@@ -840,6 +844,7 @@ impl Host {
     ///
     /// [`HostError::Forbidden`] for an agent key; [`HostError::Refused`]
     /// (`already_exists`, `ineligible`).
+    #[tracing::instrument(name = "open", skip_all, fields(negotiation = ?request.opportunity_id.as_str()))]
     pub async fn open(
         &self,
         caller: &Caller,
@@ -864,6 +869,7 @@ impl Host {
     /// # Errors
     ///
     /// [`HostError::Forbidden`] for an agent key; [`HostError::NotFound`].
+    #[tracing::instrument(name = "close", skip_all, fields(negotiation = ?id.as_str()))]
     pub async fn close(
         &self,
         caller: &Caller,

@@ -19,6 +19,7 @@
 //! | `limits` | the body limit and the request timeout every transport holds requests to |
 //! | `error` | the one error shape, its codes and the status map |
 //! | `metrics` | what `/metrics` counts, in Prometheus's format |
+//! | `trace_context` | a client's W3C trace continued in the host's spans |
 //! | `schema` | JSON Schemas made from the wire types' `JsonSchema`, descriptions as prose |
 
 pub(crate) mod attached;
@@ -36,4 +37,5 @@ pub(crate) mod metrics;
 pub mod names;
 pub(crate) mod schema;
 pub mod signing;
+pub(crate) mod trace_context;
 pub(crate) mod wire;

@@ -1,0 +1,87 @@
+//! W3C trace context: a client's trace continued in the host's spans, so
+//! a collector shows one trace from the client through the commit to the
+//! model call. Transports hand over the two values as they carry them (an
+//! HTTP header, a field of MCP's `_meta`); with no exporter installed the
+//! spans carry no trace and this does nothing.
+
+use opentelemetry::propagation::{Extractor, TextMapPropagator};
+use opentelemetry::trace::TraceContextExt;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
+
+/// A `traceparent` and its `tracestate`, as a transport carries them.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TraceContext<'a> {
+    /// The W3C `traceparent` (`00-<trace id>-<parent id>-<flags>`).
+    pub(crate) traceparent: Option<&'a str>,
+    /// The W3C `tracestate`, vendors' entries passed along unread.
+    pub(crate) tracestate: Option<&'a str>,
+}
+
+impl Extractor for TraceContext<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        match key {
+            "traceparent" => self.traceparent,
+            "tracestate" => self.tracestate,
+            _ => None,
+        }
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        vec!["traceparent", "tracestate"]
+    }
+}
+
+impl TraceContext<'_> {
+    /// Whether a trace is named at all.
+    pub(crate) fn is_given(&self) -> bool {
+        self.traceparent.is_some()
+    }
+
+    /// Makes `span` a child of the span this names, when it names a valid
+    /// one (a malformed or all-zero `traceparent` is ignored, as the W3C
+    /// rules say); otherwise `span` keeps the parent it has.
+    pub(crate) fn continue_in(&self, span: &tracing::Span) {
+        let context = TraceContextPropagator::new().extract(self);
+        if context.span().span_context().is_remote() {
+            // Fails only once the span has closed, before which every
+            // caller here sets it.
+            let _ = span.set_parent(context);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remote(traceparent: &str) -> bool {
+        let given = TraceContext {
+            traceparent: Some(traceparent),
+            tracestate: None,
+        };
+        TraceContextPropagator::new()
+            .extract(&given)
+            .span()
+            .span_context()
+            .is_remote()
+    }
+
+    #[test]
+    fn only_a_well_formed_traceparent_names_a_parent() {
+        assert!(remote(
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        ));
+        for bad in [
+            "",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01\n",
+            "not a traceparent",
+        ] {
+            assert!(!remote(bad), "{bad:?}");
+        }
+    }
+}
