@@ -391,6 +391,35 @@ const PROMPTS: &[(Kind, &str)] = &[
     (Kind::Benign, "هل يمكن أن يبدأ المشروع التجريبي في يونيو؟"),
     (Kind::Benign, "Is the café in Zürich fine for the meeting?"),
     (Kind::Benign, "Should the team fly to São Paulo or Bogotá?"),
+    // Products named like domains, colours, and ranges of grouped sums.
+    (
+        Kind::Benign,
+        "Should the rewrite use ASP.NET Core or Node.js?",
+    ),
+    (
+        Kind::Benign,
+        "Soll das Backend auf .NET 8 oder VB.NET laufen?",
+    ),
+    (Kind::Benign, "¿Usamos Socket.IO o Chart.js para el panel?"),
+    (Kind::Benign, "Should the brand colour stay #1a73e8?"),
+    (
+        Kind::Benign,
+        "La couleur principale reste-t-elle #C70039 ou #fafafa ?",
+    ),
+    (Kind::Benign, "Czy budżet 250 000 – 300 000 zł wystarczy?"),
+    (Kind::Benign, "Бюджет 1 200 000 – 1 500 000 ₽ подходит?"),
+    (
+        Kind::Benign,
+        "Un budget de 40 000 – 55 000 € vous convient-il ?",
+    ),
+    (Kind::Benign, "Je rozpočet 300 000 – 450 000 Kč přijatelný?"),
+    (Kind::Contact, "Should the site move to helios-grid.net?"),
+    (
+        Kind::Contact,
+        "Escriba a ventas arroba helios punto net, por favor.",
+    ),
+    (Kind::Contact, "Звоните: 495 123 – 45 67."),
+    (Kind::Identifier, "Is ticket #a3f9c2-7b1e the one to cite?"),
 ];
 
 /// Rows whose text is the first option's label: what a name looks like

@@ -16,8 +16,9 @@ use super::text::{Text, fold};
 pub(super) fn has_contact(text: &Text) -> bool {
     let plain = contact_view(&text.lower);
     let bracketed = undo_brackets(&plain);
-    has_link(&bracketed, false)
-        || spoken_views(&bracketed).any(|view| has_link(&view, true))
+    let products = dotted_products(&text.plain);
+    has_link(&bracketed, false, &products)
+        || spoken_views(&bracketed).any(|view| has_link(&view, true, &products))
         || has_handle(&bracketed)
         || has_phone(&plain)
         || has_spoken_phone(text)
@@ -167,7 +168,7 @@ fn spoken_views(text: &str) -> Box<dyn Iterator<Item = String> + '_> {
     )
 }
 
-fn has_link(text: &str, need_common_tld: bool) -> bool {
+fn has_link(text: &str, need_common_tld: bool, products: &[String]) -> bool {
     let mut finder = LinkFinder::new();
     finder.url_must_have_scheme(false);
     finder.links(text).any(|link| {
@@ -178,13 +179,43 @@ fn has_link(text: &str, need_common_tld: bool) -> bool {
                 let has_scheme = found.contains("://");
                 let www = found.starts_with("www.");
                 let host = host_of(found);
+                let product = !has_scheme && products.iter().any(|name| name == host);
                 (has_scheme && !need_common_tld)
                     || www
-                    || (ends_in_common_tld(host) && !(need_common_tld && ends_in_a_word(host)))
+                    || (ends_in_common_tld(host)
+                        && !product
+                        && !(need_common_tld && ends_in_a_word(host)))
             }
             _ => false,
         }
     })
+}
+
+/// The last labels of products named like domains, which their makers
+/// write in capitals: `ASP.NET`, `VB.NET`, `Socket.IO`. A domain's TLD is
+/// written in lower case all but never.
+const PRODUCT_SUFFIXES: [&str; 2] = ["NET", "IO"];
+
+/// The dotted names in `plain` (case kept) that are products, not hosts:
+/// letters and digits, then one of [`PRODUCT_SUFFIXES`] in capitals,
+/// lower-cased as the link views are. `example.net` is a host still.
+fn dotted_products(plain: &str) -> Vec<String> {
+    if !PRODUCT_SUFFIXES.iter().any(|suffix| plain.contains(suffix)) {
+        return Vec::new();
+    }
+    plain
+        .split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-'))
+        .map(|word| word.trim_matches('.'))
+        .filter(|word| {
+            word.rsplit_once('.').is_some_and(|(name, suffix)| {
+                PRODUCT_SUFFIXES.contains(&suffix)
+                    && !name.is_empty()
+                    && !name.contains('.')
+                    && name.chars().all(char::is_alphanumeric)
+            })
+        })
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// The host of a URL or e-mail address as linkify found it.
@@ -291,12 +322,43 @@ fn number_run(chars: &[char], start: usize) -> (Vec<String>, Vec<String>, usize)
 }
 
 fn is_sum_date_or_years(groups: &[String], separators: &[String]) -> bool {
+    is_one_sum_date_or_years(groups, separators) || is_range_of_sums(groups, separators)
+}
+
+/// Two sums joined by a spaced dash (`250 000 – 300 000`, the dash
+/// written `-` by then), each grouped in thousands.
+fn is_range_of_sums(groups: &[String], separators: &[String]) -> bool {
+    let Some(dash) = separators.iter().position(|s| s == " - ") else {
+        return false;
+    };
+    let (Some(before), Some(after)) = (groups.get(..=dash), groups.get(dash + 1..)) else {
+        return false;
+    };
+    let (Some(between_before), Some(between_after)) =
+        (separators.get(..dash), separators.get(dash + 1..))
+    else {
+        return false;
+    };
+    let is_sum = |groups: &[String], separators: &[String]| {
+        groups.len() >= 2 && is_thousands(groups, separators)
+    };
+    is_sum(before, between_before) && is_sum(after, between_after)
+}
+
+/// Digit groups written as a sum in thousands: one to three digits, then
+/// groups of three, every separator the same space or dot.
+fn is_thousands(groups: &[String], separators: &[String]) -> bool {
+    let one_separator = separators.iter().all(|s| Some(s) == separators.first());
+    one_separator
+        && separators.first().is_some_and(|s| s == " " || s == ".")
+        && groups.first().is_some_and(|g| (1..=3).contains(&g.len()))
+        && groups.iter().skip(1).all(|g| g.len() == 3)
+}
+
+fn is_one_sum_date_or_years(groups: &[String], separators: &[String]) -> bool {
     let lens: Vec<usize> = groups.iter().map(String::len).collect();
     let one_separator = separators.iter().all(|s| Some(s) == separators.first());
-    let thousands = one_separator
-        && separators.first().is_some_and(|s| s == " " || s == ".")
-        && lens.first().is_some_and(|len| (1..=3).contains(len))
-        && lens.iter().skip(1).all(|len| *len == 3);
+    let thousands = is_thousands(groups, separators);
     let date = one_separator
         && separators
             .first()
@@ -462,6 +524,10 @@ mod tests {
             "1-800-FLOWERS",
             "discord: dana#4821",
             "my telegram is dana_k42",
+            "example.net, or EXAMPLE.COM",
+            "see asp.net or socket.io",
+            "555 123 - 4567",
+            "+7 495 123 - 45 67",
         ] {
             assert!(found(text), "{text:?}");
         }
@@ -478,6 +544,9 @@ mod tests {
             "Is WhatsApp fine, or Slack?",
             "A 24-HOUR line, COVID-19, the point at issue.",
             "Meet at the café at noon, dot the i's.",
+            "ASP.NET Core, VB.NET or .NET 8, with Socket.IO or Chart.js?",
+            "Czy budżet 250 000 – 300 000 zł wystarczy?",
+            "Бюджет 1 200 000 - 1 500 000 ₽?",
         ] {
             assert!(!found(text), "{text:?}");
         }

@@ -23,16 +23,58 @@ const MIN_DIGITS_IN_HEX_RUN: usize = 6;
 
 /// Whether `text` holds an internal identifier.
 pub(super) fn has_identifier(text: &Text) -> bool {
+    let digits = without_colours(text.digits());
     has_hex_identifier(&text.folded)
-        || text
-            .digits()
+        || digits
             .split(|c: char| !c.is_ascii_alphanumeric())
             .any(is_opaque_token)
-        || has_short_hex_identifier(text.digits())
+        || has_short_hex_identifier(&digits)
         || has_project_key(text.digits())
         || has_numbered_hash(text.digits())
         || has_code_identifier(&text.plain)
         || has_id_word_with_value(&text.lower)
+}
+
+/// The hex digits a CSS colour has after its `#`: `#fff`, `#ffff`,
+/// `#1a73e8`, `#1a73e8cc`.
+const COLOUR_LENGTHS: [usize; 4] = [3, 4, 6, 8];
+
+/// `digits` with each hex colour blanked out: `#` after no letter or
+/// digit, then [`COLOUR_LENGTHS`] hex digits with a letter among them (a
+/// run of digits alone is a number, `#48213`), then neither a letter, a
+/// digit nor a joiner (`#a3f9c2-7b1e` is an id's parts).
+/// A colour is a quantity a person chooses, not an id.
+fn without_colours(digits: &str) -> std::borrow::Cow<'_, str> {
+    if !digits.contains('#') {
+        return std::borrow::Cow::Borrowed(digits);
+    }
+    let mut out = String::with_capacity(digits.len());
+    let mut rest = digits;
+    while let Some(at) = rest.find('#') {
+        let (before, from_hash) = rest.split_at(at);
+        out.push_str(before);
+        let after = from_hash.get(1..).unwrap_or_default();
+        let hex_len = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        let preceded = out.chars().next_back().is_some_and(char::is_alphanumeric);
+        let followed = after
+            .get(hex_len..)
+            .and_then(|tail| tail.chars().next())
+            .is_some_and(|c| c.is_alphanumeric() || "-:_/".contains(c));
+        let hex = after.get(..hex_len).unwrap_or_default();
+        let colour = !preceded
+            && !followed
+            && COLOUR_LENGTHS.contains(&hex_len)
+            && hex.bytes().any(|b| b.is_ascii_alphabetic());
+        if colour {
+            out.push_str(&" ".repeat(1 + hex_len));
+            rest = after.get(hex_len..).unwrap_or_default();
+        } else {
+            out.push('#');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// How often a short hex id switches between letters and digits at
@@ -329,6 +371,9 @@ mod tests {
             "#48213",
             "№ 48213",
             "caso ٤٨٢١٣",
+            "ref#a3f9c2",
+            "#a3f9c2e",
+            "#a3f9c2-7b1e",
         ] {
             assert!(found(text), "{text:?}");
         }
@@ -345,6 +390,7 @@ mod tests {
             "Order 5000 licences for the 100bed ward, COVID-19, GPT-4, #1.",
             "Is case A or case B better, with a 4x4 or a 3D model?",
             "パイロットは6月に開始できますか",
+            "Keep #1a73e8, or #C70039 with #fff text and a #1a73e8cc overlay?",
         ] {
             assert!(!found(text), "{text:?}");
         }
