@@ -420,6 +420,84 @@ const PROMPTS: &[(Kind, &str)] = &[
     ),
     (Kind::Contact, "Звоните: 495 123 – 45 67."),
     (Kind::Identifier, "Is ticket #a3f9c2-7b1e the one to cite?"),
+    // Contacts as a language's number words and spoken at and dot.
+    (Kind::Contact, "可以打一五九 八七六五 四三二一联系他们吗？"),
+    (
+        Kind::Contact,
+        "〇八〇・九八七六・五四三二に電話してもいいですか？",
+    ),
+    (Kind::Contact, "공일공 구팔칠육 오사삼이로 연락해도 될까요?"),
+    (
+        Kind::Contact,
+        "¿Les llamo al nueve uno siete seis cinco cuatro tres?",
+    ),
+    (
+        Kind::Contact,
+        "Je les appelle au zéro six un deux trois quatre cinq ?",
+    ),
+    (
+        Kind::Contact,
+        "Позвонить им: девять один шесть ноль ноль два три?",
+    ),
+    (
+        Kind::Contact,
+        "Zadzwonić pod jeden dwa trzy cztery pięć sześć siedem?",
+    ),
+    (
+        Kind::Contact,
+        "Onları sıfır beş üç iki bir dört yedi numarasından arayalım mı?",
+    ),
+    (
+        Kind::Contact,
+        "Gọi cho họ số không chín tám bảy sáu năm bốn nhé?",
+    ),
+    (
+        Kind::Contact,
+        "Mail bhejo: sales at the rate helios dot in, theek hai?",
+    ),
+    (
+        Kind::Contact,
+        "Gửi email tới sales a còng helios chấm vn được không?",
+    ),
+    (Kind::Contact, "Napisać na biuro małpa helios kropka pl?"),
+    (
+        Kind::Contact,
+        "hello et işareti helios nokta com adresine yazalım mı?",
+    ),
+    (Kind::Contact, "هل نراسلهم على sales آت helios دوت com؟"),
+    (Kind::Contact, "क्या sales एट helios डॉट com पर लिखें?"),
+    (
+        Kind::Contact,
+        "sales 골뱅이 helios 닷 com 으로 메일을 보낼까요?",
+    ),
+    (
+        Kind::Contact,
+        "sales アット helios ドット com にメールしますか？",
+    ),
+    // Numerals and number words in ordinary questions.
+    (
+        Kind::Benign,
+        "预算一百五十万元可以吗？二〇二六年七月一日开始？",
+    ),
+    (Kind::Benign, "第一期和第二期分开付款吗？"),
+    (Kind::Benign, "이사 일정은 오월 이일로 할까요?"),
+    (
+        Kind::Benign,
+        "¿Preferís dos, tres o cuatro reuniones al mes?",
+    ),
+    (
+        Kind::Benign,
+        "Faut-il un, deux ou trois ateliers sur six mois ?",
+    ),
+    (
+        Kind::Benign,
+        "Bir iki hafta içinde beş kişilik ekip kurulabilir mi?",
+    ),
+    (Kind::Benign, "Một hai buổi họp mỗi tuần có đủ không?"),
+    (
+        Kind::Benign,
+        "Kya ek do hafte mein pilot shuru ho sakta hai?",
+    ),
 ];
 
 /// Rows whose text is the first option's label: what a name looks like

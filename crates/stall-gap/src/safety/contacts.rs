@@ -10,24 +10,27 @@ use std::sync::LazyLock;
 use linkify::{LinkFinder, LinkKind};
 
 use super::text::{Text, fold};
+use super::word_map::WordSet;
 
 /// Whether `text` holds an e-mail address, a URL, a social or chat handle,
 /// or a phone number (in any script's digits, or with letters for digits).
 pub(super) fn has_contact(text: &Text) -> bool {
     let plain = contact_view(&text.lower);
-    let bracketed = undo_brackets(&plain);
+    let bracketed = at_phrases_as_words(undo_brackets(&plain));
     let products = dotted_products(&text.plain);
     has_link(&bracketed, false, &products)
         || spoken_views(&bracketed).any(|view| has_link(&view, true, &products))
         || has_handle(&bracketed)
         || has_phone(&plain)
+        || numerals_as_digits(&plain).is_some_and(|view| has_phone(&view))
         || has_spoken_phone(text)
         || has_vanity_number(&text.plain)
         || has_chat_handle(&plain)
 }
 
 /// The lower-cased view with every dot a reader takes for one written
-/// `.` (`。`, `·`, `•`) and every dash written `-`.
+/// `.` (`。`, `·`, `•`), every dash written `-`, and the sentence marks of
+/// other scripts written as ASCII's.
 fn contact_view(lower: &str) -> String {
     if lower.is_ascii() {
         // Every character it replaces is outside ASCII.
@@ -38,13 +41,23 @@ fn contact_view(lower: &str) -> String {
         .map(|c| match c {
             '。' | '｡' | '·' | '•' | '∙' | '⋅' | '・' | '‧' => '.',
             '\u{2010}'..='\u{2015}' | '−' => '-',
+            // Punctuation NFKC leaves, which a link finder would take
+            // into a host: Arabic's question mark, comma and semicolon,
+            // Devanagari's full stop.
+            '؟' => '?',
+            '،' => ',',
+            '؛' => ';',
+            '।' => '.',
             c => c,
         })
         .collect()
 }
 
-/// Words for the at sign, in the languages an address is spoken in.
-const AT_WORDS: [&str; 7] = [
+/// Words for the at sign, in the languages an address is spoken in
+/// (English, Spanish and Portuguese, French, Italian, Russian, German,
+/// Polish, Turkish, Arabic, Hindi, Korean, Japanese); [`AT_PHRASES`]
+/// holds those of more than one word.
+const AT_WORDS: [&str; 12] = [
     "at",
     "arroba",
     "arobase",
@@ -52,18 +65,50 @@ const AT_WORDS: [&str; 7] = [
     "собака",
     "ät",
     "klammeraffe",
+    "małpa",
+    "آت",
+    "एट",
+    "골뱅이",
+    "アット",
 ];
 
-/// Words for the dot.
-const DOT_WORDS: [&str; 6] = ["dot", "punto", "point", "punkt", "ponto", "точка"];
+/// Spoken at signs of more than one word, each read as ` at `: Indian
+/// English's `at the rate (of)`, Vietnamese `a còng`, Turkish `et
+/// işareti`.
+const AT_PHRASES: [&str; 4] = [
+    " at the rate of ",
+    " at the rate ",
+    " a còng ",
+    " et işareti ",
+];
+
+/// Words for the dot, in the same languages.
+const DOT_WORDS: [&str; 14] = [
+    "dot",
+    "punto",
+    "point",
+    "punkt",
+    "ponto",
+    "точка",
+    "kropka",
+    "nokta",
+    "chấm",
+    "نقطة",
+    "دوت",
+    "डॉट",
+    "닷",
+    "ドット",
+];
 
 /// Top-level domains common enough that a dotted word ending in one is
 /// read as an address even without a scheme; `node.js` and `file.txt`
 /// are not addresses.
-const COMMON_TLDS: [&str; 40] = [
+const COMMON_TLDS: &[&str] = &[
     "com", "org", "net", "io", "co", "ai", "dev", "app", "eu", "de", "uk", "us", "fr", "nl",
     "info", "biz", "me", "xyz", "gov", "edu", "ly", "to", "gg", "tv", "ch", "se", "no", "dk", "fi",
     "es", "it", "pl", "be", "at", "ca", "au", "in", "jp", "cn", "ru",
+    // The countries of the languages questions are asked in.
+    "vn", "kr", "tr", "br", "mx", "cl", "pt", "cz", "ua", "sa", "ae", "eg", "tw", "hk", "gr",
 ];
 
 /// The defanging brackets undone: `[at]`, `( dot )`, `[.]`, `(punkt)`,
@@ -108,6 +153,85 @@ fn undo_brackets(text: &str) -> String {
         }
     }
     close_up(&out)
+}
+
+/// Each of [`AT_PHRASES`] written ` at `, for the spoken views.
+fn at_phrases_as_words(text: String) -> String {
+    let mut out = text;
+    for phrase in AT_PHRASES {
+        if out.contains(phrase) {
+            out = out.replace(phrase, " at ");
+        }
+    }
+    out
+}
+
+/// The Sino-Korean digit syllables, by value: a phone number read out in
+/// Korean is written with them (`공일공`), two or more in a row.
+const HANGUL_DIGITS: [(char, char); 11] = [
+    ('공', '0'),
+    ('영', '0'),
+    ('일', '1'),
+    ('이', '2'),
+    ('삼', '3'),
+    ('사', '4'),
+    ('오', '5'),
+    ('육', '6'),
+    ('칠', '7'),
+    ('팔', '8'),
+    ('구', '9'),
+];
+
+/// A CJK numeral's digit: `〇` and `零` to `九`, and the `幺` and `两`
+/// phone numbers are read with in Chinese.
+fn cjk_digit(c: char) -> Option<char> {
+    Some(match c {
+        '〇' | '零' => '0',
+        '一' | '幺' => '1',
+        '二' | '两' => '2',
+        '三' => '3',
+        '四' => '4',
+        '五' => '5',
+        '六' => '6',
+        '七' => '7',
+        '八' => '8',
+        '九' => '9',
+        _ => return None,
+    })
+}
+
+fn hangul_digit(c: char) -> Option<char> {
+    HANGUL_DIGITS
+        .iter()
+        .find(|(syllable, _)| *syllable == c)
+        .map(|(_, digit)| *digit)
+}
+
+/// `text` with numerals written as ASCII digits, for the phone rule:
+/// every CJK numeral, and every Sino-Korean digit syllable beside another
+/// (one alone is an ordinary syllable: `이` is also "this"). Positional
+/// numerals (`百`, `千`, `万`) are left, so a sum written with them never
+/// reads as a run of digits. `None` when there is nothing to write.
+fn numerals_as_digits(text: &str) -> Option<String> {
+    let numeral = |c: char| cjk_digit(c).is_some() || hangul_digit(c).is_some();
+    if text.is_ascii() || !text.chars().any(numeral) {
+        return None;
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let is_hangul_digit = |i: usize| chars.get(i).copied().and_then(hangul_digit).is_some();
+    let mut changed = false;
+    let view: String = chars
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let paired =
+                is_hangul_digit(i) && ((i > 0 && is_hangul_digit(i - 1)) || is_hangul_digit(i + 1));
+            let digit = cjk_digit(*c).or_else(|| paired.then(|| hangul_digit(*c)).flatten());
+            changed |= digit.is_some();
+            digit.unwrap_or(*c)
+        })
+        .collect();
+    changed.then_some(view)
 }
 
 /// Spaces around `@` and `.` closed up: `dana @ example . com`.
@@ -464,22 +588,150 @@ fn looks_like_handle(word: &str) -> bool {
     word.contains(['_', '@', '#']) || (digits && letters) || word.trim_matches('.').contains('.')
 }
 
-/// Digits spelled out as words, seven or more in a row: `five five five
-/// one two three four`.
+/// Digits spelled out as words, seven or more in a row, in the languages
+/// of the ordinary-question table: `five five five one two three four`,
+/// `cinco cinco cinco uno dos tres cuatro`. Words of two languages mix in
+/// one run, as they do when a number is read out in one and written in
+/// another.
 fn has_spoken_phone(text: &Text) -> bool {
-    const DIGIT_WORDS: [&str; 11] = [
-        "zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    const DIGIT_WORDS: &[&str] = &[
+        // English
+        "zero",
+        "oh",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        // Spanish, Portuguese, Italian
+        "cero",
+        "uno",
+        "dos",
+        "tres",
+        "cuatro",
+        "cinco",
+        "seis",
+        "siete",
+        "ocho",
+        "nueve",
+        "um",
+        "dois",
+        "três",
+        "quatro",
+        "sete",
+        "oito",
+        "nove",
+        "due",
+        "tre",
+        "quattro",
+        "cinque",
+        "sei",
+        "sette",
+        "otto",
+        // French, German
+        "zéro",
+        "un",
+        "deux",
+        "trois",
+        "quatre",
+        "cinq",
+        "six",
+        "sept",
+        "huit",
+        "neuf",
+        "null",
+        "eins",
+        "zwei",
+        "drei",
+        "vier",
+        "fünf",
+        "sechs",
+        "sieben",
+        "acht",
+        "neun",
+        // Russian, Polish
+        "ноль",
+        "один",
+        "два",
+        "три",
+        "четыре",
+        "пять",
+        "шесть",
+        "семь",
+        "восемь",
+        "девять",
+        "jeden",
+        "dwa",
+        "trzy",
+        "cztery",
+        "pięć",
+        "sześć",
+        "siedem",
+        "osiem",
+        "dziewięć",
+        // Turkish, Vietnamese, Hindi in Latin letters
+        "sıfır",
+        "bir",
+        "iki",
+        "üç",
+        "dört",
+        "beş",
+        "altı",
+        "yedi",
+        "sekiz",
+        "dokuz",
+        "không",
+        "một",
+        "hai",
+        "ba",
+        "bốn",
+        "năm",
+        "sáu",
+        "bảy",
+        "tám",
+        "chín",
+        "shunya",
+        "ek",
+        "do",
+        "teen",
+        "char",
+        "paanch",
+        "chhah",
+        "saat",
+        "aath",
+        "nau",
+        // Hindi, Arabic
+        "शून्य",
+        "एक",
+        "दो",
+        "तीन",
+        "चार",
+        "पांच",
+        "छह",
+        "सात",
+        "आठ",
+        "नौ",
+        "صفر",
+        "واحد",
+        "اثنان",
+        "ثلاثة",
+        "أربعة",
+        "خمسة",
+        "ستة",
+        "سبعة",
+        "ثمانية",
+        "تسعة",
     ];
-    static DIGITS: LazyLock<Vec<String>> =
+    static DIGITS: LazyLock<WordSet> =
         LazyLock::new(|| DIGIT_WORDS.iter().map(|w| fold(w)).collect());
     let digits = &*DIGITS;
     let mut run = 0;
     for word in text.words() {
-        run = if digits.iter().any(|d| d == word) {
-            run + 1
-        } else {
-            0
-        };
+        run = if digits.contains(word) { run + 1 } else { 0 };
         if run >= MIN_PHONE_DIGITS {
             return true;
         }
@@ -524,6 +776,25 @@ mod tests {
             "1-800-FLOWERS",
             "discord: dana#4821",
             "my telegram is dana_k42",
+            "我的电话是一三八 一二三四 五六七八",
+            "電話は〇九〇-一二三四-五六七八です",
+            "연락처는 공일공 일이삼사 오육칠팔입니다",
+            "llámame al seis cero cero uno dos tres cuatro",
+            "appelle le six zéro zéro un deux trois quatre",
+            "звони: восемь девять один шесть два три четыре",
+            "numer: sześć zero zero jeden dwa trzy cztery",
+            "ara: beş beş beş bir iki üç dört",
+            "gọi không chín một hai ba bốn năm",
+            "dana at the rate example dot com",
+            "dana a còng example chấm com",
+            "dana małpa example kropka pl",
+            "dana et işareti example nokta com",
+            "dana آت example نقطة com",
+            "dana एट example डॉट com",
+            "dana 골뱅이 example 닷 com",
+            "dana アット example ドット com",
+            "sales آت helios دوت com",
+            "sales آت helios نقطة com؟",
             "example.net, or EXAMPLE.COM",
             "see asp.net or socket.io",
             "555 123 - 4567",
@@ -547,6 +818,11 @@ mod tests {
             "ASP.NET Core, VB.NET or .NET 8, with Socket.IO or Chart.js?",
             "Czy budżet 250 000 – 300 000 zł wystarczy?",
             "Бюджет 1 200 000 - 1 500 000 ₽?",
+            "预算一百二十万元，二〇二六年六月三十日前签约？",
+            "이 사이 일이 오이 사과",
+            "Ek do teen options: do you want one or two?",
+            "La cena es a las ocho, uno o dos platos.",
+            "Bir iki gün içinde, beş kişiyle?",
         ] {
             assert!(!found(text), "{text:?}");
         }
