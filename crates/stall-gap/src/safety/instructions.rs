@@ -157,7 +157,7 @@ static SQUASHED: LazyLock<Vec<String>> = LazyLock::new(|| {
 });
 
 /// Role names a forged header or tag would use.
-const ROLES: [&str; 21] = [
+const ROLES: [&str; 40] = [
     "system",
     "assistant",
     "user",
@@ -179,6 +179,25 @@ const ROLES: [&str; 21] = [
     "benutzer",
     "система",
     "ассистент",
+    "sistem",
+    "asistan",
+    "asystent",
+    "hệ thống",
+    "trợ lý",
+    "システム",
+    "アシスタント",
+    "開発者",
+    "系统",
+    "系統",
+    "助手",
+    "시스템",
+    "어시스턴트",
+    "개발자",
+    "सिस्टम",
+    "सहायक",
+    "النظام",
+    "المساعد",
+    "助理",
 ];
 
 static FOLDED_ROLES: LazyLock<Vec<String>> =
@@ -221,7 +240,7 @@ fn has_role_turn(folded: &str) -> bool {
                 .get(at + role.len()..)
                 .unwrap_or_default()
                 .trim_start_matches(|c: char| " \t*_".contains(c));
-            before.is_none_or(|c| "([{<|.!?".contains(c) || is_line_break(c))
+            before.is_none_or(|c| "([{<|.!?。【〔「『".contains(c) || is_line_break(c))
                 && after.starts_with(':')
         })
     })
@@ -246,11 +265,11 @@ fn is_heading_or_rule(line: &str) -> bool {
 /// A line that opens with a role and a colon or a closing bracket, under
 /// any markdown decoration: `system:`, `**Assistant:**`, `[user]`.
 fn is_role_header(line: &str) -> bool {
-    let body = line.trim_start_matches(|c: char| "#*_>[(<|- \t".contains(c));
+    let body = line.trim_start_matches(|c: char| "#*_>[(<|- \t【〔「『".contains(c));
     FOLDED_ROLES.iter().any(|role| {
         body.strip_prefix(role.as_str()).is_some_and(|rest| {
             let rest = rest.trim_start_matches(|c: char| "*_ \t".contains(c));
-            rest.starts_with([':', '>', ']', ')', '|'])
+            rest.starts_with([':', '>', ']', ')', '|', '】', '〕', '」', '』'])
         })
     })
 }

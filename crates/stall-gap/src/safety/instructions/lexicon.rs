@@ -1,5 +1,5 @@
 //! Instructions to a model beyond English: overrides, takeovers and
-//! role-play in the ten languages questions are most often asked in, and
+//! role-play in the languages questions are most often asked in, and
 //! notes addressed to whatever model reads the answer.
 //!
 //! Each language's override is a verb that sets something aside and an
@@ -22,7 +22,7 @@ const UNSPACED_REACH: usize = 16;
 
 /// Per language, the override verbs and the objects they set aside, as
 /// word prefixes (several words: each a prefix, in order).
-const SPACED_OVERRIDES: [(&[&str], &[&str]); 7] = [
+const SPACED_OVERRIDES: [(&[&str], &[&str]); 12] = [
     // Spanish
     (
         &[
@@ -114,8 +114,72 @@ const SPACED_OVERRIDES: [(&[&str], &[&str]); 7] = [
             "не обращай",
             "не следуй",
             "отбрось",
+            "отмени",
+            "отмените",
         ],
         &["инструкц", "правил", "указани", "команд"],
+    ),
+    // Polish
+    (
+        &[
+            "zignoruj",
+            "ignoruj",
+            "pomin",
+            "zapomnij",
+            "nie stosuj",
+            "nie przestrzegaj",
+            "nie sluchaj",
+        ],
+        &["polecen", "instrukc", "zasad", "regul", "wytyczn", "komend"],
+    ),
+    // Turkish
+    (
+        // Whole verbs only: a negative is written onto the stem (`unutma`,
+        // `uyma`), and the stem opens ordinary words too (`uymalı`).
+        &["yok say", "gormezden gel", "umursama"],
+        &["talimat", "kural", "komut", "yonerge", "direktif"],
+    ),
+    // Vietnamese
+    (
+        // `bỏ qua` is also "skip": a guide skipped is not an override, all
+        // or the earlier instructions set aside are.
+        &[
+            "bo qua",
+            "phot lo",
+            "quen",
+            "dung lam theo",
+            "khong tuan theo",
+        ],
+        &[
+            "moi huong dan",
+            "moi chi dan",
+            "tat ca huong dan",
+            "cac huong dan truoc",
+            "huong dan truoc",
+            "chi dan truoc",
+            "quy tac",
+            "chi thi",
+            "menh lenh",
+        ],
+    ),
+    // Korean, its particles written onto the word
+    (
+        &["무시", "잊어", "잊고", "따르지"],
+        &["지시", "규칙", "명령", "지침", "설정", "프롬프트"],
+    ),
+    // Hindi, in Devanagari and in Latin letters
+    (
+        &[
+            "अनदेखा",
+            "नज़रअंदाज़",
+            "नजरअंदाज",
+            "भूल",
+            "मत मानो",
+            "ignore kar",
+            "bhool ja",
+            "nazarandaz",
+        ],
+        &["निर्देश", "नियम", "आदेश", "instruction", "niyam", "nirdesh"],
     ),
     // Arabic
     (

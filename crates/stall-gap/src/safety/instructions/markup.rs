@@ -69,9 +69,42 @@ pub(super) fn has_markup(text: &Text) -> bool {
         || plain.contains("<!--")
         || has_element(plain)
         || has_event_handler(plain)
+        || has_unsafe_link(plain)
         || plain
             .split(is_line_break)
             .any(|line| line.trim_start().starts_with('>'))
+}
+
+/// Schemes that run or carry a document wherever they stand:
+/// `javascript:alert(1)`, `data:text/html,…`.
+const SCRIPT_SCHEMES: [&str; 3] = ["javascript:", "vbscript:", "data:text/"];
+
+/// A markdown link to anything but an `https` URL (`[terms](javascript:…)`,
+/// `[x](http://…)`, `[x](file:…)`), or a scheme that runs script anywhere.
+/// A question the person reads has no use for a link; one that a renderer
+/// would follow must at least be one the browser protects.
+fn has_unsafe_link(plain: &str) -> bool {
+    let markdown = plain.match_indices("](").any(|(at, _)| {
+        let target = plain
+            .get(at + 2..)
+            .unwrap_or_default()
+            .trim_start()
+            .split(|c: char| c == ')' || c.is_whitespace())
+            .next()
+            .unwrap_or_default();
+        target
+            .split_once(':')
+            .is_some_and(|(scheme, _)| !scheme.contains('/') && scheme != "https")
+    });
+    markdown
+        || SCRIPT_SCHEMES.iter().any(|scheme| {
+            plain.match_indices(scheme).any(|(at, _)| {
+                plain
+                    .get(..at)
+                    .and_then(|before| before.chars().next_back())
+                    .is_none_or(|c| !c.is_alphanumeric())
+            })
+        })
 }
 
 /// `<b>`, `</span>`, `<img src=…>`: a known element's tag.
