@@ -141,6 +141,120 @@ pub(super) struct Name {
     whole: Vec<String>,
     squashed: String,
     forms: Vec<Form>,
+    east_asian: EastAsian,
+}
+
+/// A name's parts written in Chinese characters, kana or hangul, where
+/// words are not spaced apart and a name is written without its family
+/// name or with an honorific after it.
+#[derive(Debug, Default)]
+struct EastAsian {
+    /// Found anywhere in the text: each part of two characters or more.
+    anywhere: Vec<String>,
+    /// Found before an honorific: every part, one character too
+    /// (`森さん`), and the given name of a one-part name of three or four
+    /// Chinese characters or hangul (`김민준` as `민준 씨`), which may also
+    /// be an ordinary word (`지원`, "support").
+    titled: Vec<String>,
+    /// Given names in Chinese characters, also found before the
+    /// possessive `的` (`王小明` as `小明的报价`).
+    given_han: Vec<String>,
+}
+
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
+}
+
+fn is_hangul(c: char) -> bool {
+    matches!(c, '\u{ac00}'..='\u{d7a3}')
+}
+
+/// Whether `c` is a Chinese character, kana or hangul.
+fn is_east_asian(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}'
+        | '\u{f900}'..='\u{faff}' | '\u{ac00}'..='\u{d7a3}')
+}
+
+/// Honorifics written after a name, in Japanese, Chinese and Korean.
+const HONORIFICS: [&str; 20] = [
+    "さん",
+    "さま",
+    "様",
+    "氏",
+    "先生",
+    "君",
+    "くん",
+    "ちゃん",
+    "殿",
+    "社長",
+    "部長",
+    "女士",
+    "小姐",
+    "老师",
+    "总",
+    "经理",
+    "씨",
+    "님",
+    "선생",
+    "대표",
+];
+
+impl EastAsian {
+    fn of(name: &str) -> Self {
+        let mut found = EastAsian::default();
+        let parts: Vec<String> = super::text::plain(name)
+            .split(|c: char| !is_east_asian(c))
+            .filter(|part| !part.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let one_part = parts.len() == 1;
+        for part in &parts {
+            let chars: Vec<char> = part.chars().collect();
+            if chars.len() >= 2 {
+                found.anywhere.push(part.clone());
+            }
+            found.titled.push(part.clone());
+            // A family name of one character, or two before a two-character
+            // given name; kana names are foreign ones, not split so.
+            let han = chars.iter().all(|c| is_han(*c));
+            if one_part
+                && (3..=4).contains(&chars.len())
+                && (han || chars.iter().all(|c| is_hangul(*c)))
+            {
+                let given: String = chars.iter().skip(chars.len() - 2).collect();
+                if han {
+                    found.given_han.push(given.clone());
+                }
+                found.titled.push(given);
+            }
+        }
+        found
+    }
+
+    fn is_in(&self, plain: &str) -> bool {
+        if !plain.chars().any(is_east_asian) {
+            return false;
+        }
+        let followed_by = |part: &str, marks: &[&str]| {
+            plain.match_indices(part).any(|(at, _)| {
+                let after = plain.get(at + part.len()..).unwrap_or_default();
+                let after = after.trim_start();
+                marks.iter().any(|mark| after.starts_with(mark))
+            })
+        };
+        self.anywhere
+            .iter()
+            .any(|part| plain.contains(part.as_str()))
+            || self
+                .titled
+                .iter()
+                .any(|part| followed_by(part, &HONORIFICS))
+            || self
+                .given_han
+                .iter()
+                .any(|given| followed_by(given, &["的"]))
+    }
 }
 
 impl Name {
@@ -197,6 +311,7 @@ impl Name {
             whole,
             squashed,
             forms,
+            east_asian: EastAsian::of(name),
         })
     }
 
@@ -223,6 +338,7 @@ impl Name {
                         }
                 })
         }) || self.is_in_another_script(text)
+            || self.east_asian.is_in(&text.plain)
     }
 
     /// The name written in Cyrillic or Greek: the word transliterated is a
@@ -252,10 +368,48 @@ impl Name {
     }
 }
 
-/// `lindqvist`, or `lindqvists` as in `the Lindqvists' offer`.
+/// `lindqvist`, or `lindqvists` as in `the Lindqvists' offer`, or the
+/// form declined (see [`is_declined`]).
 fn is_form_or_plural(word: &str, form: &str) -> bool {
     word.strip_prefix(form)
         .is_some_and(|rest| rest.is_empty() || rest == "s")
+        || is_declined(word, form)
+}
+
+/// The fewest letters a form has for its declined forms to count: a
+/// shorter one would take in words of its own (`Lan` and `lana`).
+const MIN_DECLINED_LENGTH: usize = 5;
+
+/// Case endings, folded, that the languages which decline names write
+/// onto the name (Polish, Russian, Czech, Slovak, the Baltic and South
+/// Slavic languages, and Finnish and Hungarian's commonest): `Petrovym`,
+/// `Nowaka`, `Wiśniewskiego`.
+const CASE_ENDINGS: &str = "a u e y i o om em ym im ow ov ova ovi owi ego emu ej oj ou ach ami     am ie iem ego emu ovych ovym yh ih";
+
+/// Endings that replace a form's last vowel: `Wiśniewski` as
+/// `Wiśniewskiego`, `Katarzyna` as `Katarzyny`.
+const VOWEL_ENDINGS: &str = "a u e y i o ą ę ie iego iemu im ich ej oj ou";
+
+static CASE_ENDING_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(CASE_ENDINGS));
+static VOWEL_ENDING_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(VOWEL_ENDINGS));
+
+/// Whether `word` is `form` declined: a case ending after it, or in place
+/// of its last vowel, for a form of [`MIN_DECLINED_LENGTH`] letters or
+/// more.
+fn is_declined(word: &str, form: &str) -> bool {
+    if form.chars().count() < MIN_DECLINED_LENGTH || word.len() < form.len() {
+        return false;
+    }
+    let added = word
+        .strip_prefix(form)
+        .is_some_and(|rest| CASE_ENDING_WORDS.contains(rest));
+    let replaced = form
+        .char_indices()
+        .next_back()
+        .filter(|(_, last)| "aeiouy".contains(*last))
+        .and_then(|(at, _)| word.strip_prefix(form.get(..at)?))
+        .is_some_and(|rest| VOWEL_ENDING_WORDS.contains(rest));
+    added || replaced
 }
 
 /// A word of the text, or letters spelled one by one read as a word

@@ -250,7 +250,11 @@ fn fold_char_slowly(c: char, out: &mut String) {
     let c = c.to_ascii_lowercase();
     let mut buffer = [0u8; 4];
     for folded in skeleton(c.encode_utf8(&mut buffer)) {
-        if !is_combining_mark(folded) {
+        if matches!(folded, 'ß' | 'ẞ') {
+            // Full case folding's `ss`: `Weiß` is written `Weiss` where
+            // the letter is missing.
+            out.push_str("ss");
+        } else if !is_combining_mark(folded) {
             out.extend(folded.to_lowercase());
         }
     }
