@@ -523,6 +523,27 @@ const PROMPTS: &[(Kind, &str)] = &[
     (Kind::Benign, "小明星也可以参加吗？"),
     (Kind::Benign, "Czy spotkanie w Wiśniowej Górze pasuje?"),
     (Kind::Benign, "Wer kennt den Termin schon?"),
+    // Keys written as a store writes them, and codes with a language suffix.
+    (
+        Kind::Identifier,
+        "Is users:pk:4821 the right record to quote?",
+    ),
+    (Kind::Identifier, "¿La oferta opp:3391:es sigue abierta?"),
+    (
+        Kind::Identifier,
+        "Le dossier deal/8842/fr est-il encore valable ?",
+    ),
+    (Kind::Identifier, "Gilt das Angebot OPP-2291-DE noch?"),
+    (Kind::Identifier, "Czy kod OPP2291-PL jest aktualny?"),
+    (Kind::Identifier, "Запись negotiations:pk:77 ещё актуальна?"),
+    (Kind::Identifier, "案件 intent:hire-42 はまだ有効ですか？"),
+    (Kind::Benign, "La reunión a las 10:30:00, ¿les va bien?"),
+    (
+        Kind::Benign,
+        "Le format 16:9 convient-il pour la présentation ?",
+    ),
+    (Kind::Benign, "Saison 2024/25 oder erst Q3/2026?"),
+    (Kind::Benign, "Obsługa 24/7 czy tylko w dni robocze?"),
     // Instructions in more languages, role markers, links that run script.
     (
         Kind::Instruction,

@@ -30,6 +30,7 @@ pub(super) fn has_identifier(text: &Text) -> bool {
             .any(is_opaque_token)
         || has_short_hex_identifier(&digits)
         || has_project_key(text.digits())
+        || has_namespaced_key(text.digits())
         || has_numbered_hash(text.digits())
         || has_code_identifier(&text.plain)
         || has_id_word_with_value(&text.lower)
@@ -115,16 +116,67 @@ fn mixed_hex_switches(word: &str) -> usize {
 
 /// A tracker's key: two to ten capitals, a hyphen, three or more digits
 /// (`JIRA-4821`, `INC-042713`); `COVID-19` and `GPT-4` are too short.
+/// The digits may follow the capitals directly where a suffix is hyphened
+/// on, and a language or country suffix may follow (`OPP-2291-EN`,
+/// `OPP2291-DE`).
 fn has_project_key(digits: &str) -> bool {
+    let is_key =
+        |key: &str| (2..=10).contains(&key.len()) && key.chars().all(|c| c.is_ascii_uppercase());
+    let is_number = |number: &str| number.len() >= 3 && number.chars().all(|c| c.is_ascii_digit());
+    let is_suffix =
+        |suffix: &str| suffix.len() == 2 && suffix.chars().all(|c| c.is_ascii_uppercase());
     digits
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
         .any(|word| {
-            word.split_once('-').is_some_and(|(key, number)| {
-                (2..=10).contains(&key.len())
-                    && key.chars().all(|c| c.is_ascii_uppercase())
-                    && number.len() >= 3
-                    && number.chars().all(|c| c.is_ascii_digit())
-            })
+            let parts: Vec<&str> = word.split('-').collect();
+            match parts.as_slice() {
+                [key, number] => {
+                    (is_key(key) && is_number(number)) || (is_joined_key(key) && is_suffix(number))
+                }
+                [key, number, suffix] => is_key(key) && is_number(number) && is_suffix(suffix),
+                _ => false,
+            }
+        })
+}
+
+/// Capitals, then three or more digits, run together: `OPP2291`.
+fn is_joined_key(word: &str) -> bool {
+    let capitals = word.chars().take_while(char::is_ascii_uppercase).count();
+    let number = word.get(capitals..).unwrap_or_default();
+    (2..=10).contains(&capitals) && number.len() >= 3 && number.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A key written as a store or a system writes one, its parts joined by
+/// `:` or `/` with no space: a namespace word and a value with a digit
+/// (`opp:3391`, `intent:hire-42`), or three or more parts with a word and
+/// a number among them (`users:pk:4821`, `deal/8842/fr`). Times, ratios
+/// and dates (`10:30:00`, `16:9`, `2024/25`) have no word; `Q3/2026` and
+/// `km/h` have two parts at most and no namespace.
+fn has_namespaced_key(digits: &str) -> bool {
+    digits
+        .split(|c: char| !(c.is_ascii_alphanumeric() || ":/-_".contains(c)))
+        .map(|word| word.trim_matches(|c: char| ":/-_".contains(c)))
+        .any(|word| {
+            for joiner in [':', '/'] {
+                let parts: Vec<&str> = word.split(joiner).collect();
+                if parts.iter().any(|part| part.is_empty()) || parts.len() < 2 {
+                    continue;
+                }
+                let has_digit = |part: &&str| part.chars().any(|c| c.is_ascii_digit());
+                let is_word = |part: &&str| {
+                    part.len() >= 2 && part.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                };
+                let namespaced = joiner == ':'
+                    && parts.len() == 2
+                    && parts.first().is_some_and(is_word)
+                    && parts.get(1).is_some_and(has_digit);
+                let long =
+                    parts.len() >= 3 && parts.iter().any(is_word) && parts.iter().any(has_digit);
+                if namespaced || long {
+                    return true;
+                }
+            }
+            false
         })
 }
 
@@ -374,6 +426,12 @@ mod tests {
             "ref#a3f9c2",
             "#a3f9c2e",
             "#a3f9c2-7b1e",
+            "users:pk:4821",
+            "opp:3391:en",
+            "intent:hire-42",
+            "deal/8842/fr",
+            "OPP-2291-EN",
+            "OPP2291-DE",
         ] {
             assert!(found(text), "{text:?}");
         }
@@ -391,6 +449,8 @@ mod tests {
             "Is case A or case B better, with a 4x4 or a 3D model?",
             "パイロットは6月に開始できますか",
             "Keep #1a73e8, or #C70039 with #fff text and a #1a73e8cc overlay?",
+            "At 10:30:00, in 16:9, for 2024/25, Q3/2026, 24/7, km/h and/or EUR/USD.",
+            "Note: 5 items, time 9:45, the A4 and A3 sizes, a 3:1 split, v2.",
         ] {
             assert!(!found(text), "{text:?}");
         }
