@@ -206,6 +206,52 @@ async fn a_refused_request_whose_body_is_unread_says_the_connection_closes() {
 }
 
 #[tokio::test]
+async fn any_answer_that_leaves_a_body_unread_says_the_connection_closes() {
+    let mut running = start(ServeSettings::default()).await;
+    let to = address(&running);
+    let key = running.host_key.clone();
+    // Refused after authentication, before the body is read: a path that
+    // is not UTF-8, and a body over the limit.
+    let not_text = format!(
+        "POST /opportunities/%FF/negotiation/turns HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    );
+    let (status, headers, _) = raw(to, not_text.as_bytes()).await;
+    assert_eq!(status, 400);
+    assert_eq!(header(&headers, "connection"), Some("close"));
+    let over_the_limit = format!(
+        "POST /opportunities/{OPP}/negotiation/turns HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n"
+    );
+    let (status, headers, _) = raw(to, over_the_limit.as_bytes()).await;
+    assert_eq!(status, 413);
+    assert_eq!(header(&headers, "connection"), Some("close"));
+    // A body read to its end leaves the connection open, whatever the
+    // answer: a refused turn reads its body first.
+    let body = r#"{"action":"propose","message":"Intro?"}"#;
+    let mut stream = TcpStream::connect(to).await.expect("connected");
+    let read_through = format!(
+        "POST /opportunities/{OPP}/negotiation/turns HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        running.stranger,
+        body.len()
+    );
+    stream
+        .write_all(read_through.as_bytes())
+        .await
+        .expect("sent");
+    let mut buf = [0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+        .await
+        .expect("an answer")
+        .expect("read");
+    let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    assert!(!head.contains("connection: close"), "{head}");
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn heads_hyper_refuses_are_answered_in_the_error_shape() {
     let mut running = start(ServeSettings::default()).await;
     let to = address(&running);

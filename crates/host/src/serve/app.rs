@@ -126,6 +126,7 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(middleware::map_request(foreign_request_id_checked))
+        .layer(middleware::from_fn(closes_when_unread))
 }
 /// The longest request id the host keeps from a client.
 const REQUEST_ID_LIMIT: usize = 64;
@@ -255,15 +256,6 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
                     .headers_mut()
                     .insert(header::WWW_AUTHENTICATE, challenge);
             }
-            // The body is never read. The connection may close once the
-            // answer is out, before the rest of the body arrives: say so,
-            // or a client sends its next request (an OAuth client's
-            // discovery, after the 401) on a connection that is going away.
-            if sends_a_body(request.headers()) {
-                response
-                    .headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            }
             response
         }
     }
@@ -274,6 +266,69 @@ fn sends_a_body(headers: &HeaderMap) -> bool {
         || headers
             .get(header::CONTENT_LENGTH)
             .is_some_and(|length| length.as_bytes() != b"0")
+}
+
+/// Says `Connection: close` on an answer to a request whose body was not
+/// read to its end, whatever answered it (authentication, the text or
+/// origin checks, the body limit, the timeout, a route that refuses before
+/// its extractor reads). The connection cannot carry another request
+/// until the rest of that body has gone by, so the server closes it once
+/// the answer is out: said so, a client sends its next request (an OAuth
+/// client's discovery, after the 401) on a new connection instead of one
+/// that is going away.
+async fn closes_when_unread(request: Request, next: Next) -> Response {
+    if !sends_a_body(request.headers()) {
+        return next.run(request).await;
+    }
+    let read = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let request = request.map(|body| {
+        axum::body::Body::new(ReadToEnd {
+            inner: body,
+            read: read.clone(),
+        })
+    });
+    let mut response = next.run(request).await;
+    if !read.load(std::sync::atomic::Ordering::Acquire) {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// A request body that notes when it has been read to its end.
+struct ReadToEnd {
+    inner: axum::body::Body,
+    read: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl http_body::Body for ReadToEnd {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        let ended = match &polled {
+            std::task::Poll::Ready(None) => true,
+            std::task::Poll::Ready(Some(Ok(_))) => self.inner.is_end_stream(),
+            _ => false,
+        };
+        if ended {
+            self.read.store(true, std::sync::atomic::Ordering::Release);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// Refuses a request whose path or query, percent-decoded, is not UTF-8
