@@ -83,8 +83,8 @@ impl Traces {
         self.provider.tracer("index")
     }
 
-    /// Sends the spans still batched and stops the exporter, waiting at
-    /// most the export timeout.
+    /// Sends the spans still batched and stops the exporter, waiting as
+    /// long as OpenTelemetry's shutdown does (5 seconds).
     pub(crate) async fn stop(self) {
         let provider = self.provider;
         let stopped = tokio::task::spawn_blocking(move || provider.shutdown());

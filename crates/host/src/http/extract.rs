@@ -124,7 +124,8 @@ fn malformed(rejection: JsonRejection) -> HostError {
 
 /// The W3C trace context a request's headers carry: one of each (a
 /// second `traceparent` makes the request name no trace, as the W3C rules
-/// say; a second `tracestate` is dropped).
+/// say; of two `tracestate` headers, which the rules would join, neither is
+/// kept: a vendor's state is passed on only as it came).
 pub(crate) fn trace_context(headers: &HeaderMap) -> TraceContext<'_> {
     let one = |name: &str| {
         let mut values = headers.get_all(name).iter();

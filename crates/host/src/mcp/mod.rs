@@ -1034,16 +1034,16 @@ impl ServerHandler for NegotiatorServer {
     }
 }
 
-/// The trace a tool call continues: the one its `_meta` names, else the
-/// one its HTTP request's headers name (the MCP service runs the call
-/// apart from the request's own span).
+/// The trace a tool call continues: the one its `_meta` names, else (none
+/// named, or not a valid one) the one its HTTP request's headers name (the
+/// MCP service runs the call apart from the request's own span).
 fn trace_context(context: &RequestContext<RoleServer>) -> TraceContext<'_> {
     let meta = &context.meta;
     let given = TraceContext {
         traceparent: meta.get_traceparent(),
         tracestate: meta.get_tracestate(),
     };
-    if given.is_given() {
+    if given.names_a_span() {
         return given;
     }
     context

@@ -32,18 +32,34 @@ impl Extractor for TraceContext<'_> {
     }
 }
 
+/// The longest `tracestate` passed on (the W3C's advice to vendors: 512
+/// characters); a longer one is dropped, the `traceparent` kept, so a
+/// client cannot make the host send kilobytes to the model server.
+const TRACESTATE_LIMIT: usize = 512;
+
 impl TraceContext<'_> {
-    /// Whether a trace is named at all.
-    pub(crate) fn is_given(&self) -> bool {
-        self.traceparent.is_some()
+    /// The context this names, when it names a valid span (a malformed
+    /// or all-zero `traceparent` names none, as the W3C rules say).
+    fn extracted(&self) -> Option<opentelemetry::Context> {
+        let bounded = TraceContext {
+            traceparent: self.traceparent,
+            tracestate: self
+                .tracestate
+                .filter(|state| state.len() <= TRACESTATE_LIMIT),
+        };
+        let context = TraceContextPropagator::new().extract(&bounded);
+        context.span().span_context().is_remote().then_some(context)
+    }
+
+    /// Whether this names a valid span to continue.
+    pub(crate) fn names_a_span(&self) -> bool {
+        self.extracted().is_some()
     }
 
     /// Makes `span` a child of the span this names, when it names a valid
-    /// one (a malformed or all-zero `traceparent` is ignored, as the W3C
-    /// rules say); otherwise `span` keeps the parent it has.
+    /// one; otherwise `span` keeps the parent it has.
     pub(crate) fn continue_in(&self, span: &tracing::Span) {
-        let context = TraceContextPropagator::new().extract(self);
-        if context.span().span_context().is_remote() {
+        if let Some(context) = self.extracted() {
             // Fails only once the span has closed, before which every
             // caller here sets it.
             let _ = span.set_parent(context);
@@ -65,6 +81,27 @@ mod tests {
             .span()
             .span_context()
             .is_remote()
+    }
+
+    #[test]
+    fn an_overlong_tracestate_is_dropped_and_the_parent_kept() {
+        let long = "vendor=".to_owned() + &"x".repeat(TRACESTATE_LIMIT);
+        let given = TraceContext {
+            traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+            tracestate: Some(&long),
+        };
+        let context = given.extracted().expect("the parent is kept");
+        let span = context.span();
+        assert_eq!(span.span_context().trace_state().header(), "");
+        let short = TraceContext {
+            tracestate: Some("vendor=1"),
+            ..given
+        };
+        let context = short.extracted().expect("a parent");
+        assert_eq!(
+            context.span().span_context().trace_state().header(),
+            "vendor=1"
+        );
     }
 
     #[test]
