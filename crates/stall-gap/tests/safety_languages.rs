@@ -513,7 +513,9 @@ const PROMPTS: &[(Kind, &str)] = &[
     (Kind::Name, "Souhlasíte s nabídkou pana Petrova?"),
     (Kind::Name, "Зустрітися з Петровим у вівторок?"),
     (Kind::Name, "지원 씨의 제안을 받아들일까요?"),
-    (Kind::Name, "小明的报价可以接受吗？"),
+    (Kind::Name, "小明先生的报价可以接受吗？"),
+    (Kind::Name, "王先生的报价可以接受吗？"),
+    (Kind::Name, "김 대표님께 먼저 연락할까요?"),
     (Kind::Name, "王小明同意了吗？"),
     (Kind::Name, "森さんの提案を受け入れますか？"),
     (Kind::Name, "健二さんに確認しますか？"),
@@ -544,6 +546,24 @@ const PROMPTS: &[(Kind, &str)] = &[
     ),
     (Kind::Benign, "Saison 2024/25 oder erst Q3/2026?"),
     (Kind::Benign, "Obsługa 24/7 czy tylko w dni robocze?"),
+    // Shapes an earlier version of these rules read wrongly.
+    (Kind::Contact, "可以打15987654321联系他们吗？"),
+    (Kind::Contact, "Sign up at HELIOSGRID.IO before the call?"),
+    (Kind::Identifier, "Is ticket #a3f9c2 still open?"),
+    (
+        Kind::Benign,
+        "Is $50/user/month acceptable, or €12/seat/year?",
+    ),
+    (Kind::Benign, "For the front end, JavaScript: React or Vue?"),
+    (
+        Kind::Benign,
+        "Zasadniczo nie stosujemy rabatów, czy to problem?",
+    ),
+    (
+        Kind::Benign,
+        "Chúng tôi đã quen với quy tắc này, giữ được không?",
+    ),
+    (Kind::Benign, "क्या पिछले आदेश में कोई भूल थी?"),
     // Instructions in more languages, role markers, links that run script.
     (
         Kind::Instruction,

@@ -200,6 +200,15 @@ fn cjk_digit(c: char) -> Option<char> {
     })
 }
 
+/// Whether `c` is of a script written without spaces between words
+/// (Chinese characters, kana), or hangul, which runs its particles onto
+/// whatever they follow.
+fn is_unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}'
+        | '\u{f900}'..='\u{faff}' | '\u{ac00}'..='\u{d7a3}')
+}
+
 fn hangul_digit(c: char) -> Option<char> {
     HANGUL_DIGITS
         .iter()
@@ -315,30 +324,29 @@ fn has_link(text: &str, need_common_tld: bool, products: &[String]) -> bool {
     })
 }
 
-/// The last labels of products named like domains, which their makers
-/// write in capitals: `ASP.NET`, `VB.NET`, `Socket.IO`. A domain's TLD is
-/// written in lower case all but never.
-const PRODUCT_SUFFIXES: [&str; 2] = ["NET", "IO"];
+/// Products named like hosts, lower-cased: `ASP.NET` is a framework, and
+/// `Socket.IO` a library, where `asp.net` and `socket.io` are sites.
+const PRODUCTS: [&str; 6] = [
+    "asp.net",
+    "vb.net",
+    "ado.net",
+    "ml.net",
+    "socket.io",
+    "engine.io",
+];
 
-/// The dotted names in `plain` (case kept) that are products, not hosts:
-/// letters and digits, then one of [`PRODUCT_SUFFIXES`] in capitals,
-/// lower-cased as the link views are. `example.net` is a host still.
+/// The [`PRODUCTS`] in `plain` (case kept) written as their makers write
+/// them, the last label in capitals; lower-cased as the link views are.
+/// Any other name, capitals or not, is read as a host.
 fn dotted_products(plain: &str) -> Vec<String> {
-    if !PRODUCT_SUFFIXES.iter().any(|suffix| plain.contains(suffix)) {
+    if !plain.contains(".NET") && !plain.contains(".IO") {
         return Vec::new();
     }
     plain
-        .split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-'))
-        .map(|word| word.trim_matches('.'))
-        .filter(|word| {
-            word.rsplit_once('.').is_some_and(|(name, suffix)| {
-                PRODUCT_SUFFIXES.contains(&suffix)
-                    && !name.is_empty()
-                    && !name.contains('.')
-                    && name.chars().all(char::is_alphanumeric)
-            })
-        })
+        .split(|c: char| !(c.is_alphanumeric() || c == '.'))
+        .filter(|word| word.ends_with(".NET") || word.ends_with(".IO"))
         .map(str::to_lowercase)
+        .filter(|word| PRODUCTS.contains(&word.as_str()))
         .collect()
 }
 
@@ -402,7 +410,13 @@ fn has_phone(plain: &str) -> bool {
         let starts = chars
             .get(i)
             .is_some_and(|c| c.is_ascii_digit() || *c == '+' || *c == '(');
-        let after_word = i > 0 && chars.get(i - 1).is_some_and(|c| c.is_alphanumeric());
+        // A number run into a word is part of it (`A320`, `x86`), but
+        // scripts that do not space their words put a number straight
+        // after a character (`打15987654321`).
+        let after_word = i > 0
+            && chars
+                .get(i - 1)
+                .is_some_and(|c| c.is_alphanumeric() && !is_unspaced(*c));
         if !starts || after_word {
             i += 1;
             continue;
@@ -777,6 +791,9 @@ mod tests {
             "discord: dana#4821",
             "my telegram is dana_k42",
             "我的电话是一三八 一二三四 五六七八",
+            "可以打一五九八七六五四三二一联系他们吗？",
+            "打15987654321联系",
+            "電話番号は09012345678です",
             "電話は〇九〇-一二三四-五六七八です",
             "연락처는 공일공 일이삼사 오육칠팔입니다",
             "llámame al seis cero cero uno dos tres cuatro",
@@ -796,6 +813,7 @@ mod tests {
             "sales آت helios دوت com",
             "sales آت helios نقطة com؟",
             "example.net, or EXAMPLE.COM",
+            "Sign up at HELIOSGRID.IO or HELIOS.NET/offer",
             "see asp.net or socket.io",
             "555 123 - 4567",
             "+7 495 123 - 45 67",

@@ -23,7 +23,11 @@ const MIN_DIGITS_IN_HEX_RUN: usize = 6;
 
 /// Whether `text` holds an internal identifier.
 pub(super) fn has_identifier(text: &Text) -> bool {
-    let digits = without_colours(text.digits());
+    let digits = if mentions_colour(&text.lower) {
+        without_colours(text.digits())
+    } else {
+        std::borrow::Cow::Borrowed(text.digits())
+    };
     has_hex_identifier(&text.folded)
         || digits
             .split(|c: char| !c.is_ascii_alphanumeric())
@@ -39,6 +43,18 @@ pub(super) fn has_identifier(text: &Text) -> bool {
 /// The hex digits a CSS colour has after its `#`: `#fff`, `#ffff`,
 /// `#1a73e8`, `#1a73e8cc`.
 const COLOUR_LENGTHS: [usize; 4] = [3, 4, 6, 8];
+
+/// Words that say a field is about colour, in the languages of the
+/// ordinary-question table (and CSS's own), found inside the lower-cased
+/// text: without one, `#a3f9c2` is as likely a ticket as a colour.
+const COLOUR_WORDS: [&str; 17] = [
+    "colo", "couleur", "farb", "цвет", "kolor", "renk", "màu", "색", "色", "hex", "rgb", "css",
+    "palet", "brand", "theme", "tema", "لون",
+];
+
+fn mentions_colour(lower: &str) -> bool {
+    COLOUR_WORDS.iter().any(|word| lower.contains(word))
+}
 
 /// `digits` with each hex colour blanked out: `#` after no letter or
 /// digit, then [`COLOUR_LENGTHS`] hex digits with a letter among them (a
@@ -147,11 +163,13 @@ fn is_joined_key(word: &str) -> bool {
 }
 
 /// A key written as a store or a system writes one, its parts joined by
-/// `:` or `/` with no space: a namespace word and a value with a digit
-/// (`opp:3391`, `intent:hire-42`), or three or more parts with a word and
-/// a number among them (`users:pk:4821`, `deal/8842/fr`). Times, ratios
-/// and dates (`10:30:00`, `16:9`, `2024/25`) have no word; `Q3/2026` and
-/// `km/h` have two parts at most and no namespace.
+/// `:` or `/` with no space: a namespace word and a value with two digits
+/// or more (`opp:3391`, `intent:hire-42`), or three or more parts led by
+/// a word with a number among them (`users:pk:4821`, `deal/8842/fr`).
+/// Times, ratios and dates (`10:30:00`, `16:9`, `2024/25`) have no word;
+/// `Q3/2026` and `km/h` have two parts at most and no namespace; a price
+/// per unit (`50/user/month`, `kwh/m2/year`) does not lead with a word or
+/// has no number.
 fn has_namespaced_key(digits: &str) -> bool {
     digits
         .split(|c: char| !(c.is_ascii_alphanumeric() || ":/-_".contains(c)))
@@ -162,16 +180,21 @@ fn has_namespaced_key(digits: &str) -> bool {
                 if parts.iter().any(|part| part.is_empty()) || parts.len() < 2 {
                     continue;
                 }
-                let has_digit = |part: &&str| part.chars().any(|c| c.is_ascii_digit());
+                let two_digits =
+                    |part: &&str| part.chars().filter(char::is_ascii_digit).count() >= 2;
+                let number =
+                    |part: &&str| two_digits(part) && part.chars().all(|c| c.is_ascii_digit());
                 let is_word = |part: &&str| {
                     part.len() >= 2 && part.chars().all(|c| c.is_ascii_lowercase() || c == '_')
                 };
                 let namespaced = joiner == ':'
                     && parts.len() == 2
                     && parts.first().is_some_and(is_word)
-                    && parts.get(1).is_some_and(has_digit);
-                let long =
-                    parts.len() >= 3 && parts.iter().any(is_word) && parts.iter().any(has_digit);
+                    && parts.get(1).is_some_and(two_digits);
+                // The namespace comes first: `50/user/month` is a price.
+                let long = parts.len() >= 3
+                    && parts.first().is_some_and(is_word)
+                    && parts.iter().any(number);
                 if namespaced || long {
                     return true;
                 }
@@ -424,6 +447,8 @@ mod tests {
             "№ 48213",
             "caso ٤٨٢١٣",
             "ref#a3f9c2",
+            "Is ticket #a3f9c2 still open?",
+            "#7f3a9b2c",
             "#a3f9c2e",
             "#a3f9c2-7b1e",
             "users:pk:4821",
@@ -448,9 +473,10 @@ mod tests {
             "Order 5000 licences for the 100bed ward, COVID-19, GPT-4, #1.",
             "Is case A or case B better, with a 4x4 or a 3D model?",
             "パイロットは6月に開始できますか",
-            "Keep #1a73e8, or #C70039 with #fff text and a #1a73e8cc overlay?",
+            "Keep the colours #1a73e8, or #C70039 with #fff text and a #1a73e8cc overlay?",
             "At 10:30:00, in 16:9, for 2024/25, Q3/2026, 24/7, km/h and/or EUR/USD.",
             "Note: 5 items, time 9:45, the A4 and A3 sizes, a 3:1 split, v2.",
+            "Is $50/user/month, €12/seat/year or 5/day/person fine, at 90 kwh/m2/year?",
         ] {
             assert!(!found(text), "{text:?}");
         }

@@ -145,20 +145,26 @@ pub(super) struct Name {
 }
 
 /// A name's parts written in Chinese characters, kana or hangul, where
-/// words are not spaced apart and a name is written without its family
-/// name or with an honorific after it.
+/// words are not spaced apart (or, in Korean, carry their particles) and
+/// a name is written with an honorific after it, often without its given
+/// or its family name.
 #[derive(Debug, Default)]
 struct EastAsian {
-    /// Found anywhere in the text: each part of two characters or more.
+    /// Found anywhere in the text: the whole name, its parts run together
+    /// or spaced as given, of two characters or more.
     anywhere: Vec<String>,
     /// Found before an honorific: every part, one character too
-    /// (`森さん`), and the given name of a one-part name of three or four
-    /// Chinese characters or hangul (`김민준` as `민준 씨`), which may also
-    /// be an ordinary word (`지원`, "support").
+    /// (`森さん`), and of a one-part name of three or four Chinese
+    /// characters or hangul its family and given names (`王小明` as
+    /// `王先生` or `小明先生`, `김민준` as `김 대표님` or `민준 씨`). Alone,
+    /// a part may be an ordinary word (`지원`, "support"; `国庆`, the
+    /// National Day), so it counts only where a name stands.
     titled: Vec<String>,
-    /// Given names in Chinese characters, also found before the
-    /// possessive `的` (`王小明` as `小明的报价`).
-    given_han: Vec<String>,
+}
+
+/// Whether `c` is a Chinese character, kana or hangul.
+fn is_east_asian(c: char) -> bool {
+    is_han(c) || matches!(c, '\u{3040}'..='\u{30ff}') || is_hangul(c)
 }
 
 fn is_han(c: char) -> bool {
@@ -167,13 +173,6 @@ fn is_han(c: char) -> bool {
 
 fn is_hangul(c: char) -> bool {
     matches!(c, '\u{ac00}'..='\u{d7a3}')
-}
-
-/// Whether `c` is a Chinese character, kana or hangul.
-fn is_east_asian(c: char) -> bool {
-    matches!(c,
-        '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}'
-        | '\u{f900}'..='\u{faff}' | '\u{ac00}'..='\u{d7a3}')
 }
 
 /// Honorifics written after a name, in Japanese, Chinese and Korean.
@@ -203,30 +202,34 @@ const HONORIFICS: [&str; 20] = [
 impl EastAsian {
     fn of(name: &str) -> Self {
         let mut found = EastAsian::default();
-        let parts: Vec<String> = super::text::plain(name)
+        let plain = super::text::plain(name);
+        let parts: Vec<&str> = plain
             .split(|c: char| !is_east_asian(c))
             .filter(|part| !part.is_empty())
-            .map(str::to_owned)
             .collect();
-        let one_part = parts.len() == 1;
-        for part in &parts {
-            let chars: Vec<char> = part.chars().collect();
-            if chars.len() >= 2 {
-                found.anywhere.push(part.clone());
+        let whole = [parts.concat(), parts.join(" ")];
+        for form in whole {
+            if form.chars().count() >= 2 && !found.anywhere.contains(&form) {
+                found.anywhere.push(form);
             }
-            found.titled.push(part.clone());
-            // A family name of one character, or two before a two-character
-            // given name; kana names are foreign ones, not split so.
-            let han = chars.iter().all(|c| is_han(*c));
-            if one_part
-                && (3..=4).contains(&chars.len())
-                && (han || chars.iter().all(|c| is_hangul(*c)))
-            {
-                let given: String = chars.iter().skip(chars.len() - 2).collect();
-                if han {
-                    found.given_han.push(given.clone());
-                }
-                found.titled.push(given);
+        }
+        for part in &parts {
+            found.titled.push((*part).to_owned());
+        }
+        // A one-part name: a family name of one character (two in a name
+        // of four), then the given name.
+        if let [part] = parts.as_slice() {
+            let chars: Vec<char> = part.chars().collect();
+            let split = match chars.len() {
+                3 => Some(1),
+                4 => Some(2),
+                _ => None,
+            };
+            let one_script =
+                chars.iter().all(|c| is_han(*c)) || chars.iter().all(|c| is_hangul(*c));
+            if let (Some(at), true) = (split, one_script) {
+                found.titled.push(chars.iter().take(at).collect());
+                found.titled.push(chars.iter().skip(at).collect());
             }
         }
         found
@@ -236,24 +239,16 @@ impl EastAsian {
         if !plain.chars().any(is_east_asian) {
             return false;
         }
-        let followed_by = |part: &str, marks: &[&str]| {
-            plain.match_indices(part).any(|(at, _)| {
-                let after = plain.get(at + part.len()..).unwrap_or_default();
-                let after = after.trim_start();
-                marks.iter().any(|mark| after.starts_with(mark))
-            })
-        };
         self.anywhere
             .iter()
-            .any(|part| plain.contains(part.as_str()))
-            || self
-                .titled
-                .iter()
-                .any(|part| followed_by(part, &HONORIFICS))
-            || self
-                .given_han
-                .iter()
-                .any(|given| followed_by(given, &["的"]))
+            .any(|form| plain.contains(form.as_str()))
+            || self.titled.iter().any(|part| {
+                plain.match_indices(part.as_str()).any(|(at, _)| {
+                    let after = plain.get(at + part.len()..).unwrap_or_default();
+                    let after = after.trim_start();
+                    HONORIFICS.iter().any(|title| after.starts_with(title))
+                })
+            })
     }
 }
 
@@ -323,9 +318,14 @@ impl Name {
         }
         let words = candidate_words(&text.tokens);
         words.iter().any(|word| {
+            // A declined form counts written as a name is, capitalised
+            // inside a sentence: `rosso` and `costi` are words, though
+            // Rossi and Costa decline to them.
+            let declinable = word.capitalised && !word.starts_sentence;
             (several_words && word.text == self.squashed)
                 || self.forms.iter().any(|form| {
-                    is_form_or_plural(&word.text, &form.text)
+                    (is_form_or_plural(&word.text, &form.text)
+                        || (declinable && is_declined(&word.text, &form.text)))
                         && match form.reading {
                             Reading::Anywhere => true,
                             Reading::Capitalised => {
@@ -359,8 +359,10 @@ impl Name {
             .any(|word| {
                 let latin = fold(&transliterate(word));
                 let key = phonetic_key(&latin);
+                let declinable = word.chars().next().is_some_and(char::is_uppercase);
                 keys.iter().any(|(form_key, form)| {
                     is_form_or_plural(&latin, &form.text)
+                        || (declinable && is_declined(&latin, &form.text))
                         || (key.chars().count() >= MIN_FORBIDDEN_IDENTIFIER_LENGTH
                             && key == *form_key)
                 })
@@ -368,12 +370,10 @@ impl Name {
     }
 }
 
-/// `lindqvist`, or `lindqvists` as in `the Lindqvists' offer`, or the
-/// form declined (see [`is_declined`]).
+/// `lindqvist`, or `lindqvists` as in `the Lindqvists' offer`.
 fn is_form_or_plural(word: &str, form: &str) -> bool {
     word.strip_prefix(form)
         .is_some_and(|rest| rest.is_empty() || rest == "s")
-        || is_declined(word, form)
 }
 
 /// The fewest letters a form has for its declined forms to count: a

@@ -121,16 +121,20 @@ const SPACED_OVERRIDES: [(&[&str], &[&str]); 12] = [
     ),
     // Polish
     (
+        // Whole words where a prefix opens ordinary ones (`zasadniczo`,
+        // `regularnie`, `nie stosujemy`).
         &[
             "zignoruj",
             "ignoruj",
             "pomin",
             "zapomnij",
-            "nie stosuj",
             "nie przestrzegaj",
             "nie sluchaj",
         ],
-        &["polecen", "instrukc", "zasad", "regul", "wytyczn", "komend"],
+        &[
+            "polecen", "instrukc", "zasady", "zasadami", "zasadach", "reguly", "regulami",
+            "wytyczn", "komend",
+        ],
     ),
     // Turkish
     (
@@ -142,11 +146,14 @@ const SPACED_OVERRIDES: [(&[&str], &[&str]); 12] = [
     // Vietnamese
     (
         // `bỏ qua` is also "skip": a guide skipped is not an override, all
-        // or the earlier instructions set aside are.
+        // or the earlier instructions set aside are; `quên` alone is also
+        // "used to".
         &[
             "bo qua",
             "phot lo",
-            "quen",
+            "quen het",
+            "quen moi",
+            "quen tat ca",
             "dung lam theo",
             "khong tuan theo",
         ],
@@ -157,9 +164,11 @@ const SPACED_OVERRIDES: [(&[&str], &[&str]); 12] = [
             "cac huong dan truoc",
             "huong dan truoc",
             "chi dan truoc",
-            "quy tac",
-            "chi thi",
-            "menh lenh",
+            "moi quy tac",
+            "tat ca quy tac",
+            "quy tac truoc",
+            "moi chi thi",
+            "moi menh lenh",
         ],
     ),
     // Korean, its particles written onto the word
@@ -169,12 +178,12 @@ const SPACED_OVERRIDES: [(&[&str], &[&str]); 12] = [
     ),
     // Hindi, in Devanagari and in Latin letters
     (
+        // Folding drops the vowel signs, so short Devanagari verbs would
+        // find other words (`भूल`, "forget" and "mistake", as `भले`).
         &[
             "अनदेखा",
             "नज़रअंदाज़",
             "नजरअंदाज",
-            "भूल",
-            "मत मानो",
             "ignore kar",
             "bhool ja",
             "nazarandaz",

@@ -79,8 +79,9 @@ pub(super) fn has_markup(text: &Text) -> bool {
 /// `javascript:alert(1)`, `data:text/html,…`.
 const SCRIPT_SCHEMES: [&str; 3] = ["javascript:", "vbscript:", "data:text/"];
 
-/// A markdown link to anything but an `https` URL (`[terms](javascript:…)`,
-/// `[x](http://…)`, `[x](file:…)`), or a scheme that runs script anywhere.
+/// A markdown link whose target names a scheme other than `https`
+/// (`[terms](javascript:…)`, `[x](http://…)`, `[x](file:…)`), or a scheme
+/// that runs script anywhere, its URL after it.
 /// A question the person reads has no use for a link; one that a renderer
 /// would follow must at least be one the browser protects.
 fn has_unsafe_link(plain: &str) -> bool {
@@ -96,13 +97,19 @@ fn has_unsafe_link(plain: &str) -> bool {
             .split_once(':')
             .is_some_and(|(scheme, _)| !scheme.contains('/') && scheme != "https")
     });
+    // A scheme is written with its URL straight after it: `JavaScript:
+    // React or Vue?` is a question about a language.
     markdown
         || SCRIPT_SCHEMES.iter().any(|scheme| {
             plain.match_indices(scheme).any(|(at, _)| {
-                plain
+                let before = plain
                     .get(..at)
-                    .and_then(|before| before.chars().next_back())
-                    .is_none_or(|c| !c.is_alphanumeric())
+                    .and_then(|before| before.chars().next_back());
+                let after = plain
+                    .get(at + scheme.len()..)
+                    .and_then(|after| after.chars().next());
+                before.is_none_or(|c| !c.is_alphanumeric())
+                    && after.is_some_and(|c| !c.is_whitespace())
             })
         })
 }
