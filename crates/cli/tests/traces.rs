@@ -128,6 +128,27 @@ fn traceparent(trace_id: &str, parent: &str) -> String {
     format!("00-{trace_id}-{parent}-01")
 }
 
+/// `POST …/park` on `id` as `key`, naming `trace` as the parent's trace;
+/// it must succeed.
+fn park_over_rest(host: &Host, id: &str, key: &str, trace: &str) {
+    let (status, body) = host.request_with(
+        "POST",
+        &format!("/opportunities/{id}/negotiation/park"),
+        key,
+        Some(&json!({})),
+        &[("traceparent", &traceparent(trace, "b7ad6b7169203331"))],
+    );
+    assert_eq!(status, 200, "{body}");
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 fn key(dir: &Path, db: &str, user: &str) -> String {
     support::index_json(dir, db, &["keys", "create", "--user", user])["key"]
         .as_str()
@@ -137,11 +158,7 @@ fn key(dir: &Path, db: &str, user: &str) -> String {
 
 #[test]
 fn a_clients_trace_runs_through_the_host_to_the_model_and_the_collector() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let receiver = Receiver::default();
     let collector = runtime.block_on(receiver.start());
     let (fake, model) = runtime.block_on(Fake::start([
@@ -185,14 +202,7 @@ fn a_clients_trace_runs_through_the_host_to_the_model_and_the_collector() {
     // A park over REST: the model call joins the trace, and the model
     // server is told the model call's span as its parent.
     let park_trace = "0af7651916cd43dd8448eb211c80319c";
-    let (status, body) = host.request_with(
-        "POST",
-        &format!("/opportunities/{PARKED}/negotiation/park"),
-        &dana,
-        Some(&json!({})),
-        &[("traceparent", &traceparent(park_trace, "b7ad6b7169203331"))],
-    );
-    assert_eq!(status, 200, "{body}");
+    park_over_rest(&host, PARKED, &dana, park_trace);
     let park = receiver.wait_for(park_trace, "park");
     let model_call = receiver.wait_for(park_trace, "model call");
     assert_eq!(model_call.parent_span_id, park.span_id, "{model_call:?}");
@@ -226,25 +236,14 @@ fn a_clients_trace_runs_through_the_host_to_the_model_and_the_collector() {
 
     // Without an endpoint, nothing is passed on to the model.
     let untraced = Host::start_with(dir.path(), &db, &model_env[..2]);
-    let (status, body) = untraced.request_with(
-        "POST",
-        &format!("/opportunities/{UNTRACED}/negotiation/park"),
-        &dana,
-        Some(&json!({})),
-        &[("traceparent", &traceparent(park_trace, "b7ad6b7169203331"))],
-    );
-    assert_eq!(status, 200, "{body}");
+    park_over_rest(&untraced, UNTRACED, &dana, park_trace);
     untraced.stop();
     assert_eq!(fake.traceparents.lock().unwrap().get(1), Some(&None));
 }
 
 #[test]
 fn a_stdio_servers_tool_call_continues_the_trace_in_its_meta_and_exports_it_at_exit() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let receiver = Receiver::default();
     let collector = runtime.block_on(receiver.start());
     let dir = tempfile::tempdir().unwrap();

@@ -96,6 +96,19 @@ async fn raw(to: SocketAddr, request: &[u8]) -> (u16, Vec<(String, String)>, Val
     (response.code.expect("a status"), headers, body)
 }
 
+/// What the host first sends back for `request` on a fresh connection,
+/// lower-cased, read without waiting for the connection to close.
+async fn first_answer(to: SocketAddr, request: &[u8]) -> String {
+    let mut stream = TcpStream::connect(to).await.expect("connected");
+    stream.write_all(request).await.expect("sent");
+    let mut buf = [0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+        .await
+        .expect("an answer")
+        .expect("read");
+    String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase()
+}
+
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
@@ -189,17 +202,7 @@ async fn a_refused_request_whose_body_is_unread_says_the_connection_closes() {
     assert_eq!(status, 401);
     assert_eq!(header(&headers, "connection"), Some("close"));
     // Without a body the connection stays open for the next request.
-    let mut stream = TcpStream::connect(to).await.expect("connected");
-    stream
-        .write_all(b"GET /negotiations HTTP/1.1\r\nHost: x\r\n\r\n")
-        .await
-        .expect("sent");
-    let mut buf = [0u8; 4096];
-    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
-        .await
-        .expect("an answer")
-        .expect("read");
-    let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+    let head = first_answer(to, b"GET /negotiations HTTP/1.1\r\nHost: x\r\n\r\n").await;
     assert!(head.starts_with("http/1.1 401"), "{head}");
     assert!(!head.contains("connection: close"), "{head}");
     running.stop().await;
@@ -229,23 +232,13 @@ async fn any_answer_that_leaves_a_body_unread_says_the_connection_closes() {
     // A body read to its end leaves the connection open, whatever the
     // answer: a refused turn reads its body first.
     let body = r#"{"action":"propose","message":"Intro?"}"#;
-    let mut stream = TcpStream::connect(to).await.expect("connected");
     let read_through = format!(
         "POST /opportunities/{OPP}/negotiation/turns HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         running.stranger,
         body.len()
     );
-    stream
-        .write_all(read_through.as_bytes())
-        .await
-        .expect("sent");
-    let mut buf = [0u8; 4096];
-    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
-        .await
-        .expect("an answer")
-        .expect("read");
-    let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
+    let head = first_answer(to, read_through.as_bytes()).await;
     assert!(head.starts_with("http/1.1 404"), "{head}");
     assert!(!head.contains("connection: close"), "{head}");
     running.stop().await;
