@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use linkify::{LinkFinder, LinkKind};
 
-use super::text::{Text, fold};
+use super::text::{Text, fold, is_east_asian};
 use super::word_map::WordSet;
 
 /// Whether `text` holds an e-mail address, a URL, a social or chat handle,
@@ -198,15 +198,6 @@ fn cjk_digit(c: char) -> Option<char> {
         '九' => '9',
         _ => return None,
     })
-}
-
-/// Whether `c` is of a script written without spaces between words
-/// (Chinese characters, kana), or hangul, which runs its particles onto
-/// whatever they follow.
-fn is_unspaced(c: char) -> bool {
-    matches!(c,
-        '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}'
-        | '\u{f900}'..='\u{faff}' | '\u{ac00}'..='\u{d7a3}')
 }
 
 fn hangul_digit(c: char) -> Option<char> {
@@ -416,7 +407,7 @@ fn has_phone(plain: &str) -> bool {
         let after_word = i > 0
             && chars
                 .get(i - 1)
-                .is_some_and(|c| c.is_alphanumeric() && !is_unspaced(*c));
+                .is_some_and(|c| c.is_alphanumeric() && !is_east_asian(*c));
         if !starts || after_word {
             i += 1;
             continue;

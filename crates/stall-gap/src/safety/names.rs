@@ -23,7 +23,10 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
 use super::MIN_FORBIDDEN_IDENTIFIER_LENGTH;
-use super::text::{Text, Token, contains_phrase, fold, folded_words, is_apostrophe};
+use super::text::{
+    Text, Token, contains_phrase, fold, folded_words, is_apostrophe, is_east_asian, is_han,
+    is_hangul,
+};
 use super::word_map::{WordMap, WordSet};
 
 /// How a word that may be part of a name is read in ordinary text.
@@ -160,19 +163,6 @@ struct EastAsian {
     /// a part may be an ordinary word (`지원`, "support"; `国庆`, the
     /// National Day), so it counts only where a name stands.
     titled: Vec<String>,
-}
-
-/// Whether `c` is a Chinese character, kana or hangul.
-fn is_east_asian(c: char) -> bool {
-    is_han(c) || matches!(c, '\u{3040}'..='\u{30ff}') || is_hangul(c)
-}
-
-fn is_han(c: char) -> bool {
-    matches!(c, '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
-}
-
-fn is_hangul(c: char) -> bool {
-    matches!(c, '\u{ac00}'..='\u{d7a3}')
 }
 
 /// Honorifics written after a name, in Japanese, Chinese and Korean.

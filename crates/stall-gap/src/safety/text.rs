@@ -260,6 +260,23 @@ fn fold_char_slowly(c: char, out: &mut String) {
     }
 }
 
+/// Whether `c` is a Chinese character, kana or hangul: scripts that do not
+/// space their words apart (hangul does, but runs its particles onto the
+/// word before), so a word or a number may start straight after one.
+pub(super) fn is_east_asian(c: char) -> bool {
+    is_han(c) || matches!(c, '\u{3040}'..='\u{30ff}') || is_hangul(c)
+}
+
+/// Whether `c` is a Chinese character (kanji, hanzi, hanja).
+pub(super) fn is_han(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
+}
+
+/// Whether `c` is a hangul syllable.
+pub(super) fn is_hangul(c: char) -> bool {
+    matches!(c, '\u{ac00}'..='\u{d7a3}')
+}
+
 /// Whether `c` ends a line for a reader.
 pub(super) fn is_line_break(c: char) -> bool {
     matches!(
