@@ -41,6 +41,8 @@ impl TraceContext<'_> {
     /// The context this names, when it names a valid span (a malformed
     /// or all-zero `traceparent` names none, as the W3C rules say).
     fn extracted(&self) -> Option<opentelemetry::Context> {
+        // Most requests name no trace: nothing to parse.
+        self.traceparent?;
         let bounded = TraceContext {
             traceparent: self.traceparent,
             tracestate: self
