@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use index_negotiation::{NegotiationAction, NegotiationTurn};
-//! use index_negotiation_store::{MemoryStore, Negotiations, OpenNegotiation, OpportunityId, Seat};
+//! use index_negotiation_store::{Actor, MemoryStore, Negotiations, OpenNegotiation, OpportunityId, Seat};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let negotiations = Negotiations::new(MemoryStore::new());
@@ -19,9 +19,9 @@
 //!     initiator: Seat { user_id: "alice".parse()?, intent_id: "hire".parse()? },
 //!     responder: Seat { user_id: "bob".parse()?, intent_id: "join".parse()? },
 //!     eligible: true,
-//! }).await?;
+//! }, &Actor::operator()).await?;
 //! let turn = NegotiationTurn::new(NegotiationAction::Counter, "Counter before anything is offered?");
-//! let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
+//! let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn, &Actor::operator()).await?;
 //! assert_eq!(decision.rejection().map(|r| r.as_str()), Some("counter_is_first"));
 //! assert!(after.is_none(), "a refusal changes nothing");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -43,6 +43,7 @@
 //! | `question_loop` | the service's park commit and answer delivery |
 //! | `model` | the records |
 //! | `keys` | the API key records and their port |
+//! | `audit` | the audit record's entries, who acts in a step, and the record's port |
 //! | `host_state` | what hosts share between requests (signing keys, spent tokens, tasks) and its port |
 //! | `interactions` | the interactions a host provides and the acknowledgements of their response commands, and their port |
 //! | `memory` | the in-memory backend, indexed by user |
@@ -51,6 +52,7 @@
 //! | `sql_rows` | the SQL backends' shared row kit (feature `sql-rows`): a negotiation's, a turn's, a message's and a key's row read back as checked values, and a listing's page as both bind it |
 //! | `conformance` | the suite (one async function per promise, one module per family of promises, a macro) and the benchmarks' drivers |
 
+mod audit;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod error;
@@ -68,6 +70,10 @@ pub mod sql_rows;
 mod store;
 mod view;
 
+pub use audit::{
+    ACTOR_FIELD_LIMIT, AUDIT_PAGE_LIMIT, Actor, ActorKind, AuditEntry, AuditFilter, AuditStep,
+    AuditStore, AuditWrite,
+};
 pub use error::{ErrorChain, StoreError};
 pub use feed::ChangeFeed;
 pub use host_state::{HostStateStore, Room, SigningKey, TaskRecord};

@@ -17,6 +17,7 @@ use index_negotiation::{
 use index_negotiation::{OpportunityId, UserId};
 use index_question_block::QuestionBlock;
 
+use crate::audit::Actor;
 use crate::error::StoreError;
 use crate::model::{Committed, ListFilter, NegotiationSummary, StateFilter};
 use crate::service::Negotiations;
@@ -124,11 +125,14 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &AskUserTurn,
+        actor: &Actor,
     ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
         let cap = self.settings().ask_rounds_cap;
         let decide =
             Box::new(move |state: Option<&_>, user: &UserId| decide_park(state, user, cap));
-        self.store().commit_park(id, user_id, turn, decide).await
+        self.store()
+            .commit_park(id, user_id, turn, actor, decide)
+            .await
     }
 
     /// Records `user_id`'s answer to the question the negotiation is
@@ -144,19 +148,21 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
         answer: &str,
+        actor: &Actor,
     ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         let decide = Box::new(|state: Option<&_>, user: &UserId, answer: &str| {
             decide_answer(state, user, answer)
         });
         self.store()
-            .commit_answer(id, user_id, answer, decide)
+            .commit_answer(id, user_id, answer, actor, decide)
             .await
     }
 
     /// Delivers `person`'s `answers` (question position from 0, and the
     /// answer) to the negotiations `block` names: for each question its
     /// primary negotiation first, then its `alsoUnblocks`, each negotiation
-    /// at most once per delivery, each through [`Negotiations::answer`].
+    /// at most once per delivery, each through [`Negotiations::answer`] by
+    /// `actor`.
     /// One negotiation failing does not stop the others; a negotiation the
     /// person holds no seat in is reported unknown, like a missing one.
     pub async fn deliver_answers(
@@ -164,6 +170,7 @@ impl<S: NegotiationStore> Negotiations<S> {
         person: &UserId,
         block: &QuestionBlock,
         answers: &[(usize, String)],
+        actor: &Actor,
     ) -> DeliveryReport {
         let mut report = DeliveryReport::default();
         let mut answered = BTreeSet::new();
@@ -186,7 +193,7 @@ impl<S: NegotiationStore> Negotiations<S> {
                         if !handled.insert(id.clone()) {
                             continue;
                         }
-                        match self.answer(&id, person, answer).await {
+                        match self.answer(&id, person, answer, actor).await {
                             Ok((decision, _)) => RefOutcome::of(decision),
                             Err(err) => RefOutcome::Failed {
                                 reason: err.to_string(),

@@ -9,6 +9,7 @@ use index_negotiation::{
 
 use index_negotiation::{OpportunityId, UserId};
 
+use crate::audit::Actor;
 use crate::error::StoreError;
 use crate::model::{
     Committed, NegotiationSummary, OpenDecision, OpenNegotiation, OpenRejection, RecordStatus,
@@ -38,7 +39,8 @@ impl Default for QuestionLoopSettings {
 /// answer, the last two in the `question_loop` module): each reads or
 /// commits through the store with the matching rule, so every decision is
 /// made against locked, current data, and each commit hands back its
-/// decision with the negotiation as it left it.
+/// decision with the negotiation as it left it. Each commit names its
+/// [`Actor`], whom the audit record keeps beside the step.
 ///
 /// ```
 /// use index_negotiation::{NegotiationAction, NegotiationTurn};
@@ -54,9 +56,9 @@ impl Default for QuestionLoopSettings {
 ///     responder: seat("bob", "intent-b")?,
 ///     eligible: true,
 /// };
-/// negotiations.open(&request).await?;
+/// negotiations.open(&request, &Actor::operator()).await?;
 /// let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
-/// let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
+/// let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn, &Actor::operator()).await?;
 /// assert!(decision.is_ok());
 /// assert_eq!(after.map(|after| after.summary.turn_count), Some(1));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -111,10 +113,11 @@ impl<S: NegotiationStore> Negotiations<S> {
         id: &OpportunityId,
         user_id: &UserId,
         turn: NegotiationTurn,
+        actor: &Actor,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         let turn = turn.normalized();
         self.store
-            .commit_turn(id, user_id, &turn, Box::new(decide_negotiation_turn))
+            .commit_turn(id, user_id, &turn, actor, Box::new(decide_negotiation_turn))
             .await
     }
 
@@ -125,15 +128,20 @@ impl<S: NegotiationStore> Negotiations<S> {
         &self,
         id: &OpportunityId,
         user_id: &UserId,
+        actor: &Actor,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         self.store
-            .commit_resume(id, user_id, Box::new(decide_negotiation_resume))
+            .commit_resume(id, user_id, actor, Box::new(decide_negotiation_resume))
             .await
     }
 
     /// Opens a negotiation if the rules permit the pair and the opportunity
     /// has none yet.
-    pub async fn open(&self, request: &OpenNegotiation) -> Result<OpenDecision, StoreError> {
+    pub async fn open(
+        &self,
+        request: &OpenNegotiation,
+        actor: &Actor,
+    ) -> Result<OpenDecision, StoreError> {
         let opening = NegotiationOpening {
             user_a: request.initiator.user_id.clone(),
             user_b: request.responder.user_id.clone(),
@@ -146,7 +154,7 @@ impl<S: NegotiationStore> Negotiations<S> {
                 rejection: OpenRejection::Ineligible,
             });
         }
-        if !self.store.insert_negotiation(request).await? {
+        if !self.store.insert_negotiation(request, actor).await? {
             return Ok(OpenDecision::Refused {
                 rejection: OpenRejection::AlreadyExists,
             });

@@ -10,6 +10,7 @@ use index_negotiation::{
     NegotiationResumeDecision, NegotiationState, NegotiationTurn, ParkDecision,
 };
 
+use crate::audit::Actor;
 use crate::error::StoreError;
 use crate::feed::ChangeFeed;
 use crate::model::{
@@ -41,9 +42,14 @@ pub type AnswerDecider =
     Box<dyn FnOnce(Option<&NegotiationState>, &UserId, &str) -> AnswerDecision + Send>;
 
 /// What a host needs of one store: the negotiations, the API keys, what
-/// hosts share between requests, and the interactions they provide.
+/// hosts share between requests, the interactions they provide, and the
+/// audit record.
 pub trait HostStore:
-    NegotiationStore + crate::ApiKeyStore + crate::HostStateStore + crate::InteractionStore
+    NegotiationStore
+    + crate::ApiKeyStore
+    + crate::HostStateStore
+    + crate::InteractionStore
+    + crate::AuditStore
 {
 }
 
@@ -52,6 +58,7 @@ impl<
         + crate::ApiKeyStore
         + crate::HostStateStore
         + crate::InteractionStore
+        + crate::AuditStore
         + ?Sized,
 > HostStore for S
 {
@@ -80,6 +87,10 @@ impl<
 ///   in the one transaction, so an answer is never on record without its
 ///   resume, nor the other way round;
 /// * a refusal writes nothing.
+///
+/// Each applied commit, like an opening and a close, also appends its
+/// step to the audit record, with `actor`, in the same transaction (see
+/// [`AuditStore`](crate::AuditStore)); a refusal appends nothing.
 ///
 /// Each hands back the decision with, when it was permitted and applied,
 /// the negotiation as the commit left it ([`Committed`]: its summary, and
@@ -127,6 +138,7 @@ pub trait NegotiationStore: Send + Sync {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &NegotiationTurn,
+        actor: &Actor,
         decide: TurnDecider,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError>;
 
@@ -136,6 +148,7 @@ pub trait NegotiationStore: Send + Sync {
         &self,
         id: &OpportunityId,
         user_id: &UserId,
+        actor: &Actor,
         decide: ResumeDecider,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError>;
 
@@ -147,6 +160,7 @@ pub trait NegotiationStore: Send + Sync {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &AskUserTurn,
+        actor: &Actor,
         decide: ParkDecider,
     ) -> Result<(ParkDecision, Option<Committed>), StoreError>;
 
@@ -157,13 +171,18 @@ pub trait NegotiationStore: Send + Sync {
         id: &OpportunityId,
         user_id: &UserId,
         answer: &str,
+        actor: &Actor,
         decide: AnswerDecider,
     ) -> Result<(AnswerDecision, Option<Committed>), StoreError>;
 
     /// Creates the negotiation an opening decision permitted, with the
     /// initiator to move. Returns `false`, writing nothing, when the
     /// opportunity already has one.
-    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError>;
+    async fn insert_negotiation(
+        &self,
+        negotiation: &OpenNegotiation,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
 
     /// Marks one seat's intent active or not. Returns `false` when there is
     /// no such negotiation or the user holds no seat in it.
@@ -182,6 +201,7 @@ pub trait NegotiationStore: Send + Sync {
         &self,
         id: &OpportunityId,
         reason: CloseReason,
+        actor: &Actor,
     ) -> Result<Option<NegotiationSummary>, StoreError>;
 
     /// The negotiation's summary, or `None`.
@@ -225,26 +245,26 @@ macro_rules! forward_store {
             async fn read_negotiation_round(&self, id: &OpportunityId) -> Result<Option<NegotiationState>, StoreError> {
                 (**self).read_negotiation_round(id).await
             }
-            async fn commit_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, decide: TurnDecider) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
-                (**self).commit_turn(id, user_id, turn, decide).await
+            async fn commit_turn(&self, id: &OpportunityId, user_id: &UserId, turn: &NegotiationTurn, actor: &Actor, decide: TurnDecider) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+                (**self).commit_turn(id, user_id, turn, actor, decide).await
             }
-            async fn commit_resume(&self, id: &OpportunityId, user_id: &UserId, decide: ResumeDecider) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
-                (**self).commit_resume(id, user_id, decide).await
+            async fn commit_resume(&self, id: &OpportunityId, user_id: &UserId, actor: &Actor, decide: ResumeDecider) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+                (**self).commit_resume(id, user_id, actor, decide).await
             }
-            async fn commit_park(&self, id: &OpportunityId, user_id: &UserId, turn: &AskUserTurn, decide: ParkDecider) -> Result<(ParkDecision, Option<Committed>), StoreError> {
-                (**self).commit_park(id, user_id, turn, decide).await
+            async fn commit_park(&self, id: &OpportunityId, user_id: &UserId, turn: &AskUserTurn, actor: &Actor, decide: ParkDecider) -> Result<(ParkDecision, Option<Committed>), StoreError> {
+                (**self).commit_park(id, user_id, turn, actor, decide).await
             }
-            async fn commit_answer(&self, id: &OpportunityId, user_id: &UserId, answer: &str, decide: AnswerDecider) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
-                (**self).commit_answer(id, user_id, answer, decide).await
+            async fn commit_answer(&self, id: &OpportunityId, user_id: &UserId, answer: &str, actor: &Actor, decide: AnswerDecider) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
+                (**self).commit_answer(id, user_id, answer, actor, decide).await
             }
-            async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
-                (**self).insert_negotiation(negotiation).await
+            async fn insert_negotiation(&self, negotiation: &OpenNegotiation, actor: &Actor) -> Result<bool, StoreError> {
+                (**self).insert_negotiation(negotiation, actor).await
             }
             async fn set_seat_eligibility(&self, id: &OpportunityId, user_id: &UserId, eligible: bool) -> Result<bool, StoreError> {
                 (**self).set_seat_eligibility(id, user_id, eligible).await
             }
-            async fn close_negotiation(&self, id: &OpportunityId, reason: CloseReason) -> Result<Option<NegotiationSummary>, StoreError> {
-                (**self).close_negotiation(id, reason).await
+            async fn close_negotiation(&self, id: &OpportunityId, reason: CloseReason, actor: &Actor) -> Result<Option<NegotiationSummary>, StoreError> {
+                (**self).close_negotiation(id, reason, actor).await
             }
             async fn get_negotiation(&self, id: &OpportunityId) -> Result<Option<NegotiationSummary>, StoreError> {
                 (**self).get_negotiation(id).await

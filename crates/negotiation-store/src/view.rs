@@ -113,7 +113,7 @@ impl<S: NegotiationStore> Negotiations<S> {
     ///     initiator: seat("alice", "intent-a")?,
     ///     responder: seat("bob", "intent-b")?,
     ///     eligible: true,
-    /// }).await?;
+    /// }, &Actor::operator()).await?;
     /// let view = negotiations.view(&opp, &"bob".parse()?).await?;
     /// assert_eq!(view.map(|view| view.standing), Some(SeatStanding::TheirMove));
     /// assert!(negotiations.view(&opp, &"carol".parse()?).await?.is_none());

@@ -8,7 +8,7 @@ use index_negotiation::NegotiationAction::{Counter, Propose};
 
 use crate::{IntentId, ListFilter, NegotiationStore, OpenNegotiation, OpportunityId, Seat, UserId};
 
-use super::fixtures::{ALICE, BOB, open, resume, turn, user};
+use super::fixtures::{ALICE, BOB, host, open, resume, turn, user};
 
 /// Drives `commits` permitted commits through `store` for benchmarks: turns
 /// alternate between the seats, each full round is followed by a resume
@@ -80,15 +80,18 @@ pub async fn open_for_listing<S: NegotiationStore>(store: &S, who: &str, first: 
         };
         let number = first + n;
         let opened = store
-            .insert_negotiation(&OpenNegotiation {
-                opportunity_id: OpportunityId::parse(format!(
-                    "7a1e5c3b-2d4f-4e6a-8b9c-{number:012x}"
-                ))
-                .unwrap(),
-                initiator,
-                responder,
-                eligible: true,
-            })
+            .insert_negotiation(
+                &OpenNegotiation {
+                    opportunity_id: OpportunityId::parse(format!(
+                        "7a1e5c3b-2d4f-4e6a-8b9c-{number:012x}"
+                    ))
+                    .unwrap(),
+                    initiator,
+                    responder,
+                    eligible: true,
+                },
+                &host(),
+            )
             .await
             .unwrap();
         assert!(opened, "negotiation {number} was not opened");

@@ -15,7 +15,8 @@ use index_negotiation::{
 use crate::{Committed, NegotiationStore, Negotiations, UserId};
 
 use super::fixtures::{
-    ALICE, BOB, answer, four_rounds, id, open, park, park_turn, resume, stall, state, turn, user,
+    ALICE, BOB, actor, answer, four_rounds, id, open, park, park_turn, resume, stall, state, turn,
+    user,
 };
 
 /// `decide` runs once per commit (turn, resume, park or answer),
@@ -50,6 +51,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
                 &id,
                 &user(who),
                 &NegotiationTurn::new(action, "counted"),
+                &actor(who),
                 counted_turn(),
             )
             .await
@@ -68,6 +70,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
             &self::id(9),
             &user(ALICE),
             &NegotiationTurn::new(Propose, "x"),
+            &actor(ALICE),
             counted_turn(),
         )
         .await
@@ -87,7 +90,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
             decide_negotiation_resume(state, who)
         });
         let (decision, _) = store
-            .commit_resume(&id, &user(ALICE), decide)
+            .commit_resume(&id, &user(ALICE), &actor(ALICE), decide)
             .await
             .unwrap();
         assert_eq!(decision.is_ok(), permitted);
@@ -104,7 +107,13 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
             decide_park(state, who, 3)
         });
         let (decision, _) = store
-            .commit_park(where_, &user(BOB), &park_turn("budget"), decide)
+            .commit_park(
+                where_,
+                &user(BOB),
+                &park_turn("budget"),
+                &actor(BOB),
+                decide,
+            )
             .await
             .unwrap();
         assert_eq!(decision.is_ok(), permitted, "park {expected_calls}");
@@ -126,7 +135,7 @@ pub async fn decide_is_called_exactly_once_per_commit<S: NegotiationStore>(store
             },
         );
         let (decision, _) = store
-            .commit_answer(where_, &user(BOB), "Low", decide)
+            .commit_answer(where_, &user(BOB), "Low", &actor(BOB), decide)
             .await
             .unwrap();
         assert_eq!(decision.is_ok(), permitted, "answer {expected_calls}");
@@ -158,6 +167,7 @@ pub async fn refusals_change_nothing<S: NegotiationStore>(store: S) {
             &id,
             &user(ALICE),
             NegotiationTurn::new(Counter, " \u{3000} "),
+            &actor(ALICE),
         )
         .await
         .unwrap();
@@ -276,12 +286,15 @@ pub async fn a_commit_hands_back_what_a_read_finds<S: NegotiationStore>(store: S
     let mut round_over = false;
     for (n, (who, action)) in script.iter().enumerate() {
         if round_over {
-            let (decision, after) = service.resume(id, &user(who)).await.unwrap();
+            let (decision, after) = service.resume(id, &user(who), &actor(who)).await.unwrap();
             assert!(decision.is_ok());
             check(after, &format!("resume before turn {n}")).await;
         }
         let turn = NegotiationTurn::new(*action, format!("turn {n}"));
-        let (decision, after) = service.execute(id, &user(who), turn).await.unwrap();
+        let (decision, after) = service
+            .execute(id, &user(who), turn, &actor(who))
+            .await
+            .unwrap();
         round_over = decision
             .permitted()
             .is_some_and(|permitted| permitted.round_ended.is_some());
@@ -289,39 +302,63 @@ pub async fn a_commit_hands_back_what_a_read_finds<S: NegotiationStore>(store: S
     }
     assert!(round_over, "the script ends on a stall");
     let (parked, after) = service
-        .park(id, &user(ALICE), &park_turn("budget"))
+        .park(id, &user(ALICE), &park_turn("budget"), &actor(ALICE))
         .await
         .unwrap();
     assert!(parked.is_ok());
     check(after, "park").await;
     let refused = service
-        .park(id, &user(BOB), &park_turn("budget"))
+        .park(id, &user(BOB), &park_turn("budget"), &actor(BOB))
         .await
         .unwrap();
     assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
-    let refused = service.answer(id, &user(BOB), "High").await.unwrap();
+    let refused = service
+        .answer(id, &user(BOB), "High", &actor(BOB))
+        .await
+        .unwrap();
     assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
-    let (answered, after) = service.answer(id, &user(ALICE), "Low").await.unwrap();
+    let (answered, after) = service
+        .answer(id, &user(ALICE), "Low", &actor(ALICE))
+        .await
+        .unwrap();
     assert!(answered.is_ok());
     check(after, "answer").await;
     let refused = service
-        .execute(id, &user(BOB), NegotiationTurn::new(Propose, "out of turn"))
+        .execute(
+            id,
+            &user(BOB),
+            NegotiationTurn::new(Propose, "out of turn"),
+            &actor(BOB),
+        )
         .await
         .unwrap();
     assert!(!refused.0.is_ok() && refused.1.is_none(), "{refused:?}");
     let (proposed, after) = service
-        .execute(id, &user(ALICE), NegotiationTurn::new(Propose, "Final."))
+        .execute(
+            id,
+            &user(ALICE),
+            NegotiationTurn::new(Propose, "Final."),
+            &actor(ALICE),
+        )
         .await
         .unwrap();
     assert!(proposed.is_ok());
     check(after, "propose").await;
     let (accepted, after) = service
-        .execute(id, &user(BOB), NegotiationTurn::new(Accept, "Done."))
+        .execute(
+            id,
+            &user(BOB),
+            NegotiationTurn::new(Accept, "Done."),
+            &actor(BOB),
+        )
         .await
         .unwrap();
     assert!(accepted.is_ok());
     check(after, "accept").await;
     let missing = self::id(91);
-    let (none, after) = service.resume(&missing, &user(ALICE)).await.unwrap();
+    let (none, after) = service
+        .resume(&missing, &user(ALICE), &actor(ALICE))
+        .await
+        .unwrap();
     assert!(!none.is_ok() && after.is_none());
 }

@@ -12,8 +12,8 @@ use index_negotiation::{
 use index_question_block::{QuestionOption, StructuredQuestion};
 
 use crate::{
-    Committed, IntentId, NegotiationStore, Negotiations, OpenDecision, OpenNegotiation,
-    OpportunityId, QuestionLoopSettings, Seat, UserId,
+    Actor, ActorKind, Committed, IntentId, NegotiationStore, Negotiations, OpenDecision,
+    OpenNegotiation, OpportunityId, QuestionLoopSettings, Seat, UserId,
 };
 
 pub(super) const ALICE: &str = "alice";
@@ -25,6 +25,20 @@ pub(super) fn id(n: u32) -> OpportunityId {
 
 pub(super) fn user(name: &str) -> UserId {
     UserId::parse(name).unwrap()
+}
+
+/// Who acts for `who`'s seat: their agent's key, in a request of theirs.
+pub(super) fn actor(who: &str) -> Actor {
+    Actor::new(
+        ActorKind::AgentKey,
+        Some(format!("key-{who}")),
+        Some(format!("req-{who}")),
+    )
+}
+
+/// Who opens and closes: the host's key.
+pub(super) fn host() -> Actor {
+    Actor::new(ActorKind::HostKey, Some("key-host".to_owned()), None)
 }
 
 pub(super) fn request(n: u32) -> OpenNegotiation {
@@ -44,7 +58,7 @@ pub(super) fn request(n: u32) -> OpenNegotiation {
 
 pub(super) async fn open<S: NegotiationStore>(store: &S, n: u32) -> OpportunityId {
     let service = Negotiations::new(store);
-    match service.open(&request(n)).await.unwrap() {
+    match service.open(&request(n), &host()).await.unwrap() {
         OpenDecision::Opened { negotiation } => negotiation.id,
         OpenDecision::Refused { rejection } => panic!("opening {n} refused: {rejection:?}"),
     }
@@ -61,6 +75,7 @@ pub(super) async fn turn<S: NegotiationStore>(
             id,
             &user(who),
             NegotiationTurn::new(action, format!("{who} says {action}")),
+            &actor(who),
         )
         .await
         .unwrap();
@@ -73,7 +88,7 @@ pub(super) async fn resume<S: NegotiationStore>(
     who: &str,
 ) -> NegotiationResumeDecision {
     let (decision, after) = Negotiations::new(store)
-        .resume(id, &user(who))
+        .resume(id, &user(who), &actor(who))
         .await
         .unwrap();
     handed_back(decision, after)
@@ -196,7 +211,7 @@ pub(super) async fn park<S: NegotiationStore>(
             ask_rounds_cap: cap,
         },
     )
-    .park(id, &user(who), &park_turn("budget"))
+    .park(id, &user(who), &park_turn("budget"), &actor(who))
     .await
     .unwrap();
     handed_back(decision, after)
@@ -209,7 +224,7 @@ pub(super) async fn answer<S: NegotiationStore>(
     text: &str,
 ) -> AnswerDecision {
     let (decision, after) = Negotiations::new(store)
-        .answer(id, &user(who), text)
+        .answer(id, &user(who), text, &actor(who))
         .await
         .unwrap();
     handed_back(decision, after)

@@ -7,7 +7,7 @@ use index_negotiation::NegotiationAction::{Accept, Propose};
 
 use crate::{IntentId, ListFilter, NegotiationStore, Negotiations, OpenDecision, StateFilter};
 
-use super::fixtures::{ALICE, BOB, open, play, request, turn, user};
+use super::fixtures::{ALICE, BOB, host, open, play, request, turn, user};
 
 /// Listings show the user's negotiations, newest change first, filtered
 /// by intent, state and the other seat.
@@ -18,7 +18,11 @@ pub async fn listing_filters_by_intent_and_state<S: NegotiationStore>(store: S) 
     play(&store, &b, &[(ALICE, Propose), (BOB, Accept)]).await;
     let mut other = request(4);
     other.initiator.user_id = user("carol");
-    let d = match Negotiations::new(&store).open(&other).await.unwrap() {
+    let d = match Negotiations::new(&store)
+        .open(&other, &host())
+        .await
+        .unwrap()
+    {
         OpenDecision::Opened { negotiation } => negotiation.id,
         refused => panic!("{refused:?}"),
     };

@@ -2,7 +2,7 @@
 //! [`NegotiationStore`](crate::NegotiationStore) must do, as async
 //! functions that take a fresh, empty store, one module per family of
 //! promises (opening, turns, the commit contract, races, listing, keys,
-//! the question loop).
+//! the question loop, the audit record).
 //!
 //! A backend runs all of it from its own tests with one line:
 //!
@@ -27,6 +27,7 @@
 //! | `listing` | filters, order and pages |
 //! | `question_loop` | parks and answers, each in one commit |
 //! | `keys` | the API keys beside the negotiations |
+//! | `audit` | the audit record: each applied step with its actor, nothing for a refusal, reads filtered and paged |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `interactions` | interactions stored, listed, bounded, replaced, and response commands decided in one commit |
 //! | `upgrade` | what an upgrade must make of an old schema |
@@ -42,6 +43,7 @@
     clippy::print_stderr
 )]
 
+mod audit;
 mod bench;
 mod commits;
 mod fixtures;
@@ -55,6 +57,9 @@ mod races;
 mod turns;
 mod upgrade;
 
+pub use audit::{
+    each_applied_step_is_audited_with_its_actor, the_audit_record_is_filtered_and_paged,
+};
 pub use bench::{
     GrowthRow, GrowthScale, RARE_INTENT_ROWS, commit_next_turn, drive_commits,
     drive_commits_in_parallel, measure_growth, open_for_listing, open_with_turns,
@@ -173,6 +178,8 @@ macro_rules! negotiation_store_conformance {
             a_response_is_decided_against_its_scene_and_recorded,
             the_newest_acknowledgements_are_kept,
             racing_responses_have_one_winner,
+            each_applied_step_is_audited_with_its_actor,
+            the_audit_record_is_filtered_and_paged,
                 );
     };
     (@cases [$attr:meta] $make:expr; $($case:ident),* $(,)?) => {

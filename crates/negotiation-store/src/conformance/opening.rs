@@ -9,7 +9,7 @@ use crate::{
     RecordStatus,
 };
 
-use super::fixtures::{ALICE, BOB, open, play, request, state, user};
+use super::fixtures::{ALICE, BOB, host, open, play, request, state, user};
 
 /// A fresh negotiation is in talks, the initiator to move, no turns.
 pub async fn opening_creates_a_negotiation_with_the_initiator_to_move<S: NegotiationStore>(
@@ -28,7 +28,10 @@ pub async fn opening_creates_a_negotiation_with_the_initiator_to_move<S: Negotia
 pub async fn opening_twice_is_refused<S: NegotiationStore>(store: S) {
     let id = open(&store, 1).await;
     play(&store, &id, &[(ALICE, Propose)]).await;
-    let again = Negotiations::new(&store).open(&request(1)).await.unwrap();
+    let again = Negotiations::new(&store)
+        .open(&request(1), &host())
+        .await
+        .unwrap();
     assert_eq!(
         again,
         OpenDecision::Refused {
@@ -49,7 +52,10 @@ pub async fn an_upper_case_id_names_the_same_negotiation<S: NegotiationStore>(st
     let mut shouted = request(1);
     shouted.opportunity_id = OpportunityId::parse(id.as_str().to_ascii_uppercase()).unwrap();
     assert_eq!(shouted.opportunity_id, id);
-    let again = Negotiations::new(&store).open(&shouted).await.unwrap();
+    let again = Negotiations::new(&store)
+        .open(&shouted, &host())
+        .await
+        .unwrap();
     assert_eq!(
         again,
         OpenDecision::Refused {
@@ -77,7 +83,7 @@ pub async fn ineligible_pairs_are_not_opened<S: NegotiationStore>(store: S) {
     let mut same_intent = request(3);
     same_intent.responder.intent_id = same_intent.initiator.intent_id.clone();
     for request in [not_eligible, same_person, same_intent] {
-        let decision = service.open(&request).await.unwrap();
+        let decision = service.open(&request, &host()).await.unwrap();
         assert_eq!(
             decision,
             OpenDecision::Refused {

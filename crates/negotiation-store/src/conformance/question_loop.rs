@@ -14,8 +14,8 @@ use index_negotiation::{
 use crate::{CloseReason, NegotiationStore, Negotiations, OpportunityId, QuestionLoopSettings};
 
 use super::fixtures::{
-    ALICE, BOB, RACERS, answer, loop_messages, open, park, park_turn, resume, stall, state, turn,
-    user,
+    ALICE, BOB, RACERS, actor, answer, host, loop_messages, open, park, park_turn, resume, stall,
+    state, turn, user,
 };
 
 /// A stalled negotiation parks on its person's question; while it waits
@@ -265,7 +265,7 @@ pub async fn an_answer_racing_a_close_is_whole_or_not_at_all<
                     let (store, id) = (store.clone(), id.clone());
                     tokio::spawn(async move {
                         store
-                            .close_negotiation(&id, CloseReason::Passed)
+                            .close_negotiation(&id, CloseReason::Passed, &host())
                             .await
                             .unwrap()
                     })
@@ -393,11 +393,17 @@ pub async fn messages_keep_their_order<S: NegotiationStore>(store: S) {
         let who = if n % 2 == 0 { BOB } else { ALICE };
         let title = format!("question {n}");
         let asked = park_turn(&title);
-        let (parked, _) = service.park(&first, &user(who), &asked).await.unwrap();
+        let (parked, _) = service
+            .park(&first, &user(who), &asked, &actor(who))
+            .await
+            .unwrap();
         assert!(parked.is_ok(), "park {n}: {parked:?}");
         expected.push(asked.to_message(&user(who)));
         let text = format!("answer {n}");
-        let (answered, _) = service.answer(&first, &user(who), &text).await.unwrap();
+        let (answered, _) = service
+            .answer(&first, &user(who), &text, &actor(who))
+            .await
+            .unwrap();
         let permitted = answered.permitted().cloned().unwrap();
         expected.push(ask_user_answer_message(
             &user(who),

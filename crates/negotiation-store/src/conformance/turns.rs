@@ -10,7 +10,7 @@ use index_negotiation::{
 use crate::{CloseReason, NegotiationStore, Negotiations, RecordStatus, UserId};
 
 use super::fixtures::{
-    ALICE, BOB, answer, id, open, park, play, rejection, resume, state, turn, user,
+    ALICE, BOB, answer, host, id, open, park, play, rejection, resume, state, turn, user,
 };
 
 /// Permitted turns land at their index for the acting seat, the turn passes.
@@ -188,7 +188,7 @@ pub async fn missing_negotiations_are_not_found<S: NegotiationStore>(store: S) {
     );
     assert_eq!(
         store
-            .close_negotiation(&missing, CloseReason::Passed)
+            .close_negotiation(&missing, CloseReason::Passed, &host())
             .await
             .unwrap(),
         None
@@ -260,7 +260,7 @@ pub async fn closed_negotiations_refuse_everything<S: NegotiationStore>(store: S
     let passed = open(&store, 1).await;
     play(&store, &passed, &[(ALICE, Propose)]).await;
     let summary = store
-        .close_negotiation(&passed, CloseReason::Passed)
+        .close_negotiation(&passed, CloseReason::Passed, &host())
         .await
         .unwrap()
         .unwrap();
@@ -285,7 +285,7 @@ pub async fn closed_negotiations_refuse_everything<S: NegotiationStore>(store: S
     let expired = open(&store, 2).await;
     play(&store, &expired, &[(ALICE, Decline)]).await;
     let summary = store
-        .close_negotiation(&expired, CloseReason::Expired)
+        .close_negotiation(&expired, CloseReason::Expired, &host())
         .await
         .unwrap()
         .unwrap();
@@ -297,7 +297,7 @@ pub async fn closed_negotiations_refuse_everything<S: NegotiationStore>(store: S
     let agreed = open(&store, 3).await;
     play(&store, &agreed, &[(ALICE, Propose), (BOB, Accept)]).await;
     let summary = store
-        .close_negotiation(&agreed, CloseReason::Passed)
+        .close_negotiation(&agreed, CloseReason::Passed, &host())
         .await
         .unwrap()
         .unwrap();

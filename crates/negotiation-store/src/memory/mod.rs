@@ -19,6 +19,7 @@ use index_negotiation::{
     NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 
+use crate::audit::{Actor, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite};
 use crate::error::StoreError;
 use crate::host_state::{HostStateStore, Room, SigningKey, TaskRecord};
 use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, Revocation, UnixTime};
@@ -50,6 +51,9 @@ struct Inner {
     keys_version: AtomicU64,
     shared: Mutex<Shared>,
     interactions: Mutex<interactions::Interactions>,
+    /// The audit record, oldest first. Appended to while a commit holds its
+    /// negotiation's lock, and never held while another lock is taken.
+    audit: Mutex<Vec<AuditEntry>>,
 }
 
 /// What hosts share between requests (see [`HostStateStore`]).
@@ -189,14 +193,31 @@ impl MemoryStore {
         Ok(())
     }
 
+    /// Appends `write` to the audit record.
+    fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+        let mut audit = self.inner.audit.lock().map_err(|_| poisoned())?;
+        let seq = audit.last().map_or(1, |last| last.seq + 1);
+        audit.push(AuditEntry {
+            seq,
+            at: UnixTime::now(),
+            step: write.step,
+            negotiation: Some(write.negotiation.clone()),
+            user: write.user.cloned(),
+            detail: write.detail.map(str::to_owned),
+            actor: write.actor.clone(),
+        });
+        Ok(())
+    }
+
     /// One commit: `decide` on the record's round view under its lock, and
     /// `apply` on a permitted decision (which may answer another decision
-    /// instead, applying nothing); then the indexes follow the change. An
-    /// applied commit hands back the negotiation as it left it, read under
-    /// the same lock.
+    /// instead, applying nothing); then `audit` is appended, still under
+    /// the lock, and the indexes follow the change. An applied commit hands
+    /// back the negotiation as it left it, read under the same lock.
     fn commit<T, R>(
         &self,
         id: &OpportunityId,
+        audit: AuditWrite<'_>,
         decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
         apply: impl FnOnce(&mut Record, &T) -> Option<Decision<T, R>>,
     ) -> Result<(Decision<T, R>, Option<Committed>), StoreError> {
@@ -210,6 +231,7 @@ impl MemoryStore {
                 Decision::Permitted(permitted) => match apply(&mut record, permitted) {
                     Some(instead) => (instead, None, None),
                     None => {
+                        self.append_audit(audit)?;
                         let moved = self.touch(&mut record);
                         let after = Committed {
                             summary: record.summary(),
@@ -260,10 +282,12 @@ impl NegotiationStore for MemoryStore {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &NegotiationTurn,
+        actor: &Actor,
         decide: TurnDecider,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
+            AuditWrite::turn(id, user_id, turn, actor),
             |state| decide(state, user_id, turn),
             |record, permitted| {
                 if permitted.turn_index != record.state.turns.len() {
@@ -284,10 +308,12 @@ impl NegotiationStore for MemoryStore {
         &self,
         id: &OpportunityId,
         user_id: &UserId,
+        actor: &Actor,
         decide: ResumeDecider,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
+            AuditWrite::by_seat(AuditStep::Resumed, id, user_id, actor),
             |state| decide(state, user_id),
             |record, permitted| {
                 record.state.apply_resume(permitted);
@@ -301,10 +327,12 @@ impl NegotiationStore for MemoryStore {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &AskUserTurn,
+        actor: &Actor,
         decide: ParkDecider,
     ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
+            AuditWrite::by_seat(AuditStep::Parked, id, user_id, actor),
             |state| decide(state, user_id),
             |record, permitted| {
                 record
@@ -321,10 +349,12 @@ impl NegotiationStore for MemoryStore {
         id: &OpportunityId,
         user_id: &UserId,
         answer: &str,
+        actor: &Actor,
         decide: AnswerDecider,
     ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
+            AuditWrite::by_seat(AuditStep::Answered, id, user_id, actor),
             |state| decide(state, user_id, answer),
             |record, permitted| {
                 let title = record
@@ -341,7 +371,11 @@ impl NegotiationStore for MemoryStore {
         )
     }
 
-    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
+    async fn insert_negotiation(
+        &self,
+        negotiation: &OpenNegotiation,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
         let mut map = self.inner.negotiations.write().map_err(|_| poisoned())?;
         if map.by_id.contains_key(&negotiation.opportunity_id) {
             return Ok(false);
@@ -372,6 +406,7 @@ impl NegotiationStore for MemoryStore {
             to: seq,
         };
         map.reindex(&record, &opened);
+        self.append_audit(AuditWrite::opened(negotiation, actor))?;
         Ok(true)
     }
 
@@ -404,6 +439,7 @@ impl NegotiationStore for MemoryStore {
         &self,
         id: &OpportunityId,
         reason: CloseReason,
+        actor: &Actor,
     ) -> Result<Option<NegotiationSummary>, StoreError> {
         let Some(shared) = self.record(id)? else {
             return Ok(None);
@@ -416,6 +452,7 @@ impl NegotiationStore for MemoryStore {
             }
             record.state.awaiting_user_id = None;
             record.status = reason.status();
+            self.append_audit(AuditWrite::closed(id, reason, actor))?;
             let moved = self.touch(&mut record);
             (record.summary(), moved)
         };
@@ -464,6 +501,19 @@ impl NegotiationStore for MemoryStore {
         id: &OpportunityId,
     ) -> Result<Vec<NegotiationMessage>, StoreError> {
         self.with_record(id, Vec::new(), |record| record.messages.clone())
+    }
+}
+
+#[async_trait]
+impl AuditStore for MemoryStore {
+    async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError> {
+        let audit = self.inner.audit.lock().map_err(|_| poisoned())?;
+        Ok(audit
+            .iter()
+            .filter(|entry| filter.passes(entry))
+            .take(filter.page_size())
+            .cloned()
+            .collect())
     }
 }
 

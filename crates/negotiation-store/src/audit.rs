@@ -1,0 +1,303 @@
+//! The audit record: who took which step, when, and in which request.
+//!
+//! A backend appends one [`AuditEntry`] for every step a commit applies, in
+//! the commit's own transaction: a step is never on record without having
+//! happened, nor the other way round. A refused commit writes nothing, so
+//! it leaves no entry. The record is append-only: nothing in the port
+//! changes or removes an entry.
+//!
+//! An entry names the step, never its words: no turn message, question or
+//! answer is kept here, so the record shows nothing beyond what the
+//! negotiation's own views show, and no secret (a key is named by its
+//! public id).
+
+use async_trait::async_trait;
+use serde::Serialize;
+
+use index_negotiation::{NegotiationTurn, OpportunityId, UserId};
+
+use crate::error::StoreError;
+use crate::keys::UnixTime;
+use crate::model::{CloseReason, OpenNegotiation};
+
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// How the actor of a step was authenticated.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ActorKind {
+        /// An agent's API key.
+        AgentKey = "agent_key",
+        /// A host's API key.
+        HostKey = "host_key",
+        /// An OAuth access token a person's approval made.
+        OAuth = "oauth",
+        /// A person's browser session.
+        Session = "session",
+        /// Someone with the store itself and no key: the `index` tool, or
+        /// a program using the store directly.
+        Operator = "operator",
+    }
+}
+
+/// Who took a step: how they were authenticated, the public id of the key
+/// they presented, and the id of the request that carried it.
+///
+/// ```
+/// use index_negotiation_store::{Actor, ActorKind};
+/// let actor = Actor::new(ActorKind::AgentKey, Some("k_7f3a".to_owned()), Some("req-1".to_owned()));
+/// assert_eq!(actor.key_id(), Some("k_7f3a"));
+/// assert_eq!(Actor::operator().kind(), ActorKind::Operator);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Actor {
+    kind: ActorKind,
+    #[serde(rename = "keyId", skip_serializing_if = "Option::is_none")]
+    key_id: Option<String>,
+    #[serde(rename = "requestId", skip_serializing_if = "Option::is_none")]
+    request_id: Option<String>,
+}
+
+/// The most characters an actor's key id or request id keeps: what is
+/// longer is cut, so one caller cannot grow the record without bound.
+pub const ACTOR_FIELD_LIMIT: usize = 128;
+
+impl Actor {
+    /// An actor; a key id or request id longer than
+    /// [`ACTOR_FIELD_LIMIT`] characters is cut there.
+    pub fn new(kind: ActorKind, key_id: Option<String>, request_id: Option<String>) -> Self {
+        let cut = |text: String| match text.char_indices().nth(ACTOR_FIELD_LIMIT) {
+            Some((end, _)) => text[..end].to_owned(),
+            None => text,
+        };
+        Actor {
+            kind,
+            key_id: key_id.map(cut),
+            request_id: request_id.map(cut),
+        }
+    }
+
+    /// Someone with the store itself, with no key and no request.
+    pub fn operator() -> Self {
+        Actor::new(ActorKind::Operator, None, None)
+    }
+
+    /// How the actor was authenticated.
+    pub fn kind(&self) -> ActorKind {
+        self.kind
+    }
+
+    /// The public id of the key the actor presented, if any.
+    pub fn key_id(&self) -> Option<&str> {
+        self.key_id.as_deref()
+    }
+
+    /// The id of the request that carried the step, if any.
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+}
+
+index_js::wire_enum! {
+    crate index_negotiation_store;
+    /// A step the record keeps.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum AuditStep {
+        /// A negotiation was opened.
+        Opened = "opened",
+        /// A seat took a turn (the entry's detail is its action).
+        Turn = "turn",
+        /// A seat resumed a paused negotiation.
+        Resumed = "resumed",
+        /// A seat's agent parked on a question for its person.
+        Parked = "parked",
+        /// The person answered, resuming the negotiation.
+        Answered = "answered",
+        /// The negotiation was closed from outside the rules (the entry's
+        /// detail is the reason).
+        Closed = "closed",
+    }
+}
+
+/// A step as a commit appends it: everything but its place in the record
+/// and its time, which the backend gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditWrite<'a> {
+    /// What was done.
+    pub step: AuditStep,
+    /// The negotiation it was done to.
+    pub negotiation: &'a OpportunityId,
+    /// The person it was done for: the acting seat's (the initiator's for
+    /// an opening), or `None` for a close.
+    pub user: Option<&'a UserId>,
+    /// A word more, as [`AuditStep`] says: a turn's action, a close's
+    /// reason.
+    pub detail: Option<&'static str>,
+    /// Who did it.
+    pub actor: &'a Actor,
+}
+
+impl<'a> AuditWrite<'a> {
+    /// `step`, done by `actor` for `user`'s seat.
+    pub fn by_seat(
+        step: AuditStep,
+        negotiation: &'a OpportunityId,
+        user: &'a UserId,
+        actor: &'a Actor,
+    ) -> Self {
+        AuditWrite {
+            step,
+            negotiation,
+            user: Some(user),
+            detail: None,
+            actor,
+        }
+    }
+
+    /// `user`'s turn, its action the detail.
+    pub fn turn(
+        negotiation: &'a OpportunityId,
+        user: &'a UserId,
+        turn: &NegotiationTurn,
+        actor: &'a Actor,
+    ) -> Self {
+        AuditWrite {
+            detail: Some(turn.action.as_str()),
+            ..AuditWrite::by_seat(AuditStep::Turn, negotiation, user, actor)
+        }
+    }
+
+    /// The opening of `negotiation`, for its initiator.
+    pub fn opened(negotiation: &'a OpenNegotiation, actor: &'a Actor) -> Self {
+        AuditWrite::by_seat(
+            AuditStep::Opened,
+            &negotiation.opportunity_id,
+            &negotiation.initiator.user_id,
+            actor,
+        )
+    }
+
+    /// A close for `reason`, the reason the detail.
+    pub fn closed(negotiation: &'a OpportunityId, reason: CloseReason, actor: &'a Actor) -> Self {
+        AuditWrite {
+            step: AuditStep::Closed,
+            negotiation,
+            user: None,
+            detail: Some(reason.as_str()),
+            actor,
+        }
+    }
+}
+
+/// One entry of the record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AuditEntry {
+    /// Its place in the record: later entries have larger numbers.
+    pub seq: u64,
+    /// When it was written.
+    pub at: UnixTime,
+    /// What was done.
+    pub step: AuditStep,
+    /// The negotiation it was done to.
+    pub negotiation: Option<OpportunityId>,
+    /// The person it was done for.
+    pub user: Option<UserId>,
+    /// A word more, as [`AuditStep`] says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Who did it.
+    pub actor: Actor,
+}
+
+/// The most entries one read of the record returns.
+pub const AUDIT_PAGE_LIMIT: usize = 1000;
+
+/// Which entries a read of the record returns: those every set field
+/// matches, oldest first, from after `after`, at most `limit` (capped at
+/// [`AUDIT_PAGE_LIMIT`]).
+///
+/// ```
+/// use index_negotiation_store::{AuditFilter, AuditStep};
+/// let mut filter = AuditFilter::default();
+/// filter.step = Some(AuditStep::Answered);
+/// assert_eq!(filter.page_size(), 100);
+/// filter.limit = 5_000;
+/// assert_eq!(filter.page_size(), 1000);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuditFilter {
+    /// Only steps done for this person.
+    pub user: Option<UserId>,
+    /// Only steps done to this negotiation.
+    pub negotiation: Option<OpportunityId>,
+    /// Only this step.
+    pub step: Option<AuditStep>,
+    /// Only entries written at or after this time.
+    pub since: Option<UnixTime>,
+    /// Only entries written before this time.
+    pub until: Option<UnixTime>,
+    /// Only entries after this one: the last `seq` of the previous page.
+    pub after: Option<u64>,
+    /// The most entries to return.
+    pub limit: usize,
+}
+
+impl Default for AuditFilter {
+    fn default() -> Self {
+        AuditFilter {
+            user: None,
+            negotiation: None,
+            step: None,
+            since: None,
+            until: None,
+            after: None,
+            limit: 100,
+        }
+    }
+}
+
+impl AuditFilter {
+    /// How many entries a page holds at most.
+    pub fn page_size(&self) -> usize {
+        self.limit.min(AUDIT_PAGE_LIMIT)
+    }
+
+    /// Whether `entry` passes the filter (the page bounds aside), as a
+    /// backend without a query language applies it.
+    pub fn passes(&self, entry: &AuditEntry) -> bool {
+        self.user
+            .as_ref()
+            .is_none_or(|user| entry.user.as_ref() == Some(user))
+            && self
+                .negotiation
+                .as_ref()
+                .is_none_or(|id| entry.negotiation.as_ref() == Some(id))
+            && self.step.is_none_or(|step| entry.step == step)
+            && self.since.is_none_or(|since| entry.at >= since)
+            && self.until.is_none_or(|until| entry.at < until)
+            && self.after.is_none_or(|after| entry.seq > after)
+    }
+}
+
+/// Reading the audit record. Writing it is the commits' part (see
+/// [`NegotiationStore`](crate::NegotiationStore)).
+#[async_trait]
+pub trait AuditStore: Send + Sync {
+    /// The entries `filter` passes, oldest first.
+    async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError>;
+}
+
+macro_rules! forward_audit {
+    ($($pointer:ty),*) => {$(
+        #[async_trait]
+        impl<S: AuditStore + ?Sized> AuditStore for $pointer {
+            async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError> {
+                (**self).list_audit(filter).await
+            }
+        }
+    )*};
+}
+
+forward_audit!(std::sync::Arc<S>, Box<S>, &S);
