@@ -8,8 +8,8 @@ use index_negotiation::{
     NegotiationState, NegotiationTurn, SeatStanding, round_numbers,
 };
 use index_negotiation_store::{
-    CloseReason, ListFilter, NegotiationStore, NegotiationSummary, Negotiations, OpenDecision,
-    OpenNegotiation, OpportunityId, Refusal, Seat, UserId,
+    Actor, CloseReason, ListFilter, NegotiationStore, NegotiationSummary, Negotiations,
+    OpenDecision, OpenNegotiation, OpportunityId, Refusal, Seat, UserId,
 };
 
 use crate::cli::OpenArgs;
@@ -87,7 +87,10 @@ pub(crate) async fn open(session: &Session, opening: Opening) -> Result<Opportun
         responder: opening.responder,
         eligible: true,
     };
-    let decision = session.negotiations.open(&request).await?;
+    let decision = session
+        .negotiations
+        .open(&request, &Actor::operator())
+        .await?;
     match decision {
         OpenDecision::Opened { negotiation } => {
             let changed = Changed { negotiation };
@@ -289,7 +292,10 @@ pub(crate) async fn turn(
 > {
     let turn = NegotiationTurn::new(action, message).normalized();
     let length = index_js::utf16_len(&turn.message);
-    let (decision, _) = session.negotiations.execute(id, user, turn).await?;
+    let (decision, _) = session
+        .negotiations
+        .execute(id, user, turn, &Actor::operator())
+        .await?;
     match &decision {
         Decision::Permitted(permitted) => {
             session.out.json(&decision);
@@ -339,7 +345,10 @@ pub(crate) async fn resume(
     id: &OpportunityId,
     user: &UserId,
 ) -> Result<(), Failure> {
-    let (decision, _) = session.negotiations.resume(id, user).await?;
+    let (decision, _) = session
+        .negotiations
+        .resume(id, user, &Actor::operator())
+        .await?;
     match &decision {
         Decision::Permitted(permitted) => {
             session.out.json(&decision);
@@ -563,7 +572,7 @@ pub(crate) async fn close(
 ) -> Result<(), Failure> {
     let closed = session
         .store()
-        .close_negotiation(id, reason)
+        .close_negotiation(id, reason, &Actor::operator())
         .await?
         .ok_or_else(Failure::not_found)?;
     let closed = Changed {

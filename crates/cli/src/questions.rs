@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use index_negotiation_store::{
-    DeliveryReport, Negotiations, OpportunityId, QuestionLoopSettings, RefOutcome, UserId,
+    Actor, DeliveryReport, Negotiations, OpportunityId, QuestionLoopSettings, RefOutcome, UserId,
 };
 use index_question_block::parse_question_message;
 use index_stall_gap::{
@@ -100,7 +100,16 @@ pub(crate) async fn park(
         session.negotiations.store(),
         question_loop_settings(args.ask_rounds_cap),
     );
-    let parked = match park_negotiation(&negotiations, id, user, &request, &author).await {
+    let parked = match park_negotiation(
+        &negotiations,
+        id,
+        user,
+        &request,
+        &author,
+        &Actor::operator(),
+    )
+    .await
+    {
         Ok(parked) => parked,
         Err(ParkError::NotFound) => return Err(Failure::not_found()),
         Err(ParkError::Store(err)) => return Err(err.into()),
@@ -177,7 +186,7 @@ pub(crate) async fn answer(
     let parsed = crate::question_block::read_message(&body)?;
     let report = session
         .negotiations
-        .deliver_answers(user, &parsed.block, answers)
+        .deliver_answers(user, &parsed.block, answers, &Actor::operator())
         .await;
     let out = session.out;
     out.json(&report);

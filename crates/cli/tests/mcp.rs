@@ -44,6 +44,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
+use index_negotiation_store::Actor;
 use index_test_support::openai_server::{Fake, Reply, gap};
 
 /// Runs the script `name` (in `tests/`) with `program` (a Python or a
@@ -556,7 +557,12 @@ async fn park_on_hostile_question(db: &str, id: &str) {
         .await
         .unwrap();
     let (parked, _) = index_negotiation_store::Negotiations::new(&store)
-        .park(&id.parse().unwrap(), &"dana".parse().unwrap(), &turn)
+        .park(
+            &id.parse().unwrap(),
+            &"dana".parse().unwrap(),
+            &turn,
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     assert!(parked.is_ok(), "{parked:?}");

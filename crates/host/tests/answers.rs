@@ -23,6 +23,7 @@ use index_negotiation_store::{
 };
 use index_question_block::{QuestionBlock, QuestionBlockQuestion};
 
+use index_negotiation_store::Actor;
 use support::stall_and_park;
 
 async fn deliver_answers(
@@ -32,7 +33,7 @@ async fn deliver_answers(
     answers: &[(usize, String)],
 ) -> DeliveryReport {
     Negotiations::new(store)
-        .deliver_answers(person, block, answers)
+        .deliver_answers(person, block, answers, &Actor::operator())
         .await
 }
 
@@ -62,12 +63,15 @@ async fn parked(count: usize) -> MemoryStore {
         };
         let opportunity = OpportunityId::parse(id(n)).unwrap();
         service
-            .open(&OpenNegotiation {
-                opportunity_id: opportunity.clone(),
-                initiator: seat("dana"),
-                responder: seat("sam"),
-                eligible: true,
-            })
+            .open(
+                &OpenNegotiation {
+                    opportunity_id: opportunity.clone(),
+                    initiator: seat("dana"),
+                    responder: seat("sam"),
+                    eligible: true,
+                },
+                &Actor::operator(),
+            )
             .await
             .unwrap();
         stall_and_park(&store, &opportunity, "dana").await;

@@ -31,6 +31,7 @@ use std::time::Instant;
 use index_negotiation::{
     Decision, NegotiationAction, NegotiationTurn, OpportunityStatus, TurnPermitted,
 };
+use index_negotiation_store::Actor;
 use index_negotiation_store::{
     NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat,
 };
@@ -69,14 +70,17 @@ async fn fresh(url: &str, name: &str, clients: u32) -> PostgresStore {
             intent_id: format!("{user}-intent").parse().unwrap(),
         };
         service
-            .open(&OpenNegotiation {
-                opportunity_id: format!("00000000-0000-4000-8000-{client:012x}")
-                    .parse()
-                    .unwrap(),
-                initiator: seat("alice"),
-                responder: seat("bob"),
-                eligible: true,
-            })
+            .open(
+                &OpenNegotiation {
+                    opportunity_id: format!("00000000-0000-4000-8000-{client:012x}")
+                        .parse()
+                        .unwrap(),
+                    initiator: seat("alice"),
+                    responder: seat("bob"),
+                    eligible: true,
+                },
+                &Actor::operator(),
+            )
             .await
             .unwrap();
     }
@@ -106,7 +110,13 @@ async fn store_rate(url: &str, clients: u32) -> f64 {
                         },
                     );
                     let (decision, _) = store
-                        .commit_turn(&id, &"alice".parse().unwrap(), &turn, decide)
+                        .commit_turn(
+                            &id,
+                            &"alice".parse().unwrap(),
+                            &turn,
+                            &Actor::operator(),
+                            decide,
+                        )
                         .await
                         .unwrap();
                     assert!(decision.is_ok());

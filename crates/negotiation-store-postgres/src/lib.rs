@@ -37,11 +37,13 @@
 //! | `store` | each operation as one transaction, the row `FOR UPDATE` |
 //! | `rows` | PostgreSQL's rows handed to the row kit, and a listing's page in SQL |
 //! | `keys` | the API keys |
+//! | `audit` | reading the audit record (the commits in `store` append to it) |
 //! | `listen` | the `LISTEN` feeds of negotiation and key changes |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `interactions` | the interactions a host provides, each response command decided under the person's advisory lock |
 //! | `error` | PostgreSQL's errors as the port's: `ServerError`, and which failures are worth a retry |
 
+mod audit;
 mod error;
 mod host_state;
 mod interactions;

@@ -7,7 +7,7 @@ use index_negotiation_store::StoreError;
 use crate::error::{pg_error, pool_error};
 
 /// Numbered migrations; a database at version N has run the first N.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_api_keys.sql"),
     include_str!("../migrations/0003_question_loop.sql"),
@@ -16,6 +16,7 @@ const MIGRATIONS: [&str; 8] = [
     include_str!("../migrations/0006_host_state.sql"),
     include_str!("../migrations/0007_interactions.sql"),
     include_str!("../migrations/0008_oauth_keys.sql"),
+    include_str!("../migrations/0009_audit.sql"),
 ];
 
 /// The schema version this build writes and understands.

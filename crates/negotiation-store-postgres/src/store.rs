@@ -14,9 +14,9 @@ use index_negotiation::{
 };
 use index_negotiation_store::sql_rows::{Locked, Turns, message_parts_text};
 use index_negotiation_store::{
-    AnswerDecider, ChangeFeed, CloseReason, Committed, ListFilter, NegotiationPage,
-    NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+    Actor, AnswerDecider, AuditStep, AuditWrite, ChangeFeed, CloseReason, Committed, ListFilter,
+    NegotiationPage, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
+    ParkDecider, RecordStatus, ResumeDecider, StoreError, TurnDecider, UnixTime, UserId,
 };
 
 use crate::PostgresStore;
@@ -168,6 +168,7 @@ async fn commit_turn_once(
     id: &OpportunityId,
     user_id: &UserId,
     turn: &NegotiationTurn,
+    actor: &Actor,
     slot: &mut Option<TurnDecider>,
 ) -> Result<(NegotiationDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
@@ -181,12 +182,16 @@ async fn commit_turn_once(
     let index = i32::try_from(permitted.turn_index).unwrap_or(i32::MAX);
     let outcome = permitted.outcome.map(NegotiationOutcome::as_str);
     let status = RecordStatus::from(permitted.opportunity_status).as_str();
-    // The turn and the negotiation's new state in one statement, one round
-    // trip; a taken index fails the whole statement, applying neither.
+    // The turn, its audit entry and the negotiation's new state in one
+    // statement, one round trip; a taken index fails the whole statement,
+    // applying none of them.
+    let audit = AuditWrite::turn(id, user_id, turn, actor);
     let apply = tx
         .prepare_cached(
             "WITH turn AS (INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
-             VALUES ($4, $5, $6, $7, $8)) \
+             VALUES ($4, $5, $6, $7, $8)), \
+             audit AS (INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
+             VALUES ($10, $11, $12, $6, $7, $13, $14, $15)) \
              UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
              settled = settled OR $2::text IS NOT NULL, status = $3, turn_count = $5 + 1, \
              window_start = CASE WHEN $9 THEN round_start ELSE window_start END, \
@@ -208,6 +213,12 @@ async fn commit_turn_once(
                 &turn.action.as_str(),
                 &turn.message,
                 &permitted.round_ended.is_some(),
+                &UnixTime::now().to_stored(),
+                &audit.step.as_str(),
+                &id.as_str(),
+                &audit.actor.kind().as_str(),
+                &audit.actor.key_id(),
+                &audit.actor.request_id(),
             ],
         )
         .await;
@@ -228,6 +239,7 @@ async fn commit_resume_once(
     store: &PostgresStore,
     id: &OpportunityId,
     user_id: &UserId,
+    actor: &Actor,
     slot: &mut Option<ResumeDecider>,
 ) -> Result<(NegotiationResumeDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
@@ -250,6 +262,12 @@ async fn commit_resume_once(
     )
     .await
     .map_err(|err| final_error(pg_error(err)))?;
+    append_audit(
+        &tx,
+        AuditWrite::by_seat(AuditStep::Resumed, id, user_id, actor),
+    )
+    .await
+    .map_err(final_error)?;
     tx.commit()
         .await
         .map_err(|err| final_error(pg_error(err)))?;
@@ -277,6 +295,37 @@ async fn append(
     Ok(())
 }
 
+/// Appends `write` to the audit record, in the transaction of the step it
+/// records.
+pub(crate) async fn append_audit(
+    tx: &Transaction<'_>,
+    write: AuditWrite<'_>,
+) -> Result<(), StoreError> {
+    let append = tx
+        .prepare_cached(
+            "INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .await
+        .map_err(pg_error)?;
+    tx.execute(
+        &append,
+        &[
+            &UnixTime::now().to_stored(),
+            &write.step.as_str(),
+            &write.negotiation.as_str(),
+            &write.user.map(UserId::as_str),
+            &write.detail,
+            &write.actor.kind().as_str(),
+            &write.actor.key_id(),
+            &write.actor.request_id(),
+        ],
+    )
+    .await
+    .map_err(pg_error)?;
+    Ok(())
+}
+
 /// A failure once `decide` has run: never retried.
 fn final_error(err: impl Into<StoreError>) -> Attempt {
     Attempt::Final(err.into())
@@ -287,6 +336,7 @@ async fn commit_park_once(
     id: &OpportunityId,
     user_id: &UserId,
     turn: &AskUserTurn,
+    actor: &Actor,
     slot: &mut Option<ParkDecider>,
 ) -> Result<(ParkDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
@@ -310,6 +360,12 @@ async fn commit_park_once(
     )
     .await
     .map_err(|err| final_error(pg_error(err)))?;
+    append_audit(
+        &tx,
+        AuditWrite::by_seat(AuditStep::Parked, id, user_id, actor),
+    )
+    .await
+    .map_err(final_error)?;
     tx.commit()
         .await
         .map_err(|err| final_error(pg_error(err)))?;
@@ -323,6 +379,7 @@ async fn commit_answer_once(
     id: &OpportunityId,
     user_id: &UserId,
     answer: &str,
+    actor: &Actor,
     slot: &mut Option<AnswerDecider>,
 ) -> Result<(AnswerDecision, Option<Committed>), Attempt> {
     let mut client = store.client().await?;
@@ -348,6 +405,12 @@ async fn commit_answer_once(
     )
     .await
     .map_err(|err| final_error(pg_error(err)))?;
+    append_audit(
+        &tx,
+        AuditWrite::by_seat(AuditStep::Answered, id, user_id, actor),
+    )
+    .await
+    .map_err(final_error)?;
     tx.commit()
         .await
         .map_err(|err| final_error(pg_error(err)))?;
@@ -398,10 +461,11 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &NegotiationTurn,
+        actor: &Actor,
         decide: TurnDecider,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_turn_once(
-            self, id, user_id, turn, &mut slot
+            self, id, user_id, turn, actor, &mut slot
         ))
     }
 
@@ -409,10 +473,11 @@ impl NegotiationStore for PostgresStore {
         &self,
         id: &OpportunityId,
         user_id: &UserId,
+        actor: &Actor,
         decide: ResumeDecider,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_resume_once(
-            self, id, user_id, &mut slot
+            self, id, user_id, actor, &mut slot
         ))
     }
 
@@ -421,10 +486,11 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &AskUserTurn,
+        actor: &Actor,
         decide: ParkDecider,
     ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_park_once(
-            self, id, user_id, turn, &mut slot
+            self, id, user_id, turn, actor, &mut slot
         ))
     }
 
@@ -433,14 +499,19 @@ impl NegotiationStore for PostgresStore {
         id: &OpportunityId,
         user_id: &UserId,
         answer: &str,
+        actor: &Actor,
         decide: AnswerDecider,
     ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         retrying!(self, decide, |slot| commit_answer_once(
-            self, id, user_id, answer, &mut slot
+            self, id, user_id, answer, actor, &mut slot
         ))
     }
 
-    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
+    async fn insert_negotiation(
+        &self,
+        negotiation: &OpenNegotiation,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(pg_error)?;
         let id = negotiation.opportunity_id.as_str();
@@ -471,6 +542,7 @@ impl NegotiationStore for PostgresStore {
         )
         .await
         .map_err(pg_error)?;
+        append_audit(&tx, AuditWrite::opened(negotiation, actor)).await?;
         tx.commit().await.map_err(pg_error)?;
         Ok(true)
     }
@@ -511,16 +583,20 @@ impl NegotiationStore for PostgresStore {
         &self,
         id: &OpportunityId,
         reason: CloseReason,
+        actor: &Actor,
     ) -> Result<Option<NegotiationSummary>, StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(pg_error)?;
-        tx.execute(
+        let closed = tx.execute(
             "UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE $1 END, settled = true, \
              awaiting_user_id = NULL, status = $2, last_change = nextval('negotiation_changes') WHERE id = $3",
             &[&NegotiationOutcome::Closed.as_str(), &reason.status().as_str(), &id.as_str()],
         )
         .await
         .map_err(pg_error)?;
+        if closed == 1 {
+            append_audit(&tx, AuditWrite::closed(id, reason, actor)).await?;
+        }
         let summary = rows::find(&tx, id).await?.map(|stored| stored.summary);
         tx.commit().await.map_err(pg_error)?;
         Ok(summary)

@@ -21,6 +21,7 @@ use index_negotiation::NegotiationAction::{Counter, Propose};
 use index_negotiation::{
     NegotiationRejection, NegotiationState, NegotiationTurn, decide_negotiation_turn,
 };
+use index_negotiation_store::Actor;
 use index_negotiation_store::{
     NegotiationStore, Negotiations, OpenDecision, OpenNegotiation, OpportunityId, Seat, StoreError,
     UserId,
@@ -84,7 +85,10 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
             let store = alternate(&first, &second, i);
             tokio::spawn(async move {
                 Negotiations::new(store)
-                    .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a64"))
+                    .open(
+                        &request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a64"),
+                        &Actor::operator(),
+                    )
                     .await
                     .unwrap()
             })
@@ -113,7 +117,10 @@ async fn two_hosts_racing_one_opening_create_one_negotiation() {
 async fn two_hosts_racing_turns_have_one_winner_per_index() {
     let (first, second, _, _) = two_hosts().await;
     Negotiations::new(&first)
-        .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a61"))
+        .open(
+            &request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a61"),
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     for (round, (who, action)) in [
@@ -134,6 +141,7 @@ async fn two_hosts_racing_turns_have_one_winner_per_index() {
                             &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a61".parse().unwrap(),
                             &who.parse().unwrap(),
                             NegotiationTurn::new(action, format!("racer {i}")),
+                            &Actor::operator(),
                         )
                         .await
                         .unwrap()
@@ -164,7 +172,10 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
     let (store, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
     let negotiations = Negotiations::new(&store);
     negotiations
-        .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62"))
+        .open(
+            &request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62"),
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
@@ -202,6 +213,7 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
             &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62".parse().unwrap(),
             &"alice".parse().unwrap(),
             &turn,
+            &Actor::operator(),
             decide,
         )
         .await;
@@ -222,6 +234,7 @@ async fn a_connection_dropped_mid_transaction_applies_nothing() {
             &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a62".parse().unwrap(),
             &"alice".parse().unwrap(),
             NegotiationTurn::new(Propose, "lands"),
+            &Actor::operator(),
         )
         .await
         .unwrap();
@@ -234,7 +247,10 @@ async fn a_statement_timeout_is_honoured() {
     let options = PostgresOptions::default().with_statement_timeout(Duration::from_millis(300));
     let (store, url, schema) = support::fresh_store_with(options).await;
     Negotiations::new(&store)
-        .open(&request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63"))
+        .open(
+            &request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63"),
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     let mut blocker = raw(&url, &schema).await;
@@ -251,6 +267,7 @@ async fn a_statement_timeout_is_honoured() {
             &"0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a63".parse().unwrap(),
             &"alice".parse().unwrap(),
             NegotiationTurn::new(Propose, "blocked"),
+            &Actor::operator(),
         )
         .await;
     assert!(matches!(result, Err(StoreError::Backend(_))), "{result:?}");
@@ -271,7 +288,8 @@ async fn a_statement_timeout_is_honoured() {
             .execute(
                 &id,
                 &"alice".parse().unwrap(),
-                NegotiationTurn::new(Propose, "now")
+                NegotiationTurn::new(Propose, "now"),
+                &Actor::operator(),
             )
             .await
             .unwrap()
@@ -348,14 +366,19 @@ async fn the_change_feed_wakes_on_another_hosts_commit() {
         .expect("PostgreSQL has a feed");
     let service = Negotiations::new(&writer);
     let opening = request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a65");
-    service.open(&opening).await.unwrap();
+    service.open(&opening, &Actor::operator()).await.unwrap();
     tokio::time::timeout(Duration::from_secs(5), feed.recv())
         .await
         .unwrap()
         .unwrap();
     let turn = NegotiationTurn::new(Propose, "Over LISTEN.");
     let (decision, _) = service
-        .execute(&opening.opportunity_id, &"alice".parse().unwrap(), turn)
+        .execute(
+            &opening.opportunity_id,
+            &"alice".parse().unwrap(),
+            turn,
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     assert!(decision.is_ok());
@@ -371,12 +394,17 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
     let (store, url, schema) = support::fresh_store_with(PostgresOptions::default()).await;
     let service = Negotiations::new(&store);
     let opening = request("0f9b2c1e-7a3d-4e58-9b60-1c2d3e4f5a66");
-    service.open(&opening).await.unwrap();
+    service.open(&opening, &Actor::operator()).await.unwrap();
     for (who, action) in [("alice", Propose), ("bob", Counter), ("alice", Propose)] {
         let turn = NegotiationTurn::new(action, "A turn.");
         assert!(
             service
-                .execute(&opening.opportunity_id, &who.parse().unwrap(), turn)
+                .execute(
+                    &opening.opportunity_id,
+                    &who.parse().unwrap(),
+                    turn,
+                    &Actor::operator()
+                )
                 .await
                 .unwrap()
                 .0

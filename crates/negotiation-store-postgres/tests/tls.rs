@@ -9,6 +9,7 @@
 mod support;
 
 use index_negotiation::{NegotiationAction, NegotiationTurn};
+use index_negotiation_store::Actor;
 use index_negotiation_store::{Negotiations, OpenNegotiation, Seat, StoreError};
 use index_negotiation_store_postgres::{PostgresOptions, PostgresStore};
 
@@ -55,7 +56,7 @@ async fn a_trusted_server_is_used_over_tls_schema_and_all() {
         eligible: true,
     };
     assert!(matches!(
-        service.open(&opening).await.unwrap(),
+        service.open(&opening, &Actor::operator()).await.unwrap(),
         index_negotiation_store::OpenDecision::Opened { .. }
     ));
     let (decision, _) = service
@@ -63,6 +64,7 @@ async fn a_trusted_server_is_used_over_tls_schema_and_all() {
             &opening.opportunity_id,
             &"alice".parse().unwrap(),
             NegotiationTurn::new(NegotiationAction::Propose, "Over TLS."),
+            &Actor::operator(),
         )
         .await
         .unwrap();

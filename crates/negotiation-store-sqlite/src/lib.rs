@@ -61,12 +61,14 @@
 //! | `store` | each operation as one `BEGIN IMMEDIATE` transaction |
 //! | `rows` | SQLite's rows handed to the row kit, and a listing's page read one seat's index at a time |
 //! | `keys` | the API keys |
+//! | `audit` | reading the audit record (the commits in `store` append to it) |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `interactions` | the interactions a host provides, and each response command decided under the write lock |
 //! | `holders` | the other processes that have the file open (`/proc/locks`) |
 //! | `check` | `store check`'s rules: every column as the store writes it, and what ties rows, logs, records and keys together |
 //! | `error` | SQLite's errors as the port's |
 
+mod audit;
 mod check;
 mod error;
 #[cfg(unix)]

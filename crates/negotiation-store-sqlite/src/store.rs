@@ -10,9 +10,9 @@ use index_negotiation::{
 };
 use index_negotiation_store::sql_rows::{Locked, Turns, message_parts_text};
 use index_negotiation_store::{
-    AnswerDecider, ChangeFeed, CloseReason, Committed, ListFilter, NegotiationPage,
-    NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId, ParkDecider,
-    RecordStatus, ResumeDecider, StoreError, TurnDecider, UserId,
+    Actor, AnswerDecider, AuditStep, AuditWrite, ChangeFeed, CloseReason, Committed, ListFilter,
+    NegotiationPage, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
+    ParkDecider, RecordStatus, ResumeDecider, StoreError, TurnDecider, UnixTime, UserId,
 };
 
 use crate::SqliteStore;
@@ -66,12 +66,14 @@ type Applied<T, R> = Result<Option<Decision<T, R>>, StoreError>;
 
 /// One commit, in one `BEGIN IMMEDIATE` transaction: the negotiation locked
 /// and read, `decide` asked once, and `apply` run on a permitted decision
-/// with what was locked; the transaction commits only then. An applied
-/// commit hands back the negotiation as it left it, which `after` makes
-/// from what the commit decided on: nothing is read after the write.
+/// with what was locked, then `audit` appended; the transaction commits
+/// only then. An applied commit hands back the negotiation as it left it,
+/// which `after` makes from what the commit decided on: nothing is read
+/// after the write.
 fn commit_decided<T, R>(
     conn: &mut Connection,
     id: &OpportunityId,
+    audit: AuditWrite<'_>,
     decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
     apply: impl FnOnce(&Transaction<'_>, &Locked, &T) -> Applied<T, R>,
     after: impl FnOnce(&Locked, &T) -> Committed,
@@ -87,6 +89,7 @@ fn commit_decided<T, R>(
     if let Some(instead) = apply(&tx, &locked, permitted)? {
         return Ok((instead, None));
     }
+    append_audit(&tx, audit)?;
     tx.commit().map_err(sql_error)?;
     let after = after(&locked, permitted);
     Ok((decision, Some(after)))
@@ -98,8 +101,10 @@ fn commit_turn(
     id: &OpportunityId,
     user_id: &UserId,
     turn: &NegotiationTurn,
+    actor: &Actor,
     decide: TurnDecider,
 ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
+    let audit = AuditWrite::turn(id, user_id, turn, actor);
     let decide = |state: Option<&_>| decide(state, user_id, turn);
     let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &TurnPermitted| {
         let seq = locked.seq;
@@ -140,7 +145,7 @@ fn commit_turn(
         .map_err(sql_error)?;
         Ok(None)
     };
-    commit_decided(conn, id, decide, apply, |locked, permitted| {
+    commit_decided(conn, id, audit, decide, apply, |locked, permitted| {
         Committed::after_turn(&locked.summary, &locked.state, user_id, turn, permitted)
     })
 }
@@ -150,8 +155,10 @@ fn commit_resume(
     conn: &mut Connection,
     id: &OpportunityId,
     user_id: &UserId,
+    actor: &Actor,
     decide: ResumeDecider,
 ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
+    let audit = AuditWrite::by_seat(AuditStep::Resumed, id, user_id, actor);
     let decide = |state: Option<&_>| decide(state, user_id);
     let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &ResumePermitted| {
         execute(
@@ -166,7 +173,7 @@ fn commit_resume(
         .map_err(sql_error)?;
         Ok(None)
     };
-    commit_decided(conn, id, decide, apply, |locked, permitted| {
+    commit_decided(conn, id, audit, decide, apply, |locked, permitted| {
         Committed::after_resume(&locked.summary, &locked.state, permitted)
     })
 }
@@ -178,8 +185,10 @@ fn commit_park(
     id: &OpportunityId,
     user_id: &UserId,
     turn: &AskUserTurn,
+    actor: &Actor,
     decide: ParkDecider,
 ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
+    let audit = AuditWrite::by_seat(AuditStep::Parked, id, user_id, actor);
     let message = turn.to_message(user_id);
     let parts = message_parts_text(&message)?;
     let question = serde_json::to_string(&turn.ask_user.question).map_err(StoreError::backend)?;
@@ -204,7 +213,7 @@ fn commit_park(
         .map_err(sql_error)?;
         Ok(None)
     };
-    commit_decided(conn, id, decide, apply, |locked, permitted| {
+    commit_decided(conn, id, audit, decide, apply, |locked, permitted| {
         let question = &turn.ask_user.question;
         Committed::after_park(&locked.summary, &locked.state, user_id, question, permitted)
     })
@@ -217,8 +226,10 @@ fn commit_answer(
     id: &OpportunityId,
     user_id: &UserId,
     answer: &str,
+    actor: &Actor,
     decide: AnswerDecider,
 ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
+    let audit = AuditWrite::by_seat(AuditStep::Answered, id, user_id, actor);
     let decide = |state: Option<&_>| decide(state, user_id, answer);
     let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &AnswerPermitted| {
         let message = locked.answer_message(user_id, permitted);
@@ -244,7 +255,7 @@ fn commit_answer(
         .map_err(sql_error)?;
         Ok(None)
     };
-    commit_decided(conn, id, decide, apply, |locked, permitted| {
+    commit_decided(conn, id, audit, decide, apply, |locked, permitted| {
         Committed::after_answer(&locked.summary, &locked.state, permitted)
     })
 }
@@ -266,6 +277,28 @@ fn append(tx: &Transaction<'_>, seq: i64, sender_id: &str, parts: &str) -> Resul
         "INSERT INTO messages (negotiation_seq, position, sender_id, parts) VALUES (?1, \
          (SELECT coalesce(max(position) + 1, 0) FROM messages WHERE negotiation_seq = ?1), ?2, ?3)",
         params![seq, sender_id, parts],
+    )
+    .map_err(sql_error)?;
+    Ok(())
+}
+
+/// Appends `write` to the audit record, in the transaction of the step it
+/// records.
+fn append_audit(tx: &Transaction<'_>, write: AuditWrite<'_>) -> Result<(), StoreError> {
+    execute(
+        tx,
+        "INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            UnixTime::now().to_stored(),
+            write.step.as_str(),
+            write.negotiation.as_str(),
+            write.user.map(UserId::as_str),
+            write.detail,
+            write.actor.kind().as_str(),
+            write.actor.key_id(),
+            write.actor.request_id()
+        ],
     )
     .map_err(sql_error)?;
     Ok(())
@@ -302,11 +335,12 @@ impl NegotiationStore for SqliteStore {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &NegotiationTurn,
+        actor: &Actor,
         decide: TurnDecider,
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
-        let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
+        let (id, user_id, turn, actor) = (id.clone(), user_id.clone(), turn.clone(), actor.clone());
         self.pool
-            .run_write(move |conn| commit_turn(conn, &id, &user_id, &turn, decide))
+            .run_write(move |conn| commit_turn(conn, &id, &user_id, &turn, &actor, decide))
             .await
     }
 
@@ -314,11 +348,12 @@ impl NegotiationStore for SqliteStore {
         &self,
         id: &OpportunityId,
         user_id: &UserId,
+        actor: &Actor,
         decide: ResumeDecider,
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
-        let (id, user_id) = (id.clone(), user_id.clone());
+        let (id, user_id, actor) = (id.clone(), user_id.clone(), actor.clone());
         self.pool
-            .run_write(move |conn| commit_resume(conn, &id, &user_id, decide))
+            .run_write(move |conn| commit_resume(conn, &id, &user_id, &actor, decide))
             .await
     }
 
@@ -327,11 +362,12 @@ impl NegotiationStore for SqliteStore {
         id: &OpportunityId,
         user_id: &UserId,
         turn: &AskUserTurn,
+        actor: &Actor,
         decide: ParkDecider,
     ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
-        let (id, user_id, turn) = (id.clone(), user_id.clone(), turn.clone());
+        let (id, user_id, turn, actor) = (id.clone(), user_id.clone(), turn.clone(), actor.clone());
         self.pool
-            .run_write(move |conn| commit_park(conn, &id, &user_id, &turn, decide))
+            .run_write(move |conn| commit_park(conn, &id, &user_id, &turn, &actor, decide))
             .await
     }
 
@@ -340,19 +376,30 @@ impl NegotiationStore for SqliteStore {
         id: &OpportunityId,
         user_id: &UserId,
         answer: &str,
+        actor: &Actor,
         decide: AnswerDecider,
     ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
-        let (id, user_id, answer) = (id.clone(), user_id.clone(), answer.to_owned());
+        let (id, user_id, answer, actor) = (
+            id.clone(),
+            user_id.clone(),
+            answer.to_owned(),
+            actor.clone(),
+        );
         self.pool
-            .run_write(move |conn| commit_answer(conn, &id, &user_id, &answer, decide))
+            .run_write(move |conn| commit_answer(conn, &id, &user_id, &answer, &actor, decide))
             .await
     }
 
-    async fn insert_negotiation(&self, negotiation: &OpenNegotiation) -> Result<bool, StoreError> {
-        let negotiation = negotiation.clone();
+    async fn insert_negotiation(
+        &self,
+        negotiation: &OpenNegotiation,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        let (negotiation, actor) = (negotiation.clone(), actor.clone());
         self.pool
             .run_write(move |conn| {
-                let inserted = execute(conn, "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
+                let tx = begin_write(conn)?;
+                let inserted = execute(&tx, "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
                          responder_intent_id, awaiting_user_id, last_change) VALUES (?1, ?2, ?3, ?4, ?5, ?2, \
                          (SELECT coalesce(max(last_change), 0) + 1 FROM negotiations)) \
                          ON CONFLICT (id) DO NOTHING",
@@ -365,6 +412,10 @@ impl NegotiationStore for SqliteStore {
                         ],
                     )
                     .map_err(sql_error)?;
+                if inserted == 1 {
+                    append_audit(&tx, AuditWrite::opened(&negotiation, &actor))?;
+                }
+                tx.commit().map_err(sql_error)?;
                 Ok(inserted == 1)
             })
             .await
@@ -395,12 +446,13 @@ impl NegotiationStore for SqliteStore {
         &self,
         id: &OpportunityId,
         reason: CloseReason,
+        actor: &Actor,
     ) -> Result<Option<NegotiationSummary>, StoreError> {
-        let id = id.clone();
+        let (id, actor) = (id.clone(), actor.clone());
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
-                execute(&tx, concat!("UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
+                let closed = execute(&tx, concat!("UPDATE negotiations SET outcome = CASE WHEN settled THEN outcome ELSE ?1 END, settled = 1, \
                      awaiting_user_id = NULL, status = ?2, ", raise_last_change!(), " WHERE id = ?3"),
                     params![
                         NegotiationOutcome::Closed.as_str(),
@@ -409,6 +461,9 @@ impl NegotiationStore for SqliteStore {
                     ],
                 )
                 .map_err(sql_error)?;
+                if closed == 1 {
+                    append_audit(&tx, AuditWrite::closed(&id, reason, &actor))?;
+                }
                 let summary = rows::find(&tx, &id)?.map(|stored| stored.summary);
                 tx.commit().map_err(sql_error)?;
                 Ok(summary)

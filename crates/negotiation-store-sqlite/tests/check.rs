@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use index_negotiation::{NegotiationAction, NegotiationTurn};
+use index_negotiation_store::Actor;
 use index_negotiation_store::conformance::park_turn;
 use index_negotiation_store::{
     ApiKeyRecord, ApiKeyStore, CloseReason, KeyHash, KeyScope, NegotiationStore, Negotiations,
@@ -49,12 +50,15 @@ async fn open(service: &Negotiations<SqliteStore>, id: &str, seats: [(&str, &str
         intent_id: intent.parse().unwrap(),
     };
     let opened = service
-        .open(&OpenNegotiation {
-            opportunity_id: opp(id),
-            initiator: seat(seats[0]),
-            responder: seat(seats[1]),
-            eligible: true,
-        })
+        .open(
+            &OpenNegotiation {
+                opportunity_id: opp(id),
+                initiator: seat(seats[0]),
+                responder: seat(seats[1]),
+                eligible: true,
+            },
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     assert!(
@@ -71,7 +75,12 @@ async fn turn(
     message: &str,
 ) {
     let (decision, _) = service
-        .execute(&opp(id), &user(who), NegotiationTurn::new(action, message))
+        .execute(
+            &opp(id),
+            &user(who),
+            NegotiationTurn::new(action, message),
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     assert!(decision.is_ok(), "{id}: {who} {action}: {decision:?}");
@@ -103,12 +112,17 @@ async fn write_clean(path: &Path) {
     open(&service, PARKED, [("dana", "hire"), ("sam", "join")]).await;
     alternate(&service, PARKED, ["dana", "sam"], 12).await;
     let (parked, _) = service
-        .park(&opp(PARKED), &user("dana"), &park_turn("budget"))
+        .park(
+            &opp(PARKED),
+            &user("dana"),
+            &park_turn("budget"),
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     assert!(parked.is_ok(), "{parked:?}");
     let (answered, _) = service
-        .answer(&opp(PARKED), &user("dana"), " Low\n")
+        .answer(&opp(PARKED), &user("dana"), " Low\n", &Actor::operator())
         .await
         .unwrap();
     assert!(answered.is_ok(), "{answered:?}");
@@ -168,7 +182,7 @@ async fn write_clean(path: &Path) {
     )
     .await;
     store
-        .close_negotiation(&opp(CLOSED), CloseReason::Passed)
+        .close_negotiation(&opp(CLOSED), CloseReason::Passed, &Actor::operator())
         .await
         .unwrap()
         .unwrap();
@@ -670,7 +684,10 @@ async fn a_check_during_commits_sees_one_moment() {
                     let at = commits / NEGOTIATIONS;
                     let place = at % index_negotiation::NEGOTIATION_MAX_TURNS;
                     if place == 0 && at > 0 {
-                        let (resumed, _) = service.resume(&opp(id), &user("dana")).await.unwrap();
+                        let (resumed, _) = service
+                            .resume(&opp(id), &user("dana"), &Actor::operator())
+                            .await
+                            .unwrap();
                         assert!(resumed.is_ok(), "{resumed:?}");
                     }
                     let (who, action) = match place {

@@ -19,6 +19,7 @@ use index_negotiation::{
     Decision, NEGOTIATION_MAX_TURNS, NegotiationRejection, NegotiationState, NegotiationTurn,
     decide_negotiation_resume, decide_negotiation_turn,
 };
+use index_negotiation_store::Actor;
 use index_negotiation_store::{
     ListFilter, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat, StoreError,
     UserId,
@@ -57,7 +58,10 @@ async fn open_negotiation<S: NegotiationStore>(store: &S, id: &OpportunityId) {
         },
         eligible: true,
     };
-    Negotiations::new(store).open(&request).await.unwrap();
+    Negotiations::new(store)
+        .open(&request, &Actor::operator())
+        .await
+        .unwrap();
 }
 
 /// Takes the next sensible step for `who`: its turn if it has one, or a
@@ -83,13 +87,14 @@ async fn step<S: NegotiationStore>(store: &S, who: &str) -> bool {
                 &opp(),
                 &who.parse().unwrap(),
                 NegotiationTurn::new(action, "step"),
+                &Actor::operator(),
             )
             .await
             .unwrap();
         return decision.is_ok();
     }
     service
-        .resume(&opp(), &who.parse().unwrap())
+        .resume(&opp(), &who.parse().unwrap(), &Actor::operator())
         .await
         .unwrap()
         .0
@@ -150,7 +155,7 @@ async fn data_survives_dropping_and_reopening_the_store() {
         }
         let park = index_negotiation_store::conformance::park_turn("budget");
         let (parked, _) = Negotiations::new(&store)
-            .park(&opp(), &"alice".parse().unwrap(), &park)
+            .park(&opp(), &"alice".parse().unwrap(), &park, &Actor::operator())
             .await
             .unwrap();
         assert!(parked.is_ok(), "{parked:?}");
@@ -188,6 +193,7 @@ async fn two_stores_on_one_file_serialize_their_commits() {
                         &opp(),
                         &"alice".parse().unwrap(),
                         NegotiationTurn::new(Propose, format!("racer {i}")),
+                        &Actor::operator(),
                     )
                     .await
                     .unwrap()
@@ -313,6 +319,7 @@ async fn the_primary_key_reports_a_taken_index_as_raced() {
             &opp(),
             &"alice".parse().unwrap(),
             NegotiationTurn::new(Propose, "first"),
+            &Actor::operator(),
         )
         .await
         .unwrap();
@@ -349,7 +356,13 @@ async fn commit_stale(
         decide_negotiation_turn(Some(&stale), user, turn)
     });
     store
-        .commit_turn(&opp(), &"bob".parse().unwrap(), &turn, stale)
+        .commit_turn(
+            &opp(),
+            &"bob".parse().unwrap(),
+            &turn,
+            &Actor::operator(),
+            stale,
+        )
         .await
         .unwrap()
         .0
@@ -431,6 +444,7 @@ async fn opening_for_reading_writes_nothing_and_creates_nothing() {
             &opp(),
             &"bob".parse().unwrap(),
             NegotiationTurn::new(Counter, "From a reader?"),
+            &Actor::operator(),
         )
         .await;
     assert!(
@@ -566,6 +580,7 @@ async fn a_turn_log_with_a_gap_is_corrupt_not_short() {
             &opp(),
             &"bob".parse().unwrap(),
             NegotiationTurn::new(Counter, "On a broken log?"),
+            &Actor::operator(),
         )
         .await;
     assert!(
@@ -625,7 +640,10 @@ async fn take_turns(
         let id = &ids[n % ids.len()];
         let state = store.read_negotiation_state(id).await.unwrap().unwrap();
         let Some(who) = state.awaiting_user_id.clone() else {
-            let _ = service.resume(id, &"alice".parse().unwrap()).await.unwrap();
+            let _ = service
+                .resume(id, &"alice".parse().unwrap(), &Actor::operator())
+                .await
+                .unwrap();
             continue;
         };
         let Some(action) = index_negotiation::observe_negotiation(&state, &who)
@@ -637,7 +655,12 @@ async fn take_turns(
         };
         let turn = NegotiationTurn::new(action, format!("turn {n}"));
         attempts += 1;
-        match service.execute(id, &who, turn).await.unwrap().0 {
+        match service
+            .execute(id, &who, turn, &Actor::operator())
+            .await
+            .unwrap()
+            .0
+        {
             Decision::Permitted(permitted) => {
                 won += 1;
                 acknowledged(id, permitted.turn_index);
@@ -995,7 +1018,7 @@ fn question_looper(path: &str) {
             let state = store.read_negotiation_state(id).await.unwrap().unwrap();
             if let Some(owner) = state.waiting_on().cloned() {
                 let (answered, _) = service
-                    .answer(id, &owner, &format!("answer {n}"))
+                    .answer(id, &owner, &format!("answer {n}"), &Actor::operator())
                     .await
                     .unwrap();
                 if answered.is_ok() {
@@ -1008,11 +1031,19 @@ fn question_looper(path: &str) {
                     .find(|a| *a == Propose || *a == Counter);
                 if let Some(action) = action {
                     let turn = NegotiationTurn::new(action, format!("turn {n}"));
-                    service.execute(id, &who, turn).await.unwrap();
+                    service
+                        .execute(id, &who, turn, &Actor::operator())
+                        .await
+                        .unwrap();
                 }
             } else {
                 let who: UserId = if n % 2 == 0 { "alice" } else { "bob" }.parse().unwrap();
-                match service.park(id, &who, &park).await.unwrap().0 {
+                match service
+                    .park(id, &who, &park, &Actor::operator())
+                    .await
+                    .unwrap()
+                    .0
+                {
                     Decision::Permitted(permitted) => {
                         writeln!(stdout, "parked {id} {}", permitted.ask_rounds).unwrap();
                     }

@@ -37,6 +37,9 @@ index_js::wire_enum! {
         /// Someone with the store itself and no key: the `index` tool, or
         /// a program using the store directly.
         Operator = "operator",
+        /// A host on its own, with no request behind the step: one that
+        /// delivers the answer a stopped host had received.
+        Host = "host",
     }
 }
 

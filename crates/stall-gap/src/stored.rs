@@ -11,7 +11,9 @@ use async_trait::async_trait;
 use index_negotiation::{
     AskUserTurn, Decision, NegotiationOutcome, ParkDecision, ParkRejection, decide_park,
 };
-use index_negotiation_store::{NegotiationStore, Negotiations, OpportunityId, StoreError, UserId};
+use index_negotiation_store::{
+    Actor, NegotiationStore, Negotiations, OpportunityId, StoreError, UserId,
+};
 use index_question_block::{
     QuestionBlock, QuestionBlockQuestion, StructuredQuestion, serialize_question_message_checked,
 };
@@ -154,6 +156,7 @@ pub enum ParkError {
 struct CommitSink<'a, S> {
     negotiations: &'a Negotiations<S>,
     id: &'a OpportunityId,
+    actor: &'a Actor,
 }
 
 #[async_trait]
@@ -164,7 +167,7 @@ impl<S: NegotiationStore> ParkSink for CommitSink<'_, S> {
         turn: &AskUserTurn,
     ) -> Result<ParkDecision, ParkSinkError> {
         self.negotiations
-            .park(self.id, user_id, turn)
+            .park(self.id, user_id, turn, self.actor)
             .await
             .map(|(decision, _)| decision)
             .map_err(|err| ParkSinkError(Box::new(err)))
@@ -174,7 +177,7 @@ impl<S: NegotiationStore> ParkSink for CommitSink<'_, S> {
 /// Parks `id` on a question for `user`'s person, if it stalled: the end
 /// read from the store, the gap authored by `author`, checked by the safety
 /// gate, and committed under the negotiation's lock with the service's
-/// ask-round cap.
+/// ask-round cap, `actor` on the audit record as the one who parked.
 ///
 /// # Errors
 ///
@@ -186,6 +189,7 @@ pub async fn park_negotiation<S: NegotiationStore>(
     user: &UserId,
     request: &ParkRequest,
     author: &dyn StallGapAuthor,
+    actor: &Actor,
 ) -> Result<Parked, ParkError> {
     let store = negotiations.store();
     let summary = store
@@ -271,7 +275,11 @@ pub async fn park_negotiation<S: NegotiationStore>(
         ask_rounds: state.ask_rounds,
         ask_rounds_cap: cap,
     };
-    let sink = CommitSink { negotiations, id };
+    let sink = CommitSink {
+        negotiations,
+        id,
+        actor,
+    };
     let outcome = park_stalled_negotiation(&end, context, author, &sink).await;
     let message = match &outcome {
         ParkOutcome::Parked { gap, .. } => Some(

@@ -21,32 +21,37 @@ use index_interaction::{
     ElicitationResult, InteractionOutcome, InteractionRequest, InteractionRequestBinding,
     InteractionValue, elicitation_to_response, interaction_to_elicitation,
 };
-use index_negotiation_store::{NegotiationStore, Negotiations, OpportunityId, UserId};
+use index_negotiation_store::{Actor, NegotiationStore, Negotiations, OpportunityId, UserId};
 use index_question_block::StructuredQuestion;
 
 /// The MCP sessions that can show a person a form: per user, the peers of
 /// the sessions whose client advertised elicitation, newest last.
 #[derive(Default)]
 pub(crate) struct Elicitors {
-    peers: Mutex<BTreeMap<UserId, Vec<Peer<RoleServer>>>>,
+    peers: Mutex<BTreeMap<UserId, Vec<Session>>>,
 }
 
+/// One of a person's sessions, with who opened it: the actor of an answer
+/// given in it.
+type Session = (Peer<RoleServer>, Actor);
+
 impl Elicitors {
-    /// Remembers `peer` as one of `user`'s sessions, forgetting closed ones.
-    pub(crate) fn register(&self, user: &UserId, peer: Peer<RoleServer>) {
+    /// Remembers `peer` as one of `user`'s sessions, opened by `actor`,
+    /// forgetting closed ones.
+    pub(crate) fn register(&self, user: &UserId, peer: Peer<RoleServer>, actor: Actor) {
         let Ok(mut peers) = self.peers.lock() else {
             return;
         };
         let sessions = peers.entry(user.clone()).or_default();
-        sessions.retain(|peer| !peer.is_transport_closed());
-        sessions.push(peer);
+        sessions.retain(|(peer, _)| !peer.is_transport_closed());
+        sessions.push((peer, actor));
     }
 
     /// `user`'s newest open session, if any: the one they use now.
-    fn newest(&self, user: &UserId) -> Option<Peer<RoleServer>> {
+    fn newest(&self, user: &UserId) -> Option<Session> {
         let mut peers = self.peers.lock().ok()?;
         let sessions = peers.get_mut(user)?;
-        sessions.retain(|peer| !peer.is_transport_closed());
+        sessions.retain(|(peer, _)| !peer.is_transport_closed());
         sessions.last().cloned()
     }
 }
@@ -148,7 +153,7 @@ impl<S: NegotiationStore> Offer<S> {
     /// waits for the answer (at most the window) and delivers it.
     pub(crate) async fn run(self, elicitors: &Elicitors) -> Offered {
         let owner = self.form.owner();
-        let Some(peer) = elicitors.newest(owner) else {
+        let Some((peer, actor)) = elicitors.newest(owner) else {
             tracing::info!(user = ?owner.as_str(), "parked question not offered by elicitation: no open session of theirs advertised it");
             return Offered::NoClient;
         };
@@ -162,7 +167,9 @@ impl<S: NegotiationStore> Offer<S> {
                 return Offered::NoAnswer;
             }
         };
-        self.form.answered(&self.negotiations, &result).await
+        self.form
+            .answered(&self.negotiations, &result, &actor)
+            .await
     }
 }
 
@@ -230,11 +237,13 @@ impl Form {
 
     /// Reads the person's answer to this form and, when they accepted,
     /// delivers it as answers from a question message are (to every other
-    /// negotiation of theirs parked on the same question too).
+    /// negotiation of theirs parked on the same question too), `actor` the
+    /// one who answered.
     pub(crate) async fn answered<S: NegotiationStore>(
         &self,
         negotiations: &Negotiations<S>,
         result: &ElicitResult,
+        actor: &Actor,
     ) -> Offered {
         let Some(result) = read_result(result) else {
             return Offered::NoAnswer;
@@ -256,7 +265,7 @@ impl Form {
         let unblocks = self.parked_on_same_question(negotiations).await;
         let block = index_stall_gap::question_block(&self.id, &unblocks, &self.question);
         let report = negotiations
-            .deliver_answers(&self.owner, &block, &[(0, answer)])
+            .deliver_answers(&self.owner, &block, &[(0, answer)], actor)
             .await;
         Offered::Answered(report)
     }

@@ -196,6 +196,8 @@ mod tests {
             key_id: key.to_owned(),
             user_id: UserId::parse(user).unwrap(),
             scope: KeyScope::Agent,
+            kind: index_negotiation_store::ActorKind::AgentKey,
+            request_id: None,
         }
     }
 

@@ -297,7 +297,8 @@ async fn ask_in_task(
     // Delivered whole on a task of its own, even if the call's task is
     // cancelled while it commits.
     let host = host.clone();
-    tokio::spawn(async move { answer_form(&host, &form, &result).await })
+    let actor = caller.actor();
+    tokio::spawn(async move { answer_form(&host, &form, &result, &actor).await })
         .await
         .unwrap_or(Offered::NoAnswer)
 }
@@ -818,7 +819,7 @@ impl ServerHandler for NegotiatorServer {
         if request.capabilities.elicitation.is_some()
             && let Some(caller) = self.tools.caller(&context)
         {
-            McpState::of(&self.tools.host).register_elicitor(&caller.user_id, context.peer.clone());
+            McpState::of(&self.tools.host).register_elicitor(&caller, context.peer.clone());
         }
         self.negotiate_initialize(&request)
     }

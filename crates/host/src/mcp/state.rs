@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use index_negotiation_store::{OpportunityId, UserId};
+use index_negotiation_store::{Actor, OpportunityId, UserId};
 use index_question_block::StructuredQuestion;
 use index_stall_gap::ParkReport;
 
@@ -41,8 +41,9 @@ impl McpState {
     }
 
     /// Remembers an MCP session of `user`'s whose client can show forms.
-    pub(crate) fn register_elicitor(&self, user: &UserId, peer: rmcp::Peer<rmcp::RoleServer>) {
-        self.elicitors.register(user, peer);
+    pub(crate) fn register_elicitor(&self, caller: &Caller, peer: rmcp::Peer<rmcp::RoleServer>) {
+        self.elicitors
+            .register(&caller.user_id, peer, caller.actor());
     }
 
     /// The MCP tasks, as this process reaches them.
@@ -78,20 +79,21 @@ impl McpState {
         responses: Option<&rmcp::model::InputResponses>,
     ) -> Option<(Offered, Option<serde_json::Value>)> {
         let answered = input::answered(host, caller, id, request, state, responses).await?;
-        let offered = answer_form(host, &answered.form, &answered.result).await;
+        let offered = answer_form(host, &answered.form, &answered.result, &caller.actor()).await;
         tracing::info!(user = ?caller.user_id.as_str(), ?offered, "a parked question answered through input_required");
         Some((offered, answered.report))
     }
 }
 
-/// Delivers the person's answer to `form` (see `Form::answered`), and
-/// tells the host what it did.
+/// Delivers the person's answer to `form` (see `Form::answered`), given
+/// by `actor`, and tells the host what it did.
 pub(crate) async fn answer_form(
     host: &Host,
     form: &Form,
     result: &rmcp::model::ElicitResult,
+    actor: &Actor,
 ) -> Offered {
-    let offered = form.answered(host.negotiations(), result).await;
+    let offered = form.answered(host.negotiations(), result, actor).await;
     told(host, &offered);
     offered
 }

@@ -37,7 +37,9 @@ use rmcp::task_manager::current_timestamp;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use index_negotiation_store::{HostStore, OpportunityId, TaskRecord, UnixTime, UserId};
+use index_negotiation_store::{
+    Actor, ActorKind, HostStore, OpportunityId, TaskRecord, UnixTime, UserId,
+};
 use index_question_block::StructuredQuestion;
 
 use crate::mcp::elicit::{Form, Offered};
@@ -544,7 +546,10 @@ async fn take_over(host: &Host, read: Read) -> Result<(), ErrorData> {
         && let Some(form) = Form::of(&read.record.owner, &form.opportunity, &form.question)
         && let Ok(result) = serde_json::from_value::<ElicitResult>(answer.clone())
     {
-        let offered = answer_form(host, &form, &result).await;
+        // The person answered through a host that stopped: this host
+        // delivers it on its own, with no request of theirs behind it.
+        let actor = Actor::new(ActorKind::Host, None, None);
+        let offered = answer_form(host, &form, &result, &actor).await;
         tracing::info!(
             ?offered,
             "a stopped host's task: its answer delivered by another"

@@ -234,7 +234,12 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
         None => host.authenticate(token).await,
     };
     match authenticated {
-        Ok(caller) => {
+        Ok(mut caller) => {
+            caller.request_id = request
+                .headers()
+                .get(REQUEST_ID)
+                .and_then(|id| id.to_str().ok())
+                .map(str::to_owned);
             tracing::Span::current().record("user", caller.user_id.as_str());
             tracing::info!(user = ?caller.user_id.as_str(), key = %caller.key_id, "authenticated");
             if cookie.is_some() {

@@ -518,7 +518,7 @@ impl Host {
         let (decision, after) = self
             .inner
             .negotiations
-            .execute(id, &caller.user_id, turn)
+            .execute(id, &caller.user_id, turn, &caller.actor())
             .await?;
         self.inner.metrics.commit(
             "turn",
@@ -565,7 +565,11 @@ impl Host {
     #[tracing::instrument(name = "resume", skip_all, fields(negotiation = ?id.as_str()))]
     pub async fn resume(&self, caller: &Caller, id: &OpportunityId) -> Result<Resumed, HostError> {
         // The rules' `not_a_seat` answers as `NotFound` (see `turn`).
-        let (decision, after) = self.inner.negotiations.resume(id, &caller.user_id).await?;
+        let (decision, after) = self
+            .inner
+            .negotiations
+            .resume(id, &caller.user_id, &caller.actor())
+            .await?;
         self.inner.metrics.commit(
             "resume",
             decision
@@ -713,6 +717,7 @@ impl Host {
             &caller.user_id,
             request,
             author,
+            &caller.actor(),
         )
         .await
         .map_err(|err| match err {
@@ -832,7 +837,7 @@ impl Host {
         let report = self
             .inner
             .negotiations
-            .deliver_answers(&caller.user_id, block, answers)
+            .deliver_answers(&caller.user_id, block, answers, &caller.actor())
             .await;
         self.answered(&report);
         without_store_causes(report)
@@ -851,7 +856,12 @@ impl Host {
         request: &OpenNegotiation,
     ) -> Result<NegotiationSummary, HostError> {
         require_host(caller)?;
-        match self.inner.negotiations.open(request).await? {
+        match self
+            .inner
+            .negotiations
+            .open(request, &caller.actor())
+            .await?
+        {
             OpenDecision::Opened { negotiation } => {
                 self.inner.metrics.commit("open", "ok");
                 self.changed();
@@ -879,7 +889,7 @@ impl Host {
         require_host(caller)?;
         let closed = self
             .store()
-            .close_negotiation(id, reason)
+            .close_negotiation(id, reason, &caller.actor())
             .await?
             .ok_or(HostError::NotFound)?;
         self.inner.metrics.commit("close", "ok");

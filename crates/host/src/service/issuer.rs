@@ -26,7 +26,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use index_negotiation_store::{KeyScope, UserId};
+use index_negotiation_store::{ActorKind, KeyScope, UserId};
 
 use crate::service::error::HostError;
 use crate::service::keys::Caller;
@@ -230,6 +230,8 @@ impl Issuer {
             user_id,
             scope: KeyScope::Agent,
             key_id,
+            kind: ActorKind::OAuth,
+            request_id: None,
         })
     }
 

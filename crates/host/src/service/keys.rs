@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyKind, KeyScope, KeyState, Revocation,
-    StoreError, UnixTime, UserId,
+    Actor, ActorKind, ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyKind, KeyScope, KeyState,
+    Revocation, StoreError, UnixTime, UserId,
 };
 
 use crate::service::error::HostError;
@@ -46,8 +46,13 @@ pub struct Caller {
     pub user_id: UserId,
     /// What the key may do.
     pub scope: KeyScope,
-    /// The key's public id, for logs.
+    /// The key's public id, for logs and the audit record.
     pub key_id: String,
+    /// How the key was presented and came to be, for the audit record.
+    pub kind: ActorKind,
+    /// The id of the request that carries the call, when it came over
+    /// HTTP (`x-request-id`), for the audit record.
+    pub request_id: Option<String>,
 }
 
 /// What a key is made with besides its user and scope.
@@ -332,7 +337,7 @@ pub async fn authenticate(
 ) -> Result<Caller, HostError> {
     active_key(store, token, Presented::ForRequest)
         .await
-        .map(Caller::of)
+        .map(|record| Caller::of(record, Presented::ForRequest))
 }
 
 /// The caller a browser's session cookie names: as [`authenticate`], but
@@ -346,17 +351,47 @@ pub(crate) async fn authenticate_session(
 ) -> Result<Caller, HostError> {
     active_key(store, token, Presented::AsSession)
         .await
-        .map(Caller::of)
+        .map(|record| Caller::of(record, Presented::AsSession))
 }
 
 impl Caller {
-    /// Who presents `record`, an active key.
-    fn of(record: ApiKeyRecord) -> Self {
+    /// Who presents `record`, an active key, as `presented`.
+    fn of(record: ApiKeyRecord, presented: Presented) -> Self {
+        let kind = match (presented, record.kind, record.scope) {
+            (Presented::AsSession | Presented::ForSignIn, _, _) => ActorKind::Session,
+            (Presented::ForRequest, KeyKind::OAuth, _) => ActorKind::OAuth,
+            (Presented::ForRequest, _, KeyScope::Host) => ActorKind::HostKey,
+            (Presented::ForRequest, _, _) => ActorKind::AgentKey,
+        };
         Caller {
             user_id: record.user_id,
             scope: record.scope,
             key_id: record.id,
+            kind,
+            request_id: None,
         }
+    }
+
+    /// Who the audit record names for this caller's steps.
+    ///
+    /// ```
+    /// use index_host::keys::Caller;
+    /// use index_negotiation_store::{ActorKind, KeyScope};
+    /// let caller = Caller {
+    ///     user_id: "dana".parse().unwrap(),
+    ///     scope: KeyScope::Agent,
+    ///     key_id: "3f9a1c2b7d10".to_owned(),
+    ///     kind: ActorKind::AgentKey,
+    ///     request_id: Some("req-1".to_owned()),
+    /// };
+    /// assert_eq!(caller.actor().request_id(), Some("req-1"));
+    /// ```
+    pub fn actor(&self) -> Actor {
+        Actor::new(
+            self.kind,
+            Some(self.key_id.clone()),
+            self.request_id.clone(),
+        )
     }
 }
 

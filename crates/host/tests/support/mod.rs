@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use index_host::{Host, serve_with};
+use index_negotiation_store::Actor;
 use index_negotiation_store::{HostStore, KeyScope};
 use serde_json::{Value, json};
 
@@ -414,13 +415,19 @@ pub async fn stall_and_park<S: index_negotiation_store::NegotiationStore>(
                 id,
                 &who.parse().unwrap(),
                 NegotiationTurn::new(action, format!("turn {n}")),
+                &Actor::operator(),
             )
             .await
             .unwrap();
         assert!(decision.is_ok(), "turn {n}: {decision:?}");
     }
     let (parked, _) = service
-        .park(id, &parker.parse().unwrap(), &park_turn())
+        .park(
+            id,
+            &parker.parse().unwrap(),
+            &park_turn(),
+            &Actor::operator(),
+        )
         .await
         .unwrap();
     assert!(parked.is_ok(), "{parked:?}");

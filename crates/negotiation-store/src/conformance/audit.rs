@@ -142,8 +142,10 @@ pub async fn the_audit_record_is_filtered_and_paged<S: NegotiationStore + AuditS
         let store = &store;
         async move { store.list_audit(&filter).await.unwrap() }
     };
-    let mut filter = AuditFilter::default();
-    filter.negotiation = Some(second.clone());
+    let filter = AuditFilter {
+        negotiation: Some(second.clone()),
+        ..AuditFilter::default()
+    };
     let seconds = read(filter).await;
     assert_eq!(seconds.len(), 3, "{seconds:?}");
     assert!(
@@ -152,8 +154,10 @@ pub async fn the_audit_record_is_filtered_and_paged<S: NegotiationStore + AuditS
             .all(|entry| entry.negotiation.as_ref() == Some(&second))
     );
 
-    let mut filter = AuditFilter::default();
-    filter.user = Some(user(BOB));
+    let filter = AuditFilter {
+        user: Some(user(BOB)),
+        ..AuditFilter::default()
+    };
     let bobs = read(filter).await;
     assert_eq!(
         bobs.iter()
@@ -165,9 +169,11 @@ pub async fn the_audit_record_is_filtered_and_paged<S: NegotiationStore + AuditS
         ]
     );
 
-    let mut filter = AuditFilter::default();
-    filter.step = Some(AuditStep::Opened);
-    filter.negotiation = Some(first.clone());
+    let filter = AuditFilter {
+        step: Some(AuditStep::Opened),
+        negotiation: Some(first.clone()),
+        ..AuditFilter::default()
+    };
     assert_eq!(read(filter).await.len(), 1);
 
     // Pages of two, each after the last one read, cover the record once.
@@ -176,9 +182,11 @@ pub async fn the_audit_record_is_filtered_and_paged<S: NegotiationStore + AuditS
     let mut paged = Vec::new();
     let mut after = None;
     loop {
-        let mut filter = AuditFilter::default();
-        filter.limit = 2;
-        filter.after = after;
+        let filter = AuditFilter {
+            limit: 2,
+            after,
+            ..AuditFilter::default()
+        };
         let page = read(filter).await;
         let Some(last) = page.last() else { break };
         assert!(page.len() <= 2);
@@ -190,17 +198,25 @@ pub async fn the_audit_record_is_filtered_and_paged<S: NegotiationStore + AuditS
     // Time bounds: `since` keeps what is at or after it, `until` what is
     // strictly before it.
     let written = all[0].at;
-    let mut filter = AuditFilter::default();
-    filter.since = Some(UnixTime(written.0 + 3_600));
+    let filter = AuditFilter {
+        since: Some(UnixTime(written.0 + 3_600)),
+        ..AuditFilter::default()
+    };
     assert!(read(filter).await.is_empty());
-    let mut filter = AuditFilter::default();
-    filter.until = Some(written);
+    let filter = AuditFilter {
+        until: Some(written),
+        ..AuditFilter::default()
+    };
     assert!(read(filter).await.iter().all(|entry| entry.at < written));
-    let mut filter = AuditFilter::default();
-    filter.since = Some(UnixTime(0));
-    filter.until = Some(UnixTime(written.0 + 3_600));
+    let filter = AuditFilter {
+        since: Some(UnixTime(0)),
+        until: Some(UnixTime(written.0 + 3_600)),
+        ..AuditFilter::default()
+    };
     assert_eq!(read(filter).await.len(), 6);
-    let mut filter = AuditFilter::default();
-    filter.limit = 0;
+    let filter = AuditFilter {
+        limit: 0,
+        ..AuditFilter::default()
+    };
     assert!(read(filter).await.is_empty(), "a page of none holds none");
 }

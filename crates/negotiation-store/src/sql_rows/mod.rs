@@ -20,8 +20,10 @@
 //! | `keys` | an API key's row |
 //! | `host_state` | a signing key's and a task's rows |
 //! | `interactions` | an interaction's row |
+//! | `audit` | an audit entry's row, and a read's bounds as both backends bind them |
 //! | `listing` | a listing's page as a SQL backend binds it |
 
+mod audit;
 mod host_state;
 mod interactions;
 mod keys;
@@ -30,6 +32,7 @@ mod messages;
 mod negotiation;
 mod turns;
 
+pub use audit::{AUDIT_COLUMNS, AuditQuery, StoredAudit, stored_audit};
 pub use host_state::{
     StoredSigningKey, StoredTask, stored_signing_key, stored_task, version_to_stored,
 };
