@@ -10,7 +10,7 @@ use clap_complete::ArgValueCompleter;
 use index_js::WireEnum;
 use index_negotiation::NegotiationAction;
 use index_negotiation_store::{
-    CloseReason, IntentId, ListCursor, OpportunityId, StateFilter, UserId,
+    AuditStep, CloseReason, IntentId, ListCursor, OpportunityId, StateFilter, UnixTime, UserId,
 };
 
 /// The command line's definition, for completions and the man page.
@@ -73,6 +73,14 @@ pub(crate) enum Command {
     /// Create, list and revoke the API keys callers of `index serve` use.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Show the audit record: each step taken on the store's negotiations
+    /// (opened, turn, parked, answered, resumed, closed), for whom, by
+    /// whom (how they signed in, their key's id, their request's id) and
+    /// when; oldest first. `--json` writes JSON Lines, one entry a line.
+    #[command(
+        after_help = "Examples:\n  index audit --user dana\n  index audit --negotiation <ID> --json\n  index audit --step answered --since 24h"
+    )]
+    Audit(AuditArgs),
     /// Look after a store.
     #[command(subcommand)]
     Store(StoreCommand),
@@ -674,6 +682,33 @@ pub(crate) enum StoreCommand {
 /// typed value, so each name is spelled once, by its type. Ids need no
 /// such helper: they implement `FromStr`, which clap uses as it is (an id
 /// stored for the first time is checked further, by `new_user_id`).
+/// `index audit`'s filters: every one given must match.
+#[derive(Debug, Args)]
+pub(crate) struct AuditArgs {
+    /// Only steps taken for this person.
+    #[arg(long)]
+    pub(crate) user: Option<UserId>,
+    /// Only steps taken on this negotiation.
+    #[arg(long, value_name = "ID")]
+    pub(crate) negotiation: Option<OpportunityId>,
+    /// Only this step.
+    #[arg(long, value_parser = wire::<AuditStep>())]
+    pub(crate) step: Option<AuditStep>,
+    /// Only entries written at or after this moment: RFC 3339
+    /// (2026-12-01T09:00:00Z) or a duration back from now (24h, 7d).
+    #[arg(long, value_name = "TIME", value_parser = crate::audit::moment)]
+    pub(crate) since: Option<UnixTime>,
+    /// Only entries written before this moment, as `--since` takes it.
+    #[arg(long, value_name = "TIME", value_parser = crate::audit::moment)]
+    pub(crate) until: Option<UnixTime>,
+    /// At most this many entries, the oldest that match [default: all].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) limit: Option<u32>,
+    /// The store [default: $INDEX_DB, else ./index.db].
+    #[arg(long, value_name = "PATH|URL")]
+    pub(crate) db: Option<String>,
+}
+
 fn wire<T: WireEnum + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(T::NAMES)
         .try_map(|name| T::from_wire(&name).ok_or("not one of the possible values"))

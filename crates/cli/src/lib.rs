@@ -7,6 +7,7 @@
 //!
 //! | module | holds |
 //! |---|---|
+//! | `audit` | `index audit`: the audit record as a table or JSON Lines |
 //! | `cli` | the clap definition (help, an example per command), for completions and man pages too |
 //! | `complete` | negotiation ids offered while a shell completes a line (`COMPLETE=bash index`) |
 //! | `database` | `--db`/`INDEX_DB`, and the store opened for what the command does |
@@ -29,6 +30,7 @@
 #[doc = include_str!("../../../README.md")]
 struct ReadmeExamples;
 
+mod audit;
 mod cli;
 mod complete;
 mod database;
@@ -245,6 +247,7 @@ async fn run(
         }
         Command::Serve(args) => serve::serve(args, synchronous).await,
         Command::Keys(command) => serve::keys(command, synchronous, out).await,
+        Command::Audit(args) => audit::audit(args, synchronous, out).await,
         Command::Store(cli::StoreCommand::Check { db }) => {
             database::check(Database::select(db, synchronous)?, out).await
         }

@@ -33,6 +33,17 @@ impl Out {
         }
     }
 
+    /// A machine-readable value on a line of its own, as JSON Lines are
+    /// written (ignored in text mode).
+    pub(crate) fn json_line<T: Serialize>(&self, value: &T) {
+        if self.json {
+            match serde_json::to_string(value) {
+                Ok(text) => anstream::println!("{text}"),
+                Err(err) => anstream::eprintln!("error: could not write JSON: {err}"),
+            }
+        }
+    }
+
     /// A machine-readable value (ignored in text mode).
     pub(crate) fn json<T: Serialize>(&self, value: &T) {
         if self.json {

@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use index_host::{Host, HostError, HostSettings};
 use index_negotiation_store::{
-    ApiKeyRecord, HostStore, KeyKind, KeyScope, KeyState, StoreError, UnixTime, UserId,
+    Actor, ApiKeyRecord, AuditStep, HostStore, KeyKind, KeyScope, KeyState, StoreError, UnixTime,
+    UserId,
 };
 use index_negotiation_store_sqlite::Synchronous;
 
@@ -127,7 +128,7 @@ async fn serve_stdio(host: Host, key_file: Option<&std::path::Path>) -> Result<(
     let path = key_file.ok_or_else(|| Failure::Usage("--mcp-stdio needs --key-file".to_owned()))?;
     let secret = std::fs::read_to_string(path)
         .map_err(|err| Failure::Input(format!("could not read {}: {err}", path.display())))?;
-    let caller = host.authenticate(Some(secret.trim())).await?;
+    let caller = host.authenticate(Some(secret.trim()), None).await?;
     tracing::info!(user = ?caller.user_id.as_str(), "serving MCP on stdio");
     Ok(index_host::serve_stdio(host, caller).await?)
 }
@@ -440,7 +441,10 @@ pub(crate) async fn keys(
         }
         KeysCommand::Revoke { id, db } => {
             let store = store(db, synchronous, Use::Write).await?;
-            let revocation = store.revoke_api_key(&id).await?;
+            let operator = Actor::operator();
+            let revocation = store
+                .revoke_api_key(&id, AuditStep::KeyRevoked, &operator)
+                .await?;
             if !revocation.found() {
                 return Err(Failure::Usage(format!("there is no key {id:?}")));
             }
@@ -453,7 +457,7 @@ pub(crate) async fn keys(
                 .find(|key| key.id == id)
                 .and_then(|key| key.grant);
             let ended = match &grant {
-                Some(grant) => store.revoke_grant(grant).await?,
+                Some(grant) => store.revoke_grant(grant, &operator).await?,
                 None => 0,
             };
             out.json(&serde_json::json!({ "revoked": id, "grantRevoked": grant.is_some() }));

@@ -44,6 +44,7 @@ pub use serve::app::{openapi, router};
 #[cfg(feature = "conformance")]
 pub use serve::serve_conformance;
 pub use serve::{ServeSettings, serve, serve_stdio, serve_with, shutdown_signal};
+pub use service::audit::{AuditPage, AuditQuery, DEFAULT_AUDIT_PAGE};
 pub use service::authorization::AuthorizationSettings;
 pub use service::error::{Code, ErrorBody, ErrorCode, ErrorFields, HostError, refusal_status};
 pub use service::host::{Host, HostSettings};

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use index_negotiation_store::{HostStore, KeyScope, NegotiationStore, OpportunityId};
 use index_negotiation_store_sqlite::SqliteStore;
 
+use index_negotiation_store::{Actor, AuditStep};
 use support::{OPP, Running, code};
 
 async fn sqlite(dir: &tempfile::TempDir) -> Arc<dyn HostStore> {
@@ -397,7 +398,14 @@ async fn a_stranger_sees_nothing_and_a_bad_key_gets_401() {
             .status,
         200
     );
-    host.store.revoke_api_key(&revoked.record.id).await.unwrap();
+    host.store
+        .revoke_api_key(
+            &revoked.record.id,
+            AuditStep::KeyRevoked,
+            &Actor::operator(),
+        )
+        .await
+        .unwrap();
     for key in [
         None,
         Some("idx_nope"),
@@ -576,7 +584,12 @@ async fn every_status_has_the_error_shape_and_only_health_is_open() {
         index_negotiation_store::UnixTime(1_700_000_000),
     );
     expired.expires_at = Some(index_negotiation_store::UnixTime(1_700_000_060));
-    assert!(host.store.insert_api_key(&expired).await.unwrap());
+    assert!(
+        host.store
+            .insert_api_key(&expired, AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap()
+    );
     let refused = host
         .http
         .get(format!("{}/negotiations", host.base))
@@ -832,7 +845,7 @@ async fn wait_across_hosts(first_store: Arc<dyn HostStore>, second_store: Arc<dy
     let mut first = Running::start(first_store).await;
     assert_eq!(first.open(OPP).await.status, 201);
     let second = index_host::Host::new(second_store).await.unwrap();
-    let dana = second.authenticate(Some(&first.dana)).await.unwrap();
+    let dana = second.authenticate(Some(&first.dana), None).await.unwrap();
 
     let started = std::time::Instant::now();
     let path = format!("/opportunities/{OPP}/negotiation?wait=20");

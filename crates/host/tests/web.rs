@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use index_negotiation_store::{Actor, AuditStep};
 use index_negotiation_store::{MemoryStore, OpportunityId};
 use support::{OPP, Running};
 
@@ -441,7 +442,14 @@ async fn a_sign_in_that_fails_says_why() {
     let session = session_of(&sign_in(&host, &host.dana).await.2.unwrap());
     // A link revoked before it was used reads as spent too.
     let revoked = link(600).await.unwrap();
-    host.store.revoke_api_key(&revoked.record.id).await.unwrap();
+    host.store
+        .revoke_api_key(
+            &revoked.record.id,
+            AuditStep::KeyRevoked,
+            &Actor::operator(),
+        )
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let unknown = format!("idx_{}", "0".repeat(64));
     for (key, status, code) in [

@@ -3,10 +3,11 @@
 use async_trait::async_trait;
 
 use index_negotiation_store::sql_rows::{AUDIT_COLUMNS, AuditQuery, StoredAudit, stored_audit};
-use index_negotiation_store::{AuditEntry, AuditFilter, AuditStore, StoreError};
+use index_negotiation_store::{AuditEntry, AuditFilter, AuditStore, AuditWrite, StoreError};
 
 use crate::PostgresStore;
 use crate::error::pg_error;
+use crate::store::append_audit;
 
 fn entry_from_row(row: &tokio_postgres::Row) -> Result<AuditEntry, StoreError> {
     stored_audit(StoredAudit {
@@ -49,5 +50,12 @@ impl AuditStore for PostgresStore {
             .await
             .map_err(pg_error)?;
         rows.iter().map(entry_from_row).collect()
+    }
+
+    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(pg_error)?;
+        append_audit(&tx, write).await?;
+        tx.commit().await.map_err(pg_error)
     }
 }

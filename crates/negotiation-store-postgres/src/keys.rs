@@ -4,7 +4,8 @@ use async_trait::async_trait;
 
 use index_negotiation_store::sql_rows::{StoredKey, stored_key};
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, Revocation, StoreError, UnixTime,
+    Actor, ApiKeyRecord, ApiKeyStore, AuditStep, KeyChanges, KeyHash, Revocation, StoreError,
+    UnixTime,
 };
 
 use crate::PostgresStore;
@@ -30,33 +31,74 @@ fn key_from_row(row: &tokio_postgres::Row) -> Result<ApiKeyRecord, StoreError> {
     })
 }
 
+/// Runs `changed`, a statement on `api_keys` that returns the `user_id`
+/// and `id` of each key it changed (taking `params`, `$1` to `$n`), with
+/// an audit entry of `step` by `actor` appended for each, in one statement:
+/// how many keys it changed.
+async fn changed_and_audited(
+    store: &PostgresStore,
+    changed: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    step: AuditStep,
+    actor: &Actor,
+) -> Result<u64, StoreError> {
+    let first = params.len() + 1;
+    let [at, named, kind, key, request] = std::array::from_fn(|n| first + n);
+    let sql = format!(
+        "WITH changed AS ({changed} RETURNING user_id, id), \
+         audit AS (INSERT INTO audit (at, step, user_id, detail, actor_kind, key_id, request_id) \
+         SELECT ${at}::bigint, ${named}::text, user_id, id, ${kind}::text, ${key}::text, ${request}::text FROM changed) \
+         SELECT count(*) FROM changed"
+    );
+    let audit: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+        &UnixTime::now().to_stored(),
+        &step.as_str(),
+        &actor.kind().as_str(),
+        &actor.key_id(),
+        &actor.request_id(),
+    ];
+    let all: Vec<_> = params.iter().copied().chain(audit).collect();
+    let client = store.client().await?;
+    let count: i64 = client
+        .query_one(&sql, &all)
+        .await
+        .and_then(|row| row.try_get(0))
+        .map_err(pg_error)?;
+    Ok(u64::try_from(count).unwrap_or(0))
+}
+
 #[async_trait]
 impl ApiKeyStore for PostgresStore {
-    async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
-        let client = self.client().await?;
-        let inserted = client
-            .execute(
-                "INSERT INTO api_keys \
-                 (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at, \
-                  kind, grant_id, client) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING",
-                &[
-                    &key.id.as_str(),
-                    &key.hash.0.as_slice(),
-                    &key.user_id.as_str(),
-                    &key.scope.as_str(),
-                    &key.revoked,
-                    &key.name,
-                    &key.created_at.map(UnixTime::to_stored),
-                    &key.expires_at.map(UnixTime::to_stored),
-                    &key.last_used_at.map(UnixTime::to_stored),
-                    &key.kind.as_str(),
-                    &key.grant,
-                    &key.client,
-                ],
-            )
-            .await
-            .map_err(pg_error)?;
+    async fn insert_api_key(
+        &self,
+        key: &ApiKeyRecord,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        let inserted = changed_and_audited(
+            self,
+            "INSERT INTO api_keys \
+             (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at, \
+              kind, grant_id, client) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING",
+            &[
+                &key.id.as_str(),
+                &key.hash.0.as_slice(),
+                &key.user_id.as_str(),
+                &key.scope.as_str(),
+                &key.revoked,
+                &key.name,
+                &key.created_at.map(UnixTime::to_stored),
+                &key.expires_at.map(UnixTime::to_stored),
+                &key.last_used_at.map(UnixTime::to_stored),
+                &key.kind.as_str(),
+                &key.grant,
+                &key.client,
+            ],
+            step,
+            actor,
+        )
+        .await?;
         Ok(inserted == 1)
     }
 
@@ -83,19 +125,25 @@ impl ApiKeyStore for PostgresStore {
         rows.iter().map(key_from_row).collect()
     }
 
-    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
-        let client = self.client().await?;
+    async fn revoke_api_key(
+        &self,
+        id: &str,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<Revocation, StoreError> {
         // The update is the one that decides.
-        let updated = client
-            .execute(
-                "UPDATE api_keys SET revoked = true WHERE id = $1 AND NOT revoked",
-                &[&id],
-            )
-            .await
-            .map_err(pg_error)?;
+        let updated = changed_and_audited(
+            self,
+            "UPDATE api_keys SET revoked = true WHERE id = $1 AND NOT revoked",
+            &[&id],
+            step,
+            actor,
+        )
+        .await?;
         if updated == 1 {
             return Ok(Revocation::Revoked);
         }
+        let client = self.client().await?;
         let exists: bool = client
             .query_one(
                 "SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $1)",
@@ -106,15 +154,15 @@ impl ApiKeyStore for PostgresStore {
             .map_err(pg_error)?;
         Ok(Revocation::unchanged(exists))
     }
-    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
-        let client = self.client().await?;
-        client
-            .execute(
-                "UPDATE api_keys SET revoked = true WHERE grant_id = $1 AND NOT revoked",
-                &[&grant],
-            )
-            .await
-            .map_err(pg_error)
+    async fn revoke_grant(&self, grant: &str, actor: &Actor) -> Result<u64, StoreError> {
+        changed_and_audited(
+            self,
+            "UPDATE api_keys SET revoked = true WHERE grant_id = $1 AND NOT revoked",
+            &[&grant],
+            AuditStep::KeyRevoked,
+            actor,
+        )
+        .await
     }
 
     /// A feed on a connection of its own that LISTENs for the notification

@@ -313,7 +313,7 @@ pub(crate) async fn append_audit(
         &[
             &UnixTime::now().to_stored(),
             &write.step.as_str(),
-            &write.negotiation.as_str(),
+            &write.negotiation.map(OpportunityId::as_str),
             &write.user.map(UserId::as_str),
             &write.detail,
             &write.actor.kind().as_str(),

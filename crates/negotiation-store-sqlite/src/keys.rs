@@ -5,11 +5,13 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use index_negotiation_store::sql_rows::{StoredKey, stored_key};
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, Revocation, StoreError, UnixTime,
+    Actor, ApiKeyRecord, ApiKeyStore, AuditStep, AuditWrite, KeyChanges, KeyHash, Revocation,
+    StoreError, UnixTime,
 };
 
 use crate::SqliteStore;
 use crate::error::sql_error;
+use crate::store::{append_audit, begin_write};
 
 macro_rules! select_key {
     ($tail:literal) => {
@@ -38,13 +40,47 @@ fn key_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ApiKeyRecord
     }))
 }
 
+/// Appends `step` by `actor` for each key `which` (a condition on `?6`,
+/// `value`) selects, with its person and id.
+fn audit_keys(
+    conn: &Connection,
+    which: &str,
+    value: &str,
+    step: AuditStep,
+    actor: &Actor,
+) -> Result<(), StoreError> {
+    let sql = format!(
+        "INSERT INTO audit (at, step, user_id, detail, actor_kind, key_id, request_id) \
+         SELECT ?1, ?2, user_id, id, ?3, ?4, ?5 FROM api_keys WHERE {which} ORDER BY seq"
+    );
+    conn.prepare_cached(&sql)
+        .and_then(|mut insert| {
+            insert.execute(params![
+                UnixTime::now().to_stored(),
+                step.as_str(),
+                actor.kind().as_str(),
+                actor.key_id(),
+                actor.request_id(),
+                value
+            ])
+        })
+        .map_err(sql_error)?;
+    Ok(())
+}
+
 #[async_trait]
 impl ApiKeyStore for SqliteStore {
-    async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
-        let key = key.clone();
+    async fn insert_api_key(
+        &self,
+        key: &ApiKeyRecord,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        let (key, actor) = (key.clone(), actor.clone());
         self.pool
             .run_write(move |conn| {
-                let inserted = conn
+                let tx = begin_write(conn)?;
+                let inserted = tx
                     .prepare_cached(
                         "INSERT INTO api_keys \
                          (id, hash, user_id, scope, revoked, name, created_at, expires_at, last_used_at, \
@@ -68,6 +104,10 @@ impl ApiKeyStore for SqliteStore {
                         ])
                     })
                     .map_err(sql_error)?;
+                if inserted == 1 {
+                    append_audit(&tx, AuditWrite::key(step, &key.user_id, &key.id, &actor))?;
+                }
+                tx.commit().map_err(sql_error)?;
                 Ok(inserted == 1)
             })
             .await
@@ -104,21 +144,29 @@ impl ApiKeyStore for SqliteStore {
             .await
     }
 
-    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
-        let id = id.to_owned();
+    async fn revoke_api_key(
+        &self,
+        id: &str,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<Revocation, StoreError> {
+        let (id, actor) = (id.to_owned(), actor.clone());
         self.pool
             .run_write(move |conn| {
+                let tx = begin_write(conn)?;
                 // The update is the one that decides.
-                let updated = conn
+                let updated = tx
                     .execute(
                         "UPDATE api_keys SET revoked = 1 WHERE id = ?1 AND revoked = 0",
                         params![id],
                     )
                     .map_err(sql_error)?;
                 if updated == 1 {
+                    audit_keys(&tx, "id = ?6", &id, step, &actor)?;
+                    tx.commit().map_err(sql_error)?;
                     return Ok(Revocation::Revoked);
                 }
-                let exists: bool = conn
+                let exists: bool = tx
                     .query_row(
                         "SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = ?1)",
                         params![id],
@@ -130,16 +178,20 @@ impl ApiKeyStore for SqliteStore {
             .await
     }
 
-    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
-        let grant = grant.to_owned();
+    async fn revoke_grant(&self, grant: &str, actor: &Actor) -> Result<u64, StoreError> {
+        let (grant, actor) = (grant.to_owned(), actor.clone());
         self.pool
             .run_write(move |conn| {
-                let revoked = conn
+                let tx = begin_write(conn)?;
+                let step = AuditStep::KeyRevoked;
+                audit_keys(&tx, "grant_id = ?6 AND revoked = 0", &grant, step, &actor)?;
+                let revoked = tx
                     .execute(
                         "UPDATE api_keys SET revoked = 1 WHERE grant_id = ?1 AND revoked = 0",
                         params![grant],
                     )
                     .map_err(sql_error)?;
+                tx.commit().map_err(sql_error)?;
                 Ok(u64::try_from(revoked).unwrap_or(u64::MAX))
             })
             .await

@@ -284,7 +284,7 @@ fn append(tx: &Transaction<'_>, seq: i64, sender_id: &str, parts: &str) -> Resul
 
 /// Appends `write` to the audit record, in the transaction of the step it
 /// records.
-fn append_audit(tx: &Transaction<'_>, write: AuditWrite<'_>) -> Result<(), StoreError> {
+pub(crate) fn append_audit(tx: &Connection, write: AuditWrite<'_>) -> Result<(), StoreError> {
     execute(
         tx,
         "INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
@@ -292,7 +292,7 @@ fn append_audit(tx: &Transaction<'_>, write: AuditWrite<'_>) -> Result<(), Store
         params![
             UnixTime::now().to_stored(),
             write.step.as_str(),
-            write.negotiation.as_str(),
+            write.negotiation.map(OpportunityId::as_str),
             write.user.map(UserId::as_str),
             write.detail,
             write.actor.kind().as_str(),

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use index_negotiation::{NegotiationAction, NegotiationTurn};
 use index_negotiation_store::Actor;
+use index_negotiation_store::AuditStep;
 use index_negotiation_store::conformance::park_turn;
 use index_negotiation_store::{
     ApiKeyRecord, ApiKeyStore, CloseReason, KeyHash, KeyScope, NegotiationStore, Negotiations,
@@ -216,7 +217,12 @@ async fn write_clean(path: &Path) {
     // As long as a name may be: 64 characters, of two bytes each.
     agent.name = Some("é".repeat(64));
     agent.expires_at = Some(UnixTime(1_900_000_000));
-    assert!(store.insert_api_key(&agent).await.unwrap());
+    assert!(
+        store
+            .insert_api_key(&agent, AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap()
+    );
     let mut link = ApiKeyRecord::new(
         "a0b1c2d3e4f5",
         KeyHash([8; 32]),
@@ -228,7 +234,12 @@ async fn write_clean(path: &Path) {
     link.expires_at = Some(UnixTime(1_800_000_600));
     link.last_used_at = Some(UnixTime(1_800_000_100));
     link.revoked = true;
-    assert!(store.insert_api_key(&link).await.unwrap());
+    assert!(
+        store
+            .insert_api_key(&link, AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap()
+    );
     let mut host = ApiKeyRecord::new(
         "99aa88bb77cc",
         KeyHash([9; 32]),
@@ -238,7 +249,12 @@ async fn write_clean(path: &Path) {
     );
     // Made before stores kept a key's making time.
     host.created_at = None;
-    assert!(store.insert_api_key(&host).await.unwrap());
+    assert!(
+        store
+            .insert_api_key(&host, AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap()
+    );
 }
 
 /// A scratch directory with the clean store written once, copied for each

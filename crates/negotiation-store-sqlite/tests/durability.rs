@@ -20,6 +20,7 @@ use index_negotiation::{
     decide_negotiation_resume, decide_negotiation_turn,
 };
 use index_negotiation_store::Actor;
+use index_negotiation_store::AuditStep;
 use index_negotiation_store::{
     ListFilter, NegotiationStore, Negotiations, OpenNegotiation, OpportunityId, Seat, StoreError,
     UserId,
@@ -1149,14 +1150,20 @@ async fn a_key_revoked_by_another_store_is_found_revoked_at_once() {
             KeyScope::Agent,
             UnixTime(1_700_000_000),
         );
-        assert!(tool.insert_api_key(&key).await.unwrap());
+        assert!(
+            tool.insert_api_key(&key, AuditStep::KeyCreated, &Actor::operator())
+                .await
+                .unwrap()
+        );
         let found = host.find_api_key(&KeyHash([n; 32])).await.unwrap().unwrap();
         assert!(
             !found.revoked,
             "a key made by another store is found at once"
         );
         assert_eq!(
-            tool.revoke_api_key(&key.id).await.unwrap(),
+            tool.revoke_api_key(&key.id, AuditStep::KeyRevoked, &Actor::operator())
+                .await
+                .unwrap(),
             index_negotiation_store::Revocation::Revoked
         );
         let found = host.find_api_key(&KeyHash([n; 32])).await.unwrap().unwrap();

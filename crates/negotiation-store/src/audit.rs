@@ -53,10 +53,14 @@ index_js::wire_enum! {
 /// assert_eq!(Actor::operator().kind(), ActorKind::Operator);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Actor {
+    /// How they were authenticated.
     kind: ActorKind,
+    /// The public id of the key they presented.
     #[serde(rename = "keyId", skip_serializing_if = "Option::is_none")]
     key_id: Option<String>,
+    /// The id of the request that carried the step.
     #[serde(rename = "requestId", skip_serializing_if = "Option::is_none")]
     request_id: Option<String>,
 }
@@ -120,6 +124,20 @@ index_js::wire_enum! {
         /// The negotiation was closed from outside the rules (the entry's
         /// detail is the reason).
         Closed = "closed",
+        /// A key was made: with `keys create`, as a login link, or as an
+        /// OAuth grant's token (the detail is the new key's id).
+        KeyCreated = "key_created",
+        /// A key was revoked (the detail is its id).
+        KeyRevoked = "key_revoked",
+        /// A browser signed in: its session key was made (the detail is
+        /// the session key's id).
+        SignedIn = "signed_in",
+        /// A browser signed out: its session key was revoked (the detail
+        /// is the session key's id).
+        SignedOut = "signed_out",
+        /// A request was refused with a key that no longer works (the
+        /// detail is the refusal's code: `key_revoked`, `key_expired`).
+        Refused = "refused",
     }
 }
 
@@ -129,14 +147,14 @@ index_js::wire_enum! {
 pub struct AuditWrite<'a> {
     /// What was done.
     pub step: AuditStep,
-    /// The negotiation it was done to.
-    pub negotiation: &'a OpportunityId,
+    /// The negotiation it was done to, if any.
+    pub negotiation: Option<&'a OpportunityId>,
     /// The person it was done for: the acting seat's (the initiator's for
-    /// an opening), or `None` for a close.
+    /// an opening, the key's for a key's step), or `None` for a close.
     pub user: Option<&'a UserId>,
     /// A word more, as [`AuditStep`] says: a turn's action, a close's
-    /// reason.
-    pub detail: Option<&'static str>,
+    /// reason, a key's id, a refusal's code.
+    pub detail: Option<&'a str>,
     /// Who did it.
     pub actor: &'a Actor,
 }
@@ -151,7 +169,7 @@ impl<'a> AuditWrite<'a> {
     ) -> Self {
         AuditWrite {
             step,
-            negotiation,
+            negotiation: Some(negotiation),
             user: Some(user),
             detail: None,
             actor,
@@ -185,9 +203,32 @@ impl<'a> AuditWrite<'a> {
     pub fn closed(negotiation: &'a OpportunityId, reason: CloseReason, actor: &'a Actor) -> Self {
         AuditWrite {
             step: AuditStep::Closed,
-            negotiation,
+            negotiation: Some(negotiation),
             user: None,
             detail: Some(reason.as_str()),
+            actor,
+        }
+    }
+
+    /// `step` done to `key` (made, revoked, signed in or out with), which
+    /// is `user`'s: the key's id the detail.
+    pub fn key(step: AuditStep, user: &'a UserId, key: &'a str, actor: &'a Actor) -> Self {
+        AuditWrite {
+            step,
+            negotiation: None,
+            user: Some(user),
+            detail: Some(key),
+            actor,
+        }
+    }
+
+    /// A request refused with `code`, by `actor` presenting `user`'s key.
+    pub fn refused(user: &'a UserId, code: &'a str, actor: &'a Actor) -> Self {
+        AuditWrite {
+            step: AuditStep::Refused,
+            negotiation: None,
+            user: Some(user),
+            detail: Some(code),
             actor,
         }
     }
@@ -195,6 +236,7 @@ impl<'a> AuditWrite<'a> {
 
 /// One entry of the record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct AuditEntry {
     /// Its place in the record: later entries have larger numbers.
     pub seq: u64,
@@ -284,12 +326,20 @@ impl AuditFilter {
     }
 }
 
-/// Reading the audit record. Writing it is the commits' part (see
-/// [`NegotiationStore`](crate::NegotiationStore)).
+/// Reading the audit record, and appending what no commit writes.
+///
+/// The steps that change something are appended by the commit that
+/// changes it (see [`NegotiationStore`](crate::NegotiationStore) and
+/// [`ApiKeyStore`](crate::ApiKeyStore)); only what changes nothing, a
+/// refused request, is appended on its own.
 #[async_trait]
 pub trait AuditStore: Send + Sync {
     /// The entries `filter` passes, oldest first.
     async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError>;
+
+    /// Appends `write`, which no other change goes with (a refused
+    /// request).
+    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError>;
 }
 
 macro_rules! forward_audit {
@@ -298,6 +348,9 @@ macro_rules! forward_audit {
         impl<S: AuditStore + ?Sized> AuditStore for $pointer {
             async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError> {
                 (**self).list_audit(filter).await
+            }
+            async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+                (**self).append_audit(write).await
             }
         }
     )*};

@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use serde::Serialize;
 
+use crate::audit::{Actor, AuditStep};
 use crate::error::StoreError;
 use index_negotiation::UserId;
 
@@ -122,9 +123,50 @@ impl std::fmt::Display for UnixTime {
     }
 }
 
+/// A moment written as RFC 3339 is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a moment in RFC 3339 (2026-12-04T18:00:00Z): {0:?}")]
+pub struct InvalidTime(String);
+
+impl std::str::FromStr for UnixTime {
+    type Err = InvalidTime;
+
+    /// Reads RFC 3339 as [`Display`](std::fmt::Display) writes it (a
+    /// space for the `T` and no offset, in UTC, also do), to the second.
+    ///
+    /// ```
+    /// use index_negotiation_store::UnixTime;
+    /// assert_eq!("2026-12-04T16:00:00Z".parse(), Ok(UnixTime(1_796_400_000)));
+    /// assert!("yesterday".parse::<UnixTime>().is_err());
+    /// assert!("1969-12-31T23:59:59Z".parse::<UnixTime>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        humantime::parse_rfc3339_weak(text)
+            .ok()
+            .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|since| UnixTime(since.as_secs()))
+            .ok_or_else(|| InvalidTime(text.to_owned()))
+    }
+}
+
 impl Serialize for UnixTime {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
+    }
+}
+
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for UnixTime {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "UnixTime".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A moment, in RFC 3339 in UTC to the second.",
+            "type": "string",
+            "format": "date-time"
+        })
     }
 }
 
@@ -299,11 +341,20 @@ pub enum KeyChanges {
 /// Where a host keeps its API keys. Every backend of
 /// [`NegotiationStore`](crate::NegotiationStore) implements it, in a table
 /// of its own.
+///
+/// A key made or revoked is on the audit record (see
+/// [`AuditStore`](crate::AuditStore)) as `step`, by `actor`, for the key's
+/// person and with its id, appended in the same atomic step as the change.
 #[async_trait]
 pub trait ApiKeyStore: Send + Sync {
-    /// Stores a new key. Returns `false`, storing nothing, when its id or
-    /// hash is already taken.
-    async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError>;
+    /// Stores a new key and appends `step` for it. Returns `false`, storing
+    /// and appending nothing, when its id or hash is already taken.
+    async fn insert_api_key(
+        &self,
+        key: &ApiKeyRecord,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<bool, StoreError>;
 
     /// The key with this hash, revoked or not.
     async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError>;
@@ -314,13 +365,20 @@ pub trait ApiKeyStore: Send + Sync {
     /// Revokes the key `id`, saying whether this call did: of calls that
     /// race to revoke one key, on any process of the store, exactly one
     /// hears [`Revocation::Revoked`], which is how a key meant for one use
-    /// (a login link, a refresh token) is used once.
-    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError>;
+    /// (a login link, a refresh token) is used once. Only that call
+    /// appends `step`.
+    async fn revoke_api_key(
+        &self,
+        id: &str,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<Revocation, StoreError>;
 
     /// Revokes every key of the OAuth grant `grant` in one write (an
     /// authorization taken back, or a refresh token presented after it was
-    /// used); how many this call revoked.
-    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError>;
+    /// used), appending a [`AuditStep::KeyRevoked`] for each; how many
+    /// this call revoked.
+    async fn revoke_grant(&self, grant: &str, actor: &Actor) -> Result<u64, StoreError>;
 
     /// Records that the key `id` authenticated a request at `at`, unless
     /// its recorded last use is less than [`KEY_USE_RESOLUTION`] before
@@ -345,8 +403,8 @@ macro_rules! forward_keys {
     ($($pointer:ty),*) => {$(
         #[async_trait]
         impl<S: ApiKeyStore + ?Sized> ApiKeyStore for $pointer {
-            async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
-                (**self).insert_api_key(key).await
+            async fn insert_api_key(&self, key: &ApiKeyRecord, step: AuditStep, actor: &Actor) -> Result<bool, StoreError> {
+                (**self).insert_api_key(key, step, actor).await
             }
             async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
                 (**self).find_api_key(hash).await
@@ -354,11 +412,11 @@ macro_rules! forward_keys {
             async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
                 (**self).list_api_keys().await
             }
-            async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
-                (**self).revoke_api_key(id).await
+            async fn revoke_api_key(&self, id: &str, step: AuditStep, actor: &Actor) -> Result<Revocation, StoreError> {
+                (**self).revoke_api_key(id, step, actor).await
             }
-            async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
-                (**self).revoke_grant(grant).await
+            async fn revoke_grant(&self, grant: &str, actor: &Actor) -> Result<u64, StoreError> {
+                (**self).revoke_grant(grant, actor).await
             }
             async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
                 (**self).record_api_key_use(id, at).await

@@ -88,8 +88,8 @@ pub use interactions::{
     ResponseScene, ResponseWrite,
 };
 pub use keys::{
-    ApiKeyRecord, ApiKeyStore, KEY_USE_RESOLUTION, KeyChanges, KeyHash, KeyKind, KeyScope,
-    KeyState, Revocation, UnixTime,
+    ApiKeyRecord, ApiKeyStore, InvalidTime, KEY_USE_RESOLUTION, KeyChanges, KeyHash, KeyKind,
+    KeyScope, KeyState, Revocation, UnixTime,
 };
 pub use memory::MemoryStore;
 pub use model::{

@@ -14,12 +14,14 @@ use std::sync::Arc;
 
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Form, Json, Router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use index_negotiation_store::{Actor, ActorKind};
 
 use crate::service::authorization::clients::{self, Client, Registration, redirect_matches};
 use crate::service::authorization::grants::{self, Approval, Exchange};
@@ -158,8 +160,10 @@ fn form<T>(form: Result<Form<T>, FormRejection>) -> Result<T, Refused> {
 
 async fn token(
     State(host): State<Host>,
+    headers: HeaderMap,
     sent: Result<Form<TokenForm>, FormRejection>,
 ) -> Result<Response, Refused> {
+    let actor = client(&headers);
     let settings = settings(&host).map_err(|_| no_server())?;
     let form = form(sent)?;
     if form.client_secret.is_some() {
@@ -190,18 +194,25 @@ async fn token(
                 verifier: form.code_verifier.as_deref(),
                 resource: form.resource.as_deref(),
             };
-            grants::exchange(&host, code, &exchange).await?
+            grants::exchange(&host, code, &exchange, &actor).await?
         }
         "refresh_token" => {
             let refresh = form
                 .refresh_token
                 .as_deref()
                 .ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
-            grants::refresh(&host, refresh, client_id).await?
+            grants::refresh(&host, refresh, client_id, &actor).await?
         }
         _ => return Err(OAuthError::unsupported_grant_type().into()),
     };
     Ok(([(header::CACHE_CONTROL, "no-store")], Json(tokens)).into_response())
+}
+
+/// Who acts at the token and revocation endpoints, for the audit record:
+/// an OAuth client, which presents no key of its own, in this request.
+fn client(headers: &HeaderMap) -> Actor {
+    let request_id = crate::serve::app::request_id(headers).map(str::to_owned);
+    Actor::new(ActorKind::OAuth, None, request_id)
 }
 
 /// The revocation endpoint's form (RFC 7009).
@@ -213,11 +224,12 @@ struct RevokeForm {
 
 async fn revoke(
     State(host): State<Host>,
+    headers: HeaderMap,
     sent: Result<Form<RevokeForm>, FormRejection>,
 ) -> Result<Response, Refused> {
     settings(&host).map_err(|_| no_server())?;
     let form = form(sent)?;
-    grants::revoke(&host, &form.token).await?;
+    grants::revoke(&host, &form.token, &client(&headers)).await?;
     Ok(StatusCode::OK.into_response())
 }
 

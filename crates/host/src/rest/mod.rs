@@ -22,6 +22,7 @@ use index_stall_gap::{ParkReport, ParkRequest};
 
 use crate::http::extract::{ApiJson, ApiQuery, Negotiation, OptionalApiJson};
 use crate::http::openapi::{Fails, Operation, Success, of};
+use crate::service::audit::{AuditPage, AuditQuery};
 use crate::service::error::HostError;
 use crate::service::host::Host;
 use crate::service::keys::Caller;
@@ -97,6 +98,12 @@ pub(crate) fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
                 .body(of::<AnswersBody>)
                 .fails(&[Body, Request, Answer]),
             post(answers),
+        ),
+        (
+            Operation::new(Method::GET, "/audit", "listAudit", "A page of the audit record, oldest first: who took which step, when, in which request (host keys).", ok(of::<AuditPage>))
+                .query(of::<AuditQuery>)
+                .fails(&[Request, HostKey]),
+            get(audit),
         ),
         (
             Operation::new(Method::GET, "/metrics", "metrics", "Prometheus metrics (host keys).", Success::Metrics)
@@ -207,6 +214,14 @@ async fn list(
     ApiQuery(query): ApiQuery<ListQuery>,
 ) -> Result<Response, HostError> {
     let page = host.list(&caller, &query.filter()?).await?;
+    Ok(Json(page).into_response())
+}
+async fn audit(
+    State(host): State<Host>,
+    Extension(caller): Authed,
+    ApiQuery(query): ApiQuery<AuditQuery>,
+) -> Result<Response, HostError> {
+    let page = host.audit(&caller, &query.filter()?).await?;
     Ok(Json(page).into_response())
 }
 async fn open(

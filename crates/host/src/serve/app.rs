@@ -128,6 +128,12 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .layer(middleware::map_request(foreign_request_id_checked))
         .layer(middleware::from_fn(closes_when_unread))
 }
+/// The request's id, as the outer layers set it: the audit record names
+/// it beside each step the request takes.
+pub(crate) fn request_id(headers: &HeaderMap) -> Option<&str> {
+    headers.get(REQUEST_ID).and_then(|id| id.to_str().ok())
+}
+
 /// The longest request id the host keeps from a client.
 const REQUEST_ID_LIMIT: usize = 64;
 
@@ -229,17 +235,13 @@ async fn authenticate(State(host): State<Host>, mut request: Request, next: Next
         .and_then(bearer_token);
     let cookie = crate::web::session_token(request.headers()).filter(|_| bearer.is_none());
     let token = bearer.or(cookie);
+    let request_id = request_id(request.headers());
     let authenticated = match cookie {
-        Some(_) => host.authenticate_session(token).await,
-        None => host.authenticate(token).await,
+        Some(_) => host.authenticate_session(token, request_id).await,
+        None => host.authenticate(token, request_id).await,
     };
     match authenticated {
-        Ok(mut caller) => {
-            caller.request_id = request
-                .headers()
-                .get(REQUEST_ID)
-                .and_then(|id| id.to_str().ok())
-                .map(str::to_owned);
+        Ok(caller) => {
             tracing::Span::current().record("user", caller.user_id.as_str());
             tracing::info!(user = ?caller.user_id.as_str(), key = %caller.key_id, "authenticated");
             if cookie.is_some() {

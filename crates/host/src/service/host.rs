@@ -9,8 +9,8 @@ use std::time::Duration;
 use index_negotiation::is_visible_to;
 use index_negotiation::{Decision, NegotiationMessage, NegotiationTurn, SeatStanding};
 use index_negotiation_store::{
-    ApiKeyStore, CloseReason, Committed, DeliveryReport, HostStore, KeyScope, ListFilter,
-    NegotiationPage, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
+    ApiKeyStore, AuditStep, CloseReason, Committed, DeliveryReport, HostStore, KeyScope,
+    ListFilter, NegotiationPage, NegotiationSummary, Negotiations, OpenDecision, OpenNegotiation,
     OpportunityId, QuestionLoopSettings, SeatView, StateFilter, UserId,
 };
 use index_stall_gap::{ParkError, ParkRequest, Parked, park_negotiation};
@@ -302,24 +302,27 @@ impl Host {
         Ok(())
     }
 
-    /// The caller a bearer token names.
+    /// The caller a bearer token names, in the request `request_id` (which
+    /// the audit record names beside each of its steps, and beside a
+    /// refusal of a key that no longer works).
     ///
     /// # Errors
     ///
     /// [`HostError::Unauthorized`] for anything but a valid, unrevoked key,
     /// [`HostError::KeyExpired`] for one whose time is up.
-    pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, HostError> {
+    pub async fn authenticate(
+        &self,
+        token: Option<&str>,
+        request_id: Option<&str>,
+    ) -> Result<Caller, HostError> {
         match (&self.inner.issuer, token) {
             (Some(issuer), Some(token)) if !token.starts_with(crate::service::keys::KEY_PREFIX) => {
-                issuer.authenticate(token).await
+                let mut caller = issuer.authenticate(token).await?;
+                caller.request_id = request_id.map(str::to_owned);
+                Ok(caller)
             }
-            _ => self.authenticate_key(token).await,
+            _ => authenticate(&self.keys(), token, request_id).await,
         }
-    }
-
-    /// [`Host::authenticate`] for a key alone.
-    async fn authenticate_key(&self, token: Option<&str>) -> Result<Caller, HostError> {
-        authenticate(&self.keys(), token).await
     }
 
     /// The caller a browser's session cookie names: a session key only
@@ -327,8 +330,9 @@ impl Host {
     pub(crate) async fn authenticate_session(
         &self,
         token: Option<&str>,
+        request_id: Option<&str>,
     ) -> Result<Caller, HostError> {
-        crate::service::keys::authenticate_session(&self.keys(), token).await
+        crate::service::keys::authenticate_session(&self.keys(), token, request_id).await
     }
 
     /// The host's own authorization server, if it runs one.
@@ -352,8 +356,12 @@ impl Host {
     /// # Errors
     ///
     /// As [`crate::service::keys::sign_in`].
-    pub async fn sign_in(&self, secret: &str) -> Result<NewKey, HostError> {
-        crate::service::keys::sign_in(&self.keys(), secret).await
+    pub async fn sign_in(
+        &self,
+        secret: &str,
+        request_id: Option<&str>,
+    ) -> Result<NewKey, HostError> {
+        crate::service::keys::sign_in(&self.keys(), secret, request_id).await
     }
 
     /// Ends the browser session `caller` is, on every process of the store.
@@ -362,7 +370,9 @@ impl Host {
     ///
     /// [`HostError::Store`] when the store fails.
     pub async fn sign_out(&self, caller: &Caller) -> Result<(), HostError> {
-        self.keys().revoke_api_key(&caller.key_id).await?;
+        self.keys()
+            .revoke_api_key(&caller.key_id, AuditStep::SignedOut, &caller.actor())
+            .await?;
         Ok(())
     }
 
@@ -911,7 +921,7 @@ fn without_store_causes(mut report: DeliveryReport) -> DeliveryReport {
     report
 }
 
-fn require_host(caller: &Caller) -> Result<(), HostError> {
+pub(crate) fn require_host(caller: &Caller) -> Result<(), HostError> {
     match caller.scope {
         KeyScope::Host => Ok(()),
         _ => Err(HostError::Forbidden),

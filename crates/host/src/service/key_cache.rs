@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use async_trait::async_trait;
 
 use index_negotiation_store::{
-    ApiKeyRecord, ApiKeyStore, HostStore, KeyChanges, KeyHash, Revocation, StoreError, UnixTime,
+    Actor, ApiKeyRecord, ApiKeyStore, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite,
+    HostStore, KeyChanges, KeyHash, Revocation, StoreError, UnixTime,
 };
 
 /// How many keys a host keeps; past it, it starts again from none.
@@ -132,10 +133,27 @@ impl Cached<'_> {
     }
 }
 
+/// The audit record is the store's: a refused key is appended there.
+#[async_trait]
+impl AuditStore for Cached<'_> {
+    async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError> {
+        self.store.list_audit(filter).await
+    }
+
+    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+        self.store.append_audit(write).await
+    }
+}
+
 #[async_trait]
 impl ApiKeyStore for Cached<'_> {
-    async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
-        self.store.insert_api_key(key).await
+    async fn insert_api_key(
+        &self,
+        key: &ApiKeyRecord,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
+        self.store.insert_api_key(key, step, actor).await
     }
 
     async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
@@ -173,15 +191,20 @@ impl ApiKeyStore for Cached<'_> {
 
     /// Revoked in the store, and every kept key dropped at once: the
     /// store's own signal may reach this host a moment later.
-    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
-        let revoked = self.store.revoke_api_key(id).await;
+    async fn revoke_api_key(
+        &self,
+        id: &str,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<Revocation, StoreError> {
+        let revoked = self.store.revoke_api_key(id, step, actor).await;
         self.cache.drop_all();
         revoked
     }
 
     /// As a key's revoke: every kept key dropped at once.
-    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
-        let revoked = self.store.revoke_grant(grant).await;
+    async fn revoke_grant(&self, grant: &str, actor: &Actor) -> Result<u64, StoreError> {
+        let revoked = self.store.revoke_grant(grant, actor).await;
         self.cache.drop_all();
         revoked
     }
@@ -233,7 +256,10 @@ mod tests {
     #[tokio::test]
     async fn a_kept_key_holds_until_the_keys_version_moves() {
         let store = MemoryStore::new();
-        store.insert_api_key(&record(1)).await.unwrap();
+        store
+            .insert_api_key(&record(1), AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap();
         let (cache, feed) = KeyCache::new(store.key_changes().await.unwrap());
         assert!(feed.is_none());
         assert!(
@@ -250,7 +276,10 @@ mod tests {
         );
         // Revoked by another process (straight on the store): the next
         // lookup sees it.
-        store.revoke_api_key("key-1").await.unwrap();
+        store
+            .revoke_api_key("key-1", AuditStep::KeyRevoked, &Actor::operator())
+            .await
+            .unwrap();
         let found = cache
             .over(&store)
             .find_api_key(&KeyHash([1; 32]))
@@ -265,7 +294,10 @@ mod tests {
                 .unwrap(),
             None
         );
-        store.insert_api_key(&record(9)).await.unwrap();
+        store
+            .insert_api_key(&record(9), AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap();
         assert!(
             cache
                 .over(&store)
@@ -280,7 +312,10 @@ mod tests {
     #[tokio::test]
     async fn a_feed_drops_the_kept_keys_and_a_closed_one_stops_the_keeping() {
         let store = MemoryStore::new();
-        store.insert_api_key(&record(1)).await.unwrap();
+        store
+            .insert_api_key(&record(1), AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap();
         let (tell, feed) = tokio::sync::mpsc::channel(1);
         let (cache, feed) = KeyCache::new(KeyChanges::Feed(feed));
         let cache = std::sync::Arc::new(cache);
@@ -333,13 +368,20 @@ mod tests {
     #[tokio::test]
     async fn a_revoke_through_the_cache_drops_the_kept_keys_at_once() {
         let store = MemoryStore::new();
-        store.insert_api_key(&record(1)).await.unwrap();
+        store
+            .insert_api_key(&record(1), AuditStep::KeyCreated, &Actor::operator())
+            .await
+            .unwrap();
         // A feed that never speaks: only the revoke itself can drop.
         let (_tell, feed) = tokio::sync::mpsc::channel(1);
         let (cache, _) = KeyCache::new(KeyChanges::Feed(feed));
         let hash = KeyHash([1; 32]);
         cache.over(&store).find_api_key(&hash).await.unwrap();
-        cache.over(&store).revoke_api_key("key-1").await.unwrap();
+        cache
+            .over(&store)
+            .revoke_api_key("key-1", AuditStep::KeyRevoked, &Actor::operator())
+            .await
+            .unwrap();
         assert!(
             cache
                 .over(&store)

@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 use index_negotiation_store::{
-    Actor, ActorKind, ApiKeyRecord, ApiKeyStore, ErrorChain, KeyHash, KeyKind, KeyScope, KeyState,
-    Revocation, StoreError, UnixTime, UserId,
+    Actor, ActorKind, ApiKeyRecord, ApiKeyStore, AuditStep, AuditStore, AuditWrite, ErrorChain,
+    KeyHash, KeyKind, KeyScope, KeyState, Revocation, StoreError, UnixTime, UserId,
 };
 
 use crate::service::error::HostError;
@@ -63,7 +63,7 @@ pub struct Caller {
 /// options.name = Some("laptop agent".to_owned());
 /// options.expires_in = Some(std::time::Duration::from_secs(30 * 86_400));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct KeyOptions {
     /// What the key is for, shown by `keys list`: at most
@@ -73,6 +73,18 @@ pub struct KeyOptions {
     /// How long the key authenticates, at least a second; forever when
     /// `None`.
     pub expires_in: Option<Duration>,
+    /// Who makes it, for the audit record: the operator unless said.
+    pub made_by: Actor,
+}
+
+impl Default for KeyOptions {
+    fn default() -> Self {
+        KeyOptions {
+            name: None,
+            expires_in: None,
+            made_by: Actor::operator(),
+        }
+    }
 }
 
 /// The most characters a key's name may have.
@@ -140,7 +152,31 @@ pub async fn create_key(
 ) -> Result<NewKey, HostError> {
     crate::service::names::check_name("the user id", user_id.as_str())?;
     let name = options.name.as_deref().map(key_name).transpose()?;
-    make_key(store, user_id, scope, name, options.expires_in, |_| {}).await
+    let made = Made::by(AuditStep::KeyCreated, &options.made_by);
+    make_key(
+        store,
+        user_id,
+        scope,
+        name,
+        options.expires_in,
+        made,
+        |_| {},
+    )
+    .await
+}
+
+/// How a key comes to be made, for the audit record: the step and who
+/// took it.
+#[derive(Debug, Clone, Copy)]
+struct Made<'a> {
+    step: AuditStep,
+    by: &'a Actor,
+}
+
+impl<'a> Made<'a> {
+    fn by(step: AuditStep, by: &'a Actor) -> Self {
+        Made { step, by }
+    }
 }
 
 /// Makes one of an OAuth grant's tokens for `user_id`, an agent's: an
@@ -154,6 +190,7 @@ pub(crate) async fn make_grant_key(
     grant: &str,
     client: (&str, &str),
     lifetime: Duration,
+    actor: &Actor,
 ) -> Result<NewKey, HostError> {
     let (client_id, client_name) = client;
     let name: String = client_name
@@ -168,6 +205,7 @@ pub(crate) async fn make_grant_key(
         KeyScope::Agent,
         name,
         Some(lifetime),
+        Made::by(AuditStep::KeyCreated, actor),
         |record| {
             record.kind = kind;
             record.grant = Some(grant.to_owned());
@@ -185,6 +223,7 @@ async fn make_key(
     scope: KeyScope,
     name: Option<String>,
     expires_in: Option<Duration>,
+    made: Made<'_>,
     finish: impl FnOnce(&mut ApiKeyRecord),
 ) -> Result<NewKey, HostError> {
     if expires_in.is_some_and(|lifetime| lifetime.as_secs() == 0) {
@@ -212,7 +251,7 @@ async fn make_key(
     record.name = name;
     record.expires_at = expires_in.map(|lifetime| now.after(lifetime));
     finish(&mut record);
-    if !store.insert_api_key(&record).await? {
+    if !store.insert_api_key(&record, made.step, made.by).await? {
         return Err(HostError::Store(StoreError::Backend(
             "a new key collided with a stored one; try again".into(),
         )));
@@ -262,12 +301,14 @@ pub async fn create_login_link(
         ));
     }
     let name = Some(LOGIN_LINK_NAME.to_owned());
+    let operator = Actor::operator();
     make_key(
         store,
         user_id,
         KeyScope::Agent,
         name,
         Some(lifetime),
+        Made::by(AuditStep::KeyCreated, &operator),
         |_| {},
     )
     .await
@@ -285,10 +326,12 @@ pub async fn create_login_link(
 /// [`HostError::LoginLinkUsed`] for a login link already used (or
 /// revoked); [`HostError::HostKeySignIn`] for a host key.
 pub async fn sign_in(
-    store: &(impl ApiKeyStore + ?Sized),
+    store: &(impl ApiKeyStore + AuditStore + ?Sized),
     secret: &str,
+    request_id: Option<&str>,
 ) -> Result<NewKey, HostError> {
-    let record = active_key(store, Some(secret), Presented::ForSignIn).await?;
+    let record = active_key(store, Some(secret), Presented::ForSignIn, request_id).await?;
+    let actor = Caller::of(record.clone(), Presented::ForSignIn, request_id).actor();
     if record.name.as_deref() == Some(WEB_SESSION_NAME) {
         return Err(HostError::Unauthorized);
     }
@@ -302,7 +345,10 @@ pub async fn sign_in(
     // session is made, and only the sign-in whose revoke it was goes on,
     // however many race with it.
     if record.name.as_deref() == Some(LOGIN_LINK_NAME)
-        && store.revoke_api_key(&record.id).await? != Revocation::Revoked
+        && store
+            .revoke_api_key(&record.id, AuditStep::KeyRevoked, &actor)
+            .await?
+            != Revocation::Revoked
     {
         return Err(HostError::LoginLinkUsed);
     }
@@ -313,6 +359,7 @@ pub async fn sign_in(
         record.scope,
         name,
         Some(WEB_SESSION_LIFETIME),
+        Made::by(AuditStep::SignedIn, &actor),
         |_| {},
     )
     .await
@@ -332,12 +379,13 @@ pub async fn sign_in(
 ///
 /// As above, and [`HostError::Store`] when the store fails to find the key.
 pub async fn authenticate(
-    store: &(impl ApiKeyStore + ?Sized),
+    store: &(impl ApiKeyStore + AuditStore + ?Sized),
     token: Option<&str>,
+    request_id: Option<&str>,
 ) -> Result<Caller, HostError> {
-    active_key(store, token, Presented::ForRequest)
+    active_key(store, token, Presented::ForRequest, request_id)
         .await
-        .map(|record| Caller::of(record, Presented::ForRequest))
+        .map(|record| Caller::of(record, Presented::ForRequest, request_id))
 }
 
 /// The caller a browser's session cookie names: as [`authenticate`], but
@@ -346,17 +394,19 @@ pub async fn authenticate(
 /// person's own browser session approves a client or manages what is
 /// connected, and a program can set any cookie and `Origin` it likes.
 pub(crate) async fn authenticate_session(
-    store: &(impl ApiKeyStore + ?Sized),
+    store: &(impl ApiKeyStore + AuditStore + ?Sized),
     token: Option<&str>,
+    request_id: Option<&str>,
 ) -> Result<Caller, HostError> {
-    active_key(store, token, Presented::AsSession)
+    active_key(store, token, Presented::AsSession, request_id)
         .await
-        .map(|record| Caller::of(record, Presented::AsSession))
+        .map(|record| Caller::of(record, Presented::AsSession, request_id))
 }
 
 impl Caller {
-    /// Who presents `record`, an active key, as `presented`.
-    fn of(record: ApiKeyRecord, presented: Presented) -> Self {
+    /// Who presents `record`, a key, as `presented`, in the request
+    /// `request_id`.
+    fn of(record: ApiKeyRecord, presented: Presented, request_id: Option<&str>) -> Self {
         let kind = match (presented, record.kind, record.scope) {
             (Presented::AsSession | Presented::ForSignIn, _, _) => ActorKind::Session,
             (Presented::ForRequest, KeyKind::OAuth, _) => ActorKind::OAuth,
@@ -368,7 +418,7 @@ impl Caller {
             scope: record.scope,
             key_id: record.id,
             kind,
-            request_id: None,
+            request_id: request_id.map(str::to_owned),
         }
     }
 
@@ -406,11 +456,15 @@ enum Presented {
     ForSignIn,
 }
 
-/// The active key `token` is, its use recorded; as [`authenticate`].
+/// The active key `token` is, its use recorded; as [`authenticate`]. A
+/// key that no longer works, revoked or expired, is refused on the audit
+/// record (only its holder can present it, so the entry is theirs); a
+/// token that names no key is not, since anyone can send one.
 async fn active_key(
-    store: &(impl ApiKeyStore + ?Sized),
+    store: &(impl ApiKeyStore + AuditStore + ?Sized),
     token: Option<&str>,
     presented: Presented,
+    request_id: Option<&str>,
 ) -> Result<ApiKeyRecord, HostError> {
     let Some(record) = find_key(store, token.unwrap_or_default()).await? else {
         return Err(HostError::Unauthorized);
@@ -436,13 +490,24 @@ async fn active_key(
         return Err(HostError::Unauthorized);
     }
     let now = UnixTime::now();
-    match record.state(now) {
-        KeyState::Active => {}
+    let refused = match record.state(now) {
+        KeyState::Active => None,
         // A link is revoked as it signs in: revoked, it was spent (or
         // taken back), which only its holder can learn.
-        KeyState::Revoked if only_signs_in => return Err(HostError::LoginLinkUsed),
-        KeyState::Expired => return Err(HostError::KeyExpired),
-        _ => return Err(HostError::Unauthorized),
+        KeyState::Revoked if only_signs_in => Some((HostError::LoginLinkUsed, "login_link_used")),
+        KeyState::Expired => Some((HostError::KeyExpired, "key_expired")),
+        _ => Some((HostError::Unauthorized, "key_revoked")),
+    };
+    if let Some((refusal, code)) = refused {
+        let user = record.user_id.clone();
+        let actor = Caller::of(record, presented, request_id).actor();
+        if let Err(err) = store
+            .append_audit(AuditWrite::refused(&user, code, &actor))
+            .await
+        {
+            tracing::warn!(error = %ErrorChain(&err), "could not record a refused key on the audit record");
+        }
+        return Err(refusal);
     }
     if record.use_is_unrecorded(now)
         && let Err(err) = store.record_api_key_use(&record.id, now).await
@@ -502,7 +567,7 @@ mod tests {
             !format!("{key:?}").contains(&key.secret),
             "Debug hides the secret"
         );
-        let caller = authenticate(&store, Some(&key.secret)).await.unwrap();
+        let caller = authenticate(&store, Some(&key.secret), None).await.unwrap();
         assert_eq!(
             (caller.user_id.as_str(), caller.scope),
             ("dana", KeyScope::Agent)
@@ -511,7 +576,7 @@ mod tests {
         let other = plain_key(&store, "sam", KeyScope::Host).await;
         assert_ne!(other.record.id, key.record.id);
         assert_eq!(
-            authenticate(&store, Some(&other.secret))
+            authenticate(&store, Some(&other.secret), None)
                 .await
                 .unwrap()
                 .scope,
@@ -529,18 +594,21 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    authenticate(&store, token).await,
+                    authenticate(&store, token, None).await,
                     Err(HostError::Unauthorized)
                 ),
                 "{token:?}"
             );
         }
         assert_eq!(
-            store.revoke_api_key(&key.record.id).await.unwrap(),
+            store
+                .revoke_api_key(&key.record.id, AuditStep::KeyRevoked, &Actor::operator())
+                .await
+                .unwrap(),
             Revocation::Revoked
         );
         assert!(matches!(
-            authenticate(&store, Some(&key.secret)).await,
+            authenticate(&store, Some(&key.secret), None).await,
             Err(HostError::Unauthorized)
         ));
         assert!(
@@ -559,8 +627,13 @@ mod tests {
 
     #[async_trait::async_trait]
     impl ApiKeyStore for SlowLookups {
-        async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
-            self.0.insert_api_key(key).await
+        async fn insert_api_key(
+            &self,
+            key: &ApiKeyRecord,
+            step: AuditStep,
+            actor: &Actor,
+        ) -> Result<bool, StoreError> {
+            self.0.insert_api_key(key, step, actor).await
         }
         async fn find_api_key(&self, hash: &KeyHash) -> Result<Option<ApiKeyRecord>, StoreError> {
             let found = self.0.find_api_key(hash).await;
@@ -570,14 +643,32 @@ mod tests {
         async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
             self.0.list_api_keys().await
         }
-        async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
-            self.0.revoke_api_key(id).await
+        async fn revoke_api_key(
+            &self,
+            id: &str,
+            step: AuditStep,
+            actor: &Actor,
+        ) -> Result<Revocation, StoreError> {
+            self.0.revoke_api_key(id, step, actor).await
         }
-        async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
-            self.0.revoke_grant(grant).await
+        async fn revoke_grant(&self, grant: &str, actor: &Actor) -> Result<u64, StoreError> {
+            self.0.revoke_grant(grant, actor).await
         }
         async fn record_api_key_use(&self, id: &str, at: UnixTime) -> Result<(), StoreError> {
             self.0.record_api_key_use(id, at).await
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl AuditStore for SlowLookups {
+        async fn list_audit(
+            &self,
+            filter: &index_negotiation_store::AuditFilter,
+        ) -> Result<Vec<index_negotiation_store::AuditEntry>, StoreError> {
+            self.0.list_audit(filter).await
+        }
+        async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+            self.0.append_audit(write).await
         }
     }
 
@@ -591,7 +682,7 @@ mod tests {
         let racers: Vec<_> = (0..16)
             .map(|_| {
                 let (store, secret) = (store.clone(), link.secret.clone());
-                tokio::spawn(async move { sign_in(store.as_ref(), &secret).await })
+                tokio::spawn(async move { sign_in(store.as_ref(), &secret, None).await })
             })
             .collect();
         let mut sessions = 0;
@@ -611,6 +702,7 @@ mod tests {
         let options = KeyOptions {
             name: Some("  laptop agent ".to_owned()),
             expires_in: Some(Duration::from_secs(3600)),
+            ..KeyOptions::default()
         };
         let key = create_key(&store, dana(), KeyScope::Agent, &options)
             .await
@@ -621,7 +713,7 @@ mod tests {
             key.record.expires_at,
             Some(made.after(Duration::from_secs(3600)))
         );
-        authenticate(&store, Some(&key.secret)).await.unwrap();
+        authenticate(&store, Some(&key.secret), None).await.unwrap();
         let stored = find_key(&store, &key.secret).await.unwrap().unwrap();
         assert!(stored.last_used_at.is_some_and(|used| used >= made));
 
@@ -637,6 +729,7 @@ mod tests {
             let options = KeyOptions {
                 name: name.map(str::to_owned),
                 expires_in,
+                ..KeyOptions::default()
             };
             assert!(
                 matches!(
@@ -684,16 +777,16 @@ mod tests {
             .unwrap();
         assert!(
             matches!(
-                authenticate(&store, Some(&link.secret)).await,
+                authenticate(&store, Some(&link.secret), None).await,
                 Err(HostError::Unauthorized)
             ),
             "a login link is no key for a request"
         );
         let stored = find_key(&store, &link.secret).await.unwrap().unwrap();
         assert_eq!(stored.last_used_at, None, "and its use is not recorded");
-        let session = sign_in(&store, &link.secret).await.unwrap();
+        let session = sign_in(&store, &link.secret, None).await.unwrap();
         assert_eq!(
-            authenticate(&store, Some(&session.secret))
+            authenticate(&store, Some(&session.secret), None)
                 .await
                 .unwrap()
                 .user_id,
@@ -703,7 +796,7 @@ mod tests {
         let host = plain_key(&store, "host", KeyScope::Host).await;
         let before = store.list_api_keys().await.unwrap().len();
         assert!(matches!(
-            sign_in(&store, &host.secret).await,
+            sign_in(&store, &host.secret, None).await,
             Err(HostError::HostKeySignIn)
         ));
         assert_eq!(
@@ -724,9 +817,14 @@ mod tests {
             UnixTime::now(),
         );
         record.name = Some(WEB_SESSION_NAME.to_owned());
-        assert!(store.insert_api_key(&record).await.unwrap());
+        assert!(
+            store
+                .insert_api_key(&record, AuditStep::KeyCreated, &Actor::operator())
+                .await
+                .unwrap()
+        );
         assert!(matches!(
-            authenticate(&store, Some(&old)).await,
+            authenticate(&store, Some(&old), None).await,
             Err(HostError::Unauthorized)
         ));
     }

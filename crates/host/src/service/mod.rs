@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `host` | the service: who may do what, waits that wake on change, park watchers |
 //! | `interactions` | the host as a provider of the interaction contract: asks, reads, waits, cancels, and response commands decided in the store's commit |
+//! | `audit` | the audit record read out to host keys, in pages |
 //! | `wire` | the bodies requests carry and the views answers give, one shape on every transport |
 //! | `attached` | one value of each type a transport keeps beside the host |
 //! | `keys` | making, hashing and checking API keys |
@@ -23,6 +24,7 @@
 //! | `schema` | JSON Schemas made from the wire types' `JsonSchema`, descriptions as prose |
 
 pub(crate) mod attached;
+pub(crate) mod audit;
 pub(crate) mod authorization;
 pub(crate) mod error;
 pub(crate) mod feed_relay;

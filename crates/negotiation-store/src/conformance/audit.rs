@@ -1,11 +1,12 @@
 //! The audit record: every applied step on record with its actor, in the
-//! order the commits applied them; nothing for a refusal; reads filtered
-//! and paged.
+//! order the commits applied them; nothing for a refusal; the keys' steps
+//! for the keys' people; reads filtered and paged.
 
 use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
 
 use crate::{
-    Actor, AuditEntry, AuditFilter, AuditStep, AuditStore, CloseReason, NegotiationStore, UnixTime,
+    Actor, ApiKeyRecord, ApiKeyStore, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite,
+    CloseReason, KeyHash, KeyScope, NegotiationStore, UnixTime,
 };
 
 use super::fixtures::{ALICE, BOB, actor, answer, host, id, open, park, resume, stall, turn, user};
@@ -219,4 +220,103 @@ pub async fn the_audit_record_is_filtered_and_paged<S: NegotiationStore + AuditS
         ..AuditFilter::default()
     };
     assert!(read(filter).await.is_empty(), "a page of none holds none");
+}
+
+/// A key made, revoked, or revoked with its grant appends one entry per
+/// key changed, for the key's person and with its id; a change that does
+/// not happen (a taken id, a second revoke) appends nothing; and a refused
+/// request is appended on its own.
+pub async fn key_steps_are_audited_for_the_keys_person<S: ApiKeyStore + AuditStore>(store: S) {
+    let key = |n: u8, who: &str, grant: Option<&str>| {
+        let mut key = ApiKeyRecord::new(
+            format!("audit-key-{n}"),
+            KeyHash([n; 32]),
+            user(who),
+            KeyScope::Agent,
+            UnixTime(1_700_000_000),
+        );
+        key.grant = grant.map(str::to_owned);
+        key
+    };
+    let dana = actor("dana");
+    for (n, grant) in [(1, None), (2, Some("grant-a")), (3, Some("grant-a"))] {
+        let made = key(n, ALICE, grant);
+        assert!(
+            store
+                .insert_api_key(&made, AuditStep::KeyCreated, &host())
+                .await
+                .unwrap()
+        );
+    }
+    let taken = key(1, BOB, None);
+    assert!(
+        !store
+            .insert_api_key(&taken, AuditStep::KeyCreated, &host())
+            .await
+            .unwrap()
+    );
+    let session = key(4, BOB, None);
+    assert!(
+        store
+            .insert_api_key(&session, AuditStep::SignedIn, &dana)
+            .await
+            .unwrap()
+    );
+    for _ in 0..2 {
+        store
+            .revoke_api_key("audit-key-1", AuditStep::KeyRevoked, &host())
+            .await
+            .unwrap();
+    }
+    store
+        .revoke_api_key("audit-key-4", AuditStep::SignedOut, &dana)
+        .await
+        .unwrap();
+    assert_eq!(store.revoke_grant("grant-a", &dana).await.unwrap(), 2);
+    assert_eq!(store.revoke_grant("grant-a", &dana).await.unwrap(), 0);
+    store
+        .append_audit(AuditWrite::refused(&user(ALICE), "key_revoked", &dana))
+        .await
+        .unwrap();
+    let shown: Vec<_> = everything(&store)
+        .await
+        .into_iter()
+        .map(|entry| {
+            assert_eq!(entry.negotiation, None, "a key's step names no negotiation");
+            (
+                entry.step,
+                entry.user.map(|user| user.to_string()),
+                entry.detail,
+                entry.actor,
+            )
+        })
+        .collect();
+    let entry = |step, who: &str, detail: &str, actor: &Actor| {
+        (
+            step,
+            Some(who.to_owned()),
+            Some(detail.to_owned()),
+            actor.clone(),
+        )
+    };
+    let mut grant = vec![
+        entry(AuditStep::KeyRevoked, ALICE, "audit-key-2", &dana),
+        entry(AuditStep::KeyRevoked, ALICE, "audit-key-3", &dana),
+    ];
+    let mut found_grant: Vec<_> = shown[6..8].to_vec();
+    found_grant.sort_by(|a, b| a.2.cmp(&b.2));
+    grant.sort_by(|a, b| a.2.cmp(&b.2));
+    assert_eq!(found_grant, grant, "one entry for each of the grant's keys");
+    assert_eq!(
+        [&shown[..6], &shown[8..]].concat(),
+        vec![
+            entry(AuditStep::KeyCreated, ALICE, "audit-key-1", &host()),
+            entry(AuditStep::KeyCreated, ALICE, "audit-key-2", &host()),
+            entry(AuditStep::KeyCreated, ALICE, "audit-key-3", &host()),
+            entry(AuditStep::SignedIn, BOB, "audit-key-4", &dana),
+            entry(AuditStep::KeyRevoked, ALICE, "audit-key-1", &host()),
+            entry(AuditStep::SignedOut, BOB, "audit-key-4", &dana),
+            entry(AuditStep::Refused, ALICE, "key_revoked", &dana),
+        ]
+    );
 }

@@ -1,10 +1,11 @@
 //! The API keys every backend keeps beside its negotiations.
 
 use crate::{
-    ApiKeyRecord, ApiKeyStore, KeyHash, KeyKind, KeyScope, NegotiationStore, Revocation, UnixTime,
+    ApiKeyRecord, ApiKeyStore, AuditStep, KeyHash, KeyKind, KeyScope, NegotiationStore, Revocation,
+    UnixTime,
 };
 
-use super::fixtures::{ALICE, BOB, user};
+use super::fixtures::{ALICE, BOB, host, user};
 
 /// Keys are stored once, found by their hash, listed oldest first, and
 /// revoked in place (a revoked key is still found, marked revoked).
@@ -22,21 +23,32 @@ pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore +
     };
     assert!(
         store
-            .insert_api_key(&key(1, KeyScope::Agent))
+            .insert_api_key(&key(1, KeyScope::Agent), AuditStep::KeyCreated, &host())
             .await
             .unwrap()
     );
-    assert!(store.insert_api_key(&key(2, KeyScope::Host)).await.unwrap());
+    assert!(
+        store
+            .insert_api_key(&key(2, KeyScope::Host), AuditStep::KeyCreated, &host())
+            .await
+            .unwrap()
+    );
     let mut same_id = key(3, KeyScope::Agent);
     same_id.id = "key-1".to_owned();
     assert!(
-        !store.insert_api_key(&same_id).await.unwrap(),
+        !store
+            .insert_api_key(&same_id, AuditStep::KeyCreated, &host())
+            .await
+            .unwrap(),
         "an id is taken once"
     );
     let mut same_hash = key(1, KeyScope::Agent);
     same_hash.id = "key-9".to_owned();
     assert!(
-        !store.insert_api_key(&same_hash).await.unwrap(),
+        !store
+            .insert_api_key(&same_hash, AuditStep::KeyCreated, &host())
+            .await
+            .unwrap(),
         "a hash is taken once"
     );
 
@@ -50,15 +62,24 @@ pub async fn api_keys_are_found_by_hash_listed_and_revoked<S: NegotiationStore +
         [key(1, KeyScope::Agent), key(2, KeyScope::Host)]
     );
     assert_eq!(
-        store.revoke_api_key("key-1").await.unwrap(),
+        store
+            .revoke_api_key("key-1", AuditStep::KeyRevoked, &host())
+            .await
+            .unwrap(),
         Revocation::Revoked
     );
     assert_eq!(
-        store.revoke_api_key("key-1").await.unwrap(),
+        store
+            .revoke_api_key("key-1", AuditStep::KeyRevoked, &host())
+            .await
+            .unwrap(),
         Revocation::AlreadyRevoked
     );
     assert_eq!(
-        store.revoke_api_key("key-404").await.unwrap(),
+        store
+            .revoke_api_key("key-404", AuditStep::KeyRevoked, &host())
+            .await
+            .unwrap(),
         Revocation::NoSuchKey
     );
     let revoked = store
@@ -82,11 +103,21 @@ pub async fn racing_revokes_have_one_winner<S: NegotiationStore + ApiKeyStore + 
             KeyScope::Agent,
             UnixTime(1_700_000_000),
         );
-        assert!(store.insert_api_key(&key).await.unwrap());
+        assert!(
+            store
+                .insert_api_key(&key, AuditStep::KeyCreated, &host())
+                .await
+                .unwrap()
+        );
         let racers: Vec<_> = (0..8)
             .map(|_| {
                 let (store, id) = (store.clone(), key.id.clone());
-                tokio::spawn(async move { store.revoke_api_key(&id).await.unwrap() })
+                tokio::spawn(async move {
+                    store
+                        .revoke_api_key(&id, AuditStep::KeyRevoked, &host())
+                        .await
+                        .unwrap()
+                })
             })
             .collect();
         let mut revoked = 0;
@@ -127,7 +158,12 @@ pub async fn a_grant_is_revoked_whole<S: NegotiationStore + ApiKeyStore>(store: 
         key(5, KeyKind::Api, None),
     ];
     for key in &keys {
-        assert!(store.insert_api_key(key).await.unwrap());
+        assert!(
+            store
+                .insert_api_key(key, AuditStep::KeyCreated, &host())
+                .await
+                .unwrap()
+        );
     }
     assert_eq!(
         store.find_api_key(&KeyHash([201; 32])).await.unwrap(),
@@ -146,18 +182,24 @@ pub async fn a_grant_is_revoked_whole<S: NegotiationStore + ApiKeyStore>(store: 
         }
     };
     assert_eq!(
-        store.revoke_api_key("grant-key-1").await.unwrap(),
+        store
+            .revoke_api_key("grant-key-1", AuditStep::KeyRevoked, &host())
+            .await
+            .unwrap(),
         Revocation::Revoked
     );
     assert!(!revoked(2).await && !revoked(3).await, "one key alone");
-    assert_eq!(store.revoke_grant("grant-a").await.unwrap(), 2);
+    assert_eq!(store.revoke_grant("grant-a", &host()).await.unwrap(), 2);
     assert!(revoked(2).await && revoked(3).await, "the grant whole");
     assert!(
         !revoked(4).await && !revoked(5).await,
         "no other grant, no API key"
     );
-    assert_eq!(store.revoke_grant("grant-a").await.unwrap(), 0);
-    assert_eq!(store.revoke_grant("no-such-grant").await.unwrap(), 0);
+    assert_eq!(store.revoke_grant("grant-a", &host()).await.unwrap(), 0);
+    assert_eq!(
+        store.revoke_grant("no-such-grant", &host()).await.unwrap(),
+        0
+    );
 }
 
 /// A key's name, making time and expiry are kept as given; its last use is
@@ -177,7 +219,12 @@ pub async fn api_keys_keep_their_name_expiry_and_last_use<S: NegotiationStore + 
     );
     key.name = Some("laptop agent — 🙂".to_owned());
     key.expires_at = Some(made.after(std::time::Duration::from_secs(86_400)));
-    assert!(store.insert_api_key(&key).await.unwrap());
+    assert!(
+        store
+            .insert_api_key(&key, AuditStep::KeyCreated, &host())
+            .await
+            .unwrap()
+    );
     async fn found<S: ApiKeyStore>(store: &S) -> ApiKeyRecord {
         store
             .find_api_key(&KeyHash([5; 32]))

@@ -58,7 +58,8 @@ mod turns;
 mod upgrade;
 
 pub use audit::{
-    each_applied_step_is_audited_with_its_actor, the_audit_record_is_filtered_and_paged,
+    each_applied_step_is_audited_with_its_actor, key_steps_are_audited_for_the_keys_person,
+    the_audit_record_is_filtered_and_paged,
 };
 pub use bench::{
     GrowthRow, GrowthScale, RARE_INTENT_ROWS, commit_next_turn, drive_commits,
@@ -180,6 +181,7 @@ macro_rules! negotiation_store_conformance {
             racing_responses_have_one_winner,
             each_applied_step_is_audited_with_its_actor,
             the_audit_record_is_filtered_and_paged,
+            key_steps_are_audited_for_the_keys_person,
                 );
     };
     (@cases [$attr:meta] $make:expr; $($case:ident),* $(,)?) => {

@@ -194,14 +194,14 @@ impl MemoryStore {
     }
 
     /// Appends `write` to the audit record.
-    fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+    fn append_entry(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
         let mut audit = self.inner.audit.lock().map_err(|_| poisoned())?;
         let seq = audit.last().map_or(1, |last| last.seq + 1);
         audit.push(AuditEntry {
             seq,
             at: UnixTime::now(),
             step: write.step,
-            negotiation: Some(write.negotiation.clone()),
+            negotiation: write.negotiation.cloned(),
             user: write.user.cloned(),
             detail: write.detail.map(str::to_owned),
             actor: write.actor.clone(),
@@ -231,7 +231,7 @@ impl MemoryStore {
                 Decision::Permitted(permitted) => match apply(&mut record, permitted) {
                     Some(instead) => (instead, None, None),
                     None => {
-                        self.append_audit(audit)?;
+                        self.append_entry(audit)?;
                         let moved = self.touch(&mut record);
                         let after = Committed {
                             summary: record.summary(),
@@ -406,7 +406,7 @@ impl NegotiationStore for MemoryStore {
             to: seq,
         };
         map.reindex(&record, &opened);
-        self.append_audit(AuditWrite::opened(negotiation, actor))?;
+        self.append_entry(AuditWrite::opened(negotiation, actor))?;
         Ok(true)
     }
 
@@ -452,7 +452,7 @@ impl NegotiationStore for MemoryStore {
             }
             record.state.awaiting_user_id = None;
             record.status = reason.status();
-            self.append_audit(AuditWrite::closed(id, reason, actor))?;
+            self.append_entry(AuditWrite::closed(id, reason, actor))?;
             let moved = self.touch(&mut record);
             (record.summary(), moved)
         };
@@ -515,15 +515,25 @@ impl AuditStore for MemoryStore {
             .cloned()
             .collect())
     }
+
+    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+        self.append_entry(write)
+    }
 }
 
 #[async_trait]
 impl ApiKeyStore for MemoryStore {
-    async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<bool, StoreError> {
+    async fn insert_api_key(
+        &self,
+        key: &ApiKeyRecord,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<bool, StoreError> {
         let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
         if keys.iter().any(|k| k.id == key.id || k.hash == key.hash) {
             return Ok(false);
         }
+        self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor))?;
         keys.push(key.clone());
         self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
         Ok(true)
@@ -538,12 +548,18 @@ impl ApiKeyStore for MemoryStore {
         Ok(self.inner.keys.lock().map_err(|_| poisoned())?.clone())
     }
 
-    async fn revoke_api_key(&self, id: &str) -> Result<Revocation, StoreError> {
+    async fn revoke_api_key(
+        &self,
+        id: &str,
+        step: AuditStep,
+        actor: &Actor,
+    ) -> Result<Revocation, StoreError> {
         let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
         Ok(match keys.iter_mut().find(|k| k.id == id) {
             None => Revocation::NoSuchKey,
             Some(key) if key.revoked => Revocation::AlreadyRevoked,
             Some(key) => {
+                self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor))?;
                 key.revoked = true;
                 self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
                 Revocation::Revoked
@@ -551,11 +567,13 @@ impl ApiKeyStore for MemoryStore {
         })
     }
 
-    async fn revoke_grant(&self, grant: &str) -> Result<u64, StoreError> {
+    async fn revoke_grant(&self, grant: &str, actor: &Actor) -> Result<u64, StoreError> {
         let mut keys = self.inner.keys.lock().map_err(|_| poisoned())?;
         let mut revoked = 0;
         for key in keys.iter_mut() {
             if key.grant.as_deref() == Some(grant) && !key.revoked {
+                let write = AuditWrite::key(AuditStep::KeyRevoked, &key.user_id, &key.id, actor);
+                self.append_entry(write)?;
                 key.revoked = true;
                 revoked += 1;
             }

@@ -90,7 +90,7 @@ pub(crate) async fn disconnect(host: &Host, caller: &Caller, id: &str) -> Result
     if !theirs {
         return Err(HostError::NotFound);
     }
-    host.keys().revoke_grant(id).await?;
+    host.keys().revoke_grant(id, &caller.actor()).await?;
     tracing::info!(user = ?caller.user_id.as_str(), grant = %id, "a person disconnected an OAuth client");
     Ok(())
 }

@@ -17,7 +17,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use index_negotiation_store::{ApiKeyStore, KeyKind, UnixTime, UserId};
+use index_negotiation_store::{Actor, ApiKeyStore, AuditStep, KeyKind, UnixTime, UserId};
 
 use crate::service::authorization::OAuthError;
 use crate::service::authorization::clients::Client;
@@ -117,6 +117,7 @@ pub(crate) async fn exchange(
     host: &Host,
     code: &str,
     exchange: &Exchange<'_>,
+    actor: &Actor,
 ) -> Result<Tokens, OAuthError> {
     let invalid = |why: &str| OAuthError::invalid_grant(why);
     let payload = host
@@ -169,7 +170,7 @@ pub(crate) async fn exchange(
     if !spent {
         tracing::warn!(user = ?claims.user.as_str(), "a code was presented again: its grant is revoked");
         host.keys()
-            .revoke_grant(&grant)
+            .revoke_grant(&grant, actor)
             .await
             .map_err(OAuthError::server)?;
         return Err(invalid("the code was used already"));
@@ -179,6 +180,7 @@ pub(crate) async fn exchange(
         &claims.user,
         &grant,
         (&claims.client, &claims.client_name),
+        actor,
     )
     .await
 }
@@ -190,6 +192,7 @@ pub(crate) async fn refresh(
     host: &Host,
     secret: &str,
     client_id: &str,
+    actor: &Actor,
 ) -> Result<Tokens, OAuthError> {
     let invalid = || OAuthError::invalid_grant("an unknown, expired or revoked refresh token");
     let record = host
@@ -208,7 +211,7 @@ pub(crate) async fn refresh(
     if record.revoked {
         tracing::warn!(user = ?record.user_id.as_str(), key = %record.id, "a spent refresh token was presented again: its grant is revoked");
         host.keys()
-            .revoke_grant(&grant)
+            .revoke_grant(&grant, actor)
             .await
             .map_err(OAuthError::server)?;
         return Err(invalid());
@@ -223,16 +226,16 @@ pub(crate) async fn refresh(
     let name = record.name.clone().unwrap_or_default();
     // The next pair first, then the spend: a second exchange racing this
     // one loses the spend and ends the grant, these tokens with it.
-    let tokens = tokens(host, &record.user_id, &grant, (&client, &name)).await?;
+    let tokens = tokens(host, &record.user_id, &grant, (&client, &name), actor).await?;
     let spent = host
         .keys()
-        .revoke_api_key(&record.id)
+        .revoke_api_key(&record.id, AuditStep::KeyRevoked, actor)
         .await
         .map_err(OAuthError::server)?;
     if spent != index_negotiation_store::Revocation::Revoked {
         tracing::warn!(user = ?record.user_id.as_str(), key = %record.id, "a refresh token was exchanged twice at once: its grant is revoked");
         host.keys()
-            .revoke_grant(&grant)
+            .revoke_grant(&grant, actor)
             .await
             .map_err(OAuthError::server)?;
         return Err(invalid());
@@ -242,7 +245,7 @@ pub(crate) async fn refresh(
 
 /// Ends the grant `secret` belongs to, whichever of its tokens it is
 /// (RFC 7009); nothing for a token the host does not know.
-pub(crate) async fn revoke(host: &Host, secret: &str) -> Result<(), OAuthError> {
+pub(crate) async fn revoke(host: &Host, secret: &str, actor: &Actor) -> Result<(), OAuthError> {
     let found = host
         .store()
         .find_api_key(&hash_key(secret))
@@ -250,7 +253,7 @@ pub(crate) async fn revoke(host: &Host, secret: &str) -> Result<(), OAuthError> 
         .map_err(OAuthError::server)?;
     if let Some(grant) = found.and_then(|record| record.grant) {
         host.keys()
-            .revoke_grant(&grant)
+            .revoke_grant(&grant, actor)
             .await
             .map_err(OAuthError::server)?;
     }
@@ -263,14 +266,23 @@ async fn tokens(
     user: &UserId,
     grant: &str,
     client: (&str, &str),
+    actor: &Actor,
 ) -> Result<Tokens, OAuthError> {
     let store = host.store().as_ref();
     let lifetime = host
         .authorization()
         .map_or(ACCESS_LIFETIME, |settings| settings.access_lifetime);
-    let access = make_grant_key(store, user.clone(), KeyKind::OAuth, grant, client, lifetime)
-        .await
-        .map_err(OAuthError::server)?;
+    let access = make_grant_key(
+        store,
+        user.clone(),
+        KeyKind::OAuth,
+        grant,
+        client,
+        lifetime,
+        actor,
+    )
+    .await
+    .map_err(OAuthError::server)?;
     let refresh = make_grant_key(
         store,
         user.clone(),
@@ -278,6 +290,7 @@ async fn tokens(
         grant,
         client,
         REFRESH_LIFETIME,
+        actor,
     )
     .await
     .map_err(OAuthError::server)?;
