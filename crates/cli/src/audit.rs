@@ -1,7 +1,7 @@
 //! `index audit`: the store's audit record, oldest first, as a table or as
 //! JSON Lines.
 
-use index_negotiation_store::{AUDIT_PAGE_LIMIT, AuditEntry, AuditFilter, UnixTime};
+use index_negotiation_store::{AUDIT_PAGE_LIMIT, AuditEntry, AuditFilter};
 
 use crate::cli::AuditArgs;
 use crate::database::{Database, Use};
@@ -78,16 +78,4 @@ fn row(entry: &AuditEntry) -> Vec<String> {
         or_dash(entry.actor.key_id()),
         or_dash(entry.actor.request_id()),
     ]
-}
-
-/// A moment as `--since` and `--until` take it: RFC 3339
-/// (`2026-12-01T09:00:00Z`), or a duration back from now (`24h`, `7d`).
-pub(crate) fn moment(text: &str) -> Result<UnixTime, String> {
-    if let Ok(at) = text.parse::<UnixTime>() {
-        return Ok(at);
-    }
-    let ago = humantime::parse_duration(text).map_err(|_| {
-        format!("{text:?} is neither a moment in RFC 3339 (2026-12-01T09:00:00Z) nor a duration back from now (24h)")
-    })?;
-    Ok(UnixTime(UnixTime::now().0.saturating_sub(ago.as_secs())))
 }

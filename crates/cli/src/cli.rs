@@ -696,10 +696,10 @@ pub(crate) struct AuditArgs {
     pub(crate) step: Option<AuditStep>,
     /// Only entries written at or after this moment: RFC 3339
     /// (2026-12-01T09:00:00Z) or a duration back from now (24h, 7d).
-    #[arg(long, value_name = "TIME", value_parser = crate::audit::moment)]
+    #[arg(long, value_name = "TIME", value_parser = moment)]
     pub(crate) since: Option<UnixTime>,
     /// Only entries written before this moment, as `--since` takes it.
-    #[arg(long, value_name = "TIME", value_parser = crate::audit::moment)]
+    #[arg(long, value_name = "TIME", value_parser = moment)]
     pub(crate) until: Option<UnixTime>,
     /// At most this many entries, the oldest that match [default: all].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -707,6 +707,18 @@ pub(crate) struct AuditArgs {
     /// The store [default: $INDEX_DB, else ./index.db].
     #[arg(long, value_name = "PATH|URL")]
     pub(crate) db: Option<String>,
+}
+
+/// A moment as `--since` and `--until` take it: RFC 3339
+/// (`2026-12-01T09:00:00Z`), or a duration back from now (`24h`, `7d`).
+fn moment(text: &str) -> Result<UnixTime, String> {
+    if let Ok(at) = text.parse::<UnixTime>() {
+        return Ok(at);
+    }
+    let ago = humantime::parse_duration(text).map_err(|_| {
+        format!("{text:?} is neither a moment in RFC 3339 (2026-12-01T09:00:00Z) nor a duration back from now (24h)")
+    })?;
+    Ok(UnixTime(UnixTime::now().0.saturating_sub(ago.as_secs())))
 }
 
 fn wire<T: WireEnum + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {

@@ -289,6 +289,14 @@ const STATUSES: &[(&str, &[(u8, &str)])] = &[
         ],
     ),
     (
+        "audit",
+        &[
+            (0, "The entries are listed (none is no failure)."),
+            (2, "The command line is wrong, or the store does not exist."),
+            (4, "The store failed."),
+        ],
+    ),
+    (
         "keys list",
         &[
             (0, "The keys are listed (none is no failure)."),

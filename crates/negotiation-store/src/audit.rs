@@ -17,8 +17,8 @@ use serde::Serialize;
 use index_negotiation::{NegotiationTurn, OpportunityId, UserId};
 
 use crate::error::StoreError;
-use crate::keys::UnixTime;
 use crate::model::{CloseReason, OpenNegotiation};
+use crate::time::UnixTime;
 
 index_js::wire_enum! {
     crate index_negotiation_store;

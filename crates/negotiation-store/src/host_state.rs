@@ -13,7 +13,7 @@
 use async_trait::async_trait;
 
 use crate::error::StoreError;
-use crate::keys::UnixTime;
+use crate::time::UnixTime;
 use index_negotiation::UserId;
 
 /// A secret every host of a store signs its tokens with. Keys are made

@@ -43,6 +43,7 @@
 //! | `question_loop` | the service's park commit and answer delivery |
 //! | `model` | the records |
 //! | `keys` | the API key records and their port |
+//! | `time` | `UnixTime`, a moment as the store keeps it |
 //! | `audit` | the audit record's entries, who acts in a step, and the record's port |
 //! | `host_state` | what hosts share between requests (signing keys, spent tokens, tasks) and its port |
 //! | `interactions` | the interactions a host provides and the acknowledgements of their response commands, and their port |
@@ -68,6 +69,7 @@ mod service;
 #[cfg(feature = "sql-rows")]
 pub mod sql_rows;
 mod store;
+mod time;
 mod view;
 
 pub use audit::{
@@ -88,8 +90,7 @@ pub use interactions::{
     ResponseScene, ResponseWrite,
 };
 pub use keys::{
-    ApiKeyRecord, ApiKeyStore, InvalidTime, KEY_USE_RESOLUTION, KeyChanges, KeyHash, KeyKind,
-    KeyScope, KeyState, Revocation, UnixTime,
+    ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, KeyKind, KeyScope, KeyState, Revocation,
 };
 pub use memory::MemoryStore;
 pub use model::{
@@ -103,4 +104,5 @@ pub use service::{Negotiations, QuestionLoopSettings};
 pub use store::{
     AnswerDecider, HostStore, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider,
 };
+pub use time::{InvalidTime, KEY_USE_RESOLUTION, UnixTime};
 pub use view::SeatView;

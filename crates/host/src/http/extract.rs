@@ -122,6 +122,17 @@ fn malformed(rejection: JsonRejection) -> HostError {
     }
 }
 
+/// The header that carries a request's id, set (or kept from the client)
+/// before anything else reads the request.
+pub(crate) const REQUEST_ID: axum::http::HeaderName =
+    axum::http::HeaderName::from_static("x-request-id");
+
+/// The request's id, as the outer layers set it: the audit record names
+/// it beside each step the request takes.
+pub(crate) fn request_id(headers: &HeaderMap) -> Option<&str> {
+    headers.get(REQUEST_ID).and_then(|id| id.to_str().ok())
+}
+
 /// The W3C trace context a request's headers carry: one of each (a
 /// second `traceparent` makes the request name no trace, as the W3C rules
 /// say; of two `tracestate` headers, which the rules would join, neither is

@@ -211,7 +211,7 @@ async fn token(
 /// Who acts at the token and revocation endpoints, for the audit record:
 /// an OAuth client, which presents no key of its own, in this request.
 fn client(headers: &HeaderMap) -> Actor {
-    let request_id = crate::serve::app::request_id(headers).map(str::to_owned);
+    let request_id = crate::http::extract::request_id(headers).map(str::to_owned);
     Actor::new(ActorKind::OAuth, None, request_id)
 }
 

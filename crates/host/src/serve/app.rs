@@ -11,7 +11,7 @@ use std::sync::{Arc, LazyLock};
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, any, get};
@@ -23,7 +23,7 @@ use crate::service::host::Host;
 use crate::service::keys::bearer_token;
 use crate::service::limits::{BODY_LIMIT, REQUEST_TIMEOUT};
 
-const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+use crate::http::extract::{REQUEST_ID, request_id};
 
 /// Every route the router serves beside `/mcp`, each with what the
 /// OpenAPI document says of it: the REST API's, the browser's, and the
@@ -127,11 +127,6 @@ pub fn router(host: Host, mcp: Router) -> Router {
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(middleware::map_request(foreign_request_id_checked))
         .layer(middleware::from_fn(closes_when_unread))
-}
-/// The request's id, as the outer layers set it: the audit record names
-/// it beside each step the request takes.
-pub(crate) fn request_id(headers: &HeaderMap) -> Option<&str> {
-    headers.get(REQUEST_ID).and_then(|id| id.to_str().ok())
 }
 
 /// The longest request id the host keeps from a client.

@@ -245,7 +245,7 @@ pub(crate) async fn sign_in(
     if headers.contains_key(header::ORIGIN) && !same_origin(&headers) {
         return Err(HostError::CrossOrigin);
     }
-    let request_id = crate::serve::app::request_id(&headers);
+    let request_id = crate::http::extract::request_id(&headers);
     let session = host.sign_in(index_js::trim(&body.key), request_id).await?;
     tracing::info!(user = ?session.record.user_id.as_str(), key = %session.record.id, "signed in");
     // Secure when the page was served over TLS (by a proxy in front).

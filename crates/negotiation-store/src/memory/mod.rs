@@ -22,12 +22,13 @@ use index_negotiation::{
 use crate::audit::{Actor, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite};
 use crate::error::StoreError;
 use crate::host_state::{HostStateStore, Room, SigningKey, TaskRecord};
-use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, Revocation, UnixTime};
+use crate::keys::{ApiKeyRecord, ApiKeyStore, KeyChanges, KeyHash, Revocation};
 use crate::model::{
     CloseReason, Committed, ListCursor, ListFilter, NegotiationPage, NegotiationSummary,
     OpenNegotiation, RecordStatus, Seat,
 };
 use crate::store::{AnswerDecider, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider};
+use crate::time::UnixTime;
 use index_negotiation::{IntentId, OpportunityId, UserId};
 
 /// Negotiations in memory.

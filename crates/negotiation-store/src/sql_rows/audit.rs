@@ -3,7 +3,7 @@
 
 use crate::audit::{Actor, ActorKind, AuditEntry, AuditFilter, AuditStep};
 use crate::error::StoreError;
-use crate::keys::UnixTime;
+use crate::time::UnixTime;
 
 use super::stored_id;
 

@@ -2,7 +2,7 @@
 
 use crate::error::StoreError;
 use crate::host_state::{SigningKey, TaskRecord};
-use crate::keys::UnixTime;
+use crate::time::UnixTime;
 
 use super::stored_id;
 

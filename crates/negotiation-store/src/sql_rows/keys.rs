@@ -1,7 +1,8 @@
 //! An API key's row.
 
 use crate::error::StoreError;
-use crate::keys::{ApiKeyRecord, KeyHash, KeyKind, KeyScope, UnixTime};
+use crate::keys::{ApiKeyRecord, KeyHash, KeyKind, KeyScope};
+use crate::time::UnixTime;
 
 use super::stored_id;
 
