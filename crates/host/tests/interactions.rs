@@ -607,6 +607,23 @@ async fn racing_commands_have_one_winner(store: Arc<dyn HostStore>) {
             .all(|s| s == "accepted" || s.starts_with("already_resolved")),
         "{statuses:?}"
     );
+    // The one that resolved it is on the audit record, with dana's key and
+    // its request's id; the refused ones are not.
+    let reply = running
+        .call(
+            "GET",
+            "/audit?step=interaction_resolved",
+            Some(&running.host_key),
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let entries = reply.body["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["user"], "dana");
+    assert_eq!(entries[0]["detail"], "q-1");
+    assert_eq!(entries[0]["actor"]["kind"], "agent_key");
+    assert!(entries[0]["actor"]["requestId"].is_string(), "{entries:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

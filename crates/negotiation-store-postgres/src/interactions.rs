@@ -10,13 +10,14 @@ use index_negotiation_store::sql_rows::{
     INTERACTION_COLUMNS, StoredInteraction, millis_to_stored, stored_interaction, version_to_stored,
 };
 use index_negotiation_store::{
-    ACKNOWLEDGEMENTS_KEPT, InteractionFilter, InteractionInsert, InteractionRecord,
-    InteractionStatus, InteractionStore, ResponseDecider, ResponseKey, ResponseScene, Room,
-    StoreError, UserId,
+    ACKNOWLEDGEMENTS_KEPT, Actor, AuditWrite, InteractionFilter, InteractionInsert,
+    InteractionRecord, InteractionStatus, InteractionStore, ResponseDecider, ResponseKey,
+    ResponseScene, Room, StoreError, UserId,
 };
 
 use crate::PostgresStore;
 use crate::error::pg_error;
+use crate::store::append_audit;
 
 fn interaction_from_row(row: &tokio_postgres::Row) -> Result<InteractionRecord, StoreError> {
     stored_interaction(StoredInteraction {
@@ -204,6 +205,7 @@ impl InteractionStore for PostgresStore {
         &self,
         owner: &UserId,
         key: &ResponseKey,
+        actor: &Actor,
         decide: ResponseDecider,
     ) -> Result<String, StoreError> {
         let mut client = self.client().await?;
@@ -265,6 +267,10 @@ impl InteractionStore for PostgresStore {
             return Err(StoreError::Backend(
                 "an interaction changed under its response's lock".into(),
             ));
+        }
+        if let Some(record) = &write.interaction {
+            let resolved = AuditWrite::interaction_resolved(owner, &record.id, actor);
+            append_audit(&tx, resolved).await?;
         }
         if write.record {
             tx.execute(

@@ -10,14 +10,14 @@ use index_negotiation_store::sql_rows::{
     INTERACTION_COLUMNS, StoredInteraction, millis_to_stored, stored_interaction, version_to_stored,
 };
 use index_negotiation_store::{
-    ACKNOWLEDGEMENTS_KEPT, InteractionFilter, InteractionInsert, InteractionRecord,
-    InteractionStatus, InteractionStore, ResponseDecider, ResponseKey, ResponseScene, Room,
-    StoreError, UserId,
+    ACKNOWLEDGEMENTS_KEPT, Actor, AuditWrite, InteractionFilter, InteractionInsert,
+    InteractionRecord, InteractionStatus, InteractionStore, ResponseDecider, ResponseKey,
+    ResponseScene, Room, StoreError, UserId,
 };
 
 use crate::SqliteStore;
 use crate::error::sql_error;
-use crate::store::begin_write;
+use crate::store::{append_audit, begin_write};
 
 fn interaction_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredInteraction> {
     Ok(StoredInteraction {
@@ -195,9 +195,10 @@ impl InteractionStore for SqliteStore {
         &self,
         owner: &UserId,
         key: &ResponseKey,
+        actor: &Actor,
         decide: ResponseDecider,
     ) -> Result<String, StoreError> {
-        let (owner, key) = (owner.clone(), key.clone());
+        let (owner, key, actor) = (owner.clone(), key.clone(), actor.clone());
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
@@ -240,6 +241,10 @@ impl InteractionStore for SqliteStore {
                     return Err(StoreError::Backend(
                         "an interaction changed under its response's lock".into(),
                     ));
+                }
+                if let Some(record) = &write.interaction {
+                    let resolved = AuditWrite::interaction_resolved(&owner, &record.id, &actor);
+                    append_audit(&tx, resolved)?;
                 }
                 if write.record {
                     tx.prepare_cached(

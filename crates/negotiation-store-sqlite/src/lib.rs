@@ -30,7 +30,7 @@
 //!
 //! ```
 //! use index_negotiation::{NegotiationAction, NegotiationTurn};
-//! use index_negotiation_store::{Negotiations, OpenNegotiation, OpportunityId, Seat};
+//! use index_negotiation_store::{Actor, Negotiations, OpenNegotiation, OpportunityId, Seat};
 //! use index_negotiation_store_sqlite::SqliteStore;
 //!
 //! # tokio::runtime::Builder::new_multi_thread().build().unwrap().block_on(async {
@@ -43,9 +43,9 @@
 //!     initiator: Seat { user_id: "alice".parse()?, intent_id: "hire".parse()? },
 //!     responder: Seat { user_id: "bob".parse()?, intent_id: "join".parse()? },
 //!     eligible: true,
-//! }).await?;
+//! }, &Actor::operator()).await?;
 //! let turn = NegotiationTurn::new(NegotiationAction::Propose, "Intro call?");
-//! let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn).await?;
+//! let (decision, after) = negotiations.execute(&opp, &"alice".parse()?, turn, &Actor::operator()).await?;
 //! assert!(decision.is_ok());
 //! assert_eq!(after.map(|after| after.summary.turn_count), Some(1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())

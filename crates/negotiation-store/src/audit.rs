@@ -138,6 +138,9 @@ index_js::wire_enum! {
         /// A request was refused with a key that no longer works (the
         /// detail is the refusal's code: `key_revoked`, `key_expired`).
         Refused = "refused",
+        /// The person's response resolved an interaction an agent asked
+        /// them (the detail is the interaction's id).
+        InteractionResolved = "interaction_resolved",
     }
 }
 
@@ -218,6 +221,17 @@ impl<'a> AuditWrite<'a> {
             negotiation: None,
             user: Some(user),
             detail: Some(key),
+            actor,
+        }
+    }
+
+    /// `user`'s interaction `id` resolved by their response, by `actor`.
+    pub fn interaction_resolved(user: &'a UserId, id: &'a str, actor: &'a Actor) -> Self {
+        AuditWrite {
+            step: AuditStep::InteractionResolved,
+            negotiation: None,
+            user: Some(user),
+            detail: Some(id),
             actor,
         }
     }

@@ -14,6 +14,7 @@
 
 use async_trait::async_trait;
 
+use crate::audit::Actor;
 use crate::error::StoreError;
 use index_negotiation::UserId;
 
@@ -187,12 +188,14 @@ pub trait InteractionStore: Send + Sync {
     /// exactly once, records the acknowledgement under the operation id
     /// when told to (forgetting the owner's oldest past
     /// [`ACKNOWLEDGEMENTS_KEPT`]) and replaces the interaction when told
-    /// to. Returns the acknowledgement. A [`StoreError`] means nothing was
-    /// applied.
+    /// to, appending then an [`AuditStep::InteractionResolved`](crate::AuditStep::InteractionResolved) by `actor`
+    /// in the same commit. Returns the acknowledgement. A [`StoreError`]
+    /// means nothing was applied.
     async fn commit_interaction_response(
         &self,
         owner: &UserId,
         key: &ResponseKey,
+        actor: &Actor,
         decide: ResponseDecider,
     ) -> Result<String, StoreError>;
 }
@@ -213,8 +216,8 @@ macro_rules! forward_interactions {
             async fn replace_interaction(&self, record: &InteractionRecord) -> Result<bool, StoreError> {
                 (**self).replace_interaction(record).await
             }
-            async fn commit_interaction_response(&self, owner: &UserId, key: &ResponseKey, decide: ResponseDecider) -> Result<String, StoreError> {
-                (**self).commit_interaction_response(owner, key, decide).await
+            async fn commit_interaction_response(&self, owner: &UserId, key: &ResponseKey, actor: &Actor, decide: ResponseDecider) -> Result<String, StoreError> {
+                (**self).commit_interaction_response(owner, key, actor, decide).await
             }
         }
     )*};

@@ -462,6 +462,7 @@ impl Host {
             .commit_interaction_response(
                 &caller.user_id,
                 &key,
+                &caller.actor(),
                 Box::new(move |scene| {
                     let write = decide(&scene, &decided, now);
                     changing.store(

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use crate::{
-    ACKNOWLEDGEMENTS_KEPT, InteractionCursor, InteractionFilter, InteractionInsert,
-    InteractionRecord, InteractionStatus, InteractionStore, ResponseKey, ResponseScene,
-    ResponseWrite,
+    ACKNOWLEDGEMENTS_KEPT, Actor, AuditFilter, AuditStep, AuditStore, InteractionCursor,
+    InteractionFilter, InteractionInsert, InteractionRecord, InteractionStatus, InteractionStore,
+    ResponseKey, ResponseScene, ResponseWrite,
 };
 
-use super::fixtures::{ALICE, BOB, user};
+use super::fixtures::{ALICE, BOB, actor, user};
 
 fn interaction(owner: &str, n: u64, run: &str) -> InteractionRecord {
     InteractionRecord {
@@ -52,6 +52,7 @@ async fn look<S: InteractionStore>(store: &S, owner: &str, key: ResponseKey) -> 
         .commit_interaction_response(
             &user(owner),
             &key,
+            &Actor::operator(),
             Box::new(move |scene: ResponseScene| {
                 seen.send(scene).unwrap();
                 ResponseWrite {
@@ -254,7 +255,11 @@ pub async fn an_interaction_changes_only_from_the_version_read<S: InteractionSto
 /// what it writes is applied: the acknowledgement recorded under the
 /// operation id, and handed back as recorded on a replay; the interaction
 /// replaced.
-pub async fn a_response_is_decided_against_its_scene_and_recorded<S: InteractionStore>(store: S) {
+pub async fn a_response_is_decided_against_its_scene_and_recorded<
+    S: InteractionStore + AuditStore,
+>(
+    store: S,
+) {
     store
         .insert_interaction(&interaction(ALICE, 1, "run-1"), 16)
         .await
@@ -309,6 +314,7 @@ pub async fn a_response_is_decided_against_its_scene_and_recorded<S: Interaction
         .commit_interaction_response(
             &user(ALICE),
             &key("op-1", "run-1", "s-1", "q-1"),
+            &actor(ALICE),
             Box::new(move |_| write),
         )
         .await
@@ -328,6 +334,24 @@ pub async fn a_response_is_decided_against_its_scene_and_recorded<S: Interaction
     assert_eq!(replay.interaction, Some(now));
     let strangers = look(&store, BOB, key("op-1", "run-9", "s-1", "q-2")).await;
     assert_eq!(strangers.replay, None, "operation ids are per person");
+    // The resolution alone is on the audit record: the commits that
+    // changed no interaction (the looks, the replay) are not.
+    let audited: Vec<_> = store
+        .list_audit(&AuditFilter::default())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|entry| (entry.step, entry.user, entry.detail, entry.actor))
+        .collect();
+    assert_eq!(
+        audited,
+        vec![(
+            AuditStep::InteractionResolved,
+            Some(user(ALICE)),
+            Some("q-1".to_owned()),
+            actor(ALICE)
+        )]
+    );
 }
 
 /// Every person's newest acknowledgements are kept, at least
@@ -339,6 +363,7 @@ pub async fn the_newest_acknowledgements_are_kept<S: InteractionStore>(store: S)
             .commit_interaction_response(
                 &user(ALICE),
                 &key(n),
+                &Actor::operator(),
                 Box::new(move |_| ResponseWrite {
                     acknowledgement: format!("{{\"n\":{n}}}"),
                     record: true,
@@ -375,6 +400,7 @@ pub async fn racing_responses_have_one_winner<S: InteractionStore + 'static>(sto
                 .commit_interaction_response(
                     &user(ALICE),
                     &key(&format!("op-{n}"), "run-1", "s-1", "q-1"),
+                    &Actor::operator(),
                     Box::new(move |scene: ResponseScene| {
                         let asked = scene.interaction.unwrap();
                         let wins = asked.status == InteractionStatus::Pending;

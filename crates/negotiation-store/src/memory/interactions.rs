@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 use async_trait::async_trait;
 
 use super::{MemoryStore, poisoned};
+use crate::audit::{Actor, AuditWrite};
 use crate::error::StoreError;
 use crate::host_state::Room;
 use crate::interactions::{
@@ -102,6 +103,7 @@ impl InteractionStore for MemoryStore {
         &self,
         owner: &UserId,
         key: &ResponseKey,
+        actor: &Actor,
         decide: ResponseDecider,
     ) -> Result<String, StoreError> {
         let mut all = self.inner.interactions.lock().map_err(|_| poisoned())?;
@@ -140,6 +142,9 @@ impl InteractionStore for MemoryStore {
             return Err(StoreError::Backend(
                 "an interaction changed under its response's lock".into(),
             ));
+        }
+        if let Some(record) = &write.interaction {
+            self.append_entry(AuditWrite::interaction_resolved(owner, &record.id, actor))?;
         }
         if write.record {
             let acknowledgements = all.acknowledgements.entry(owner.clone()).or_default();
