@@ -8,8 +8,9 @@
 //! writers queue instead of sleeping in SQLite's busy handler. Each commit
 //! is the store's: `BEGIN IMMEDIATE`; read the negotiation and its turns
 //! from the previous round's start; insert the turn; update the
-//! negotiation (its round marks and last change too); `COMMIT`, with a
-//! resume every 13th commit and a new negotiation every 130, as
+//! negotiation (its round marks and last change too); append the step to
+//! the audit record; `COMMIT`, with a resume every 13th commit and a new
+//! negotiation every 130 (each with its audit entry too), as
 //! `drive_commits` does.
 //!
 //! `cargo bench -p index-negotiation-store-sqlite --bench sqlite_vs_raw`;
@@ -82,7 +83,10 @@ fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
         let _writer = lock.lock().unwrap();
         if position == 0 {
             id = format!("raw-{lane}-{done}-{}", std::process::id());
-            conn.prepare_cached(
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .unwrap();
+            tx.prepare_cached(
                 "INSERT INTO negotiations (id, initiator_user_id, initiator_intent_id, responder_user_id, \
                  responder_intent_id, awaiting_user_id, last_change) VALUES (?1, 'alice', 'a', 'bob', 'b', 'alice', \
                  (SELECT coalesce(max(last_change), 0) + 1 FROM negotiations))",
@@ -90,7 +94,9 @@ fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
             .unwrap()
             .execute(params![id])
             .unwrap();
-            seq = conn.last_insert_rowid();
+            seq = tx.last_insert_rowid();
+            audit(&tx, "opened", &id, "alice", None);
+            tx.commit().unwrap();
             turns = 0;
         }
         let tx = conn
@@ -120,6 +126,7 @@ fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
             .unwrap()
             .execute(params!["alice", seq])
             .unwrap();
+            audit(&tx, "resumed", &id, "alice", None);
         } else {
             let (who, action, next) = if (position % 13).is_multiple_of(2) {
                 ("alice", "propose", "bob")
@@ -151,10 +158,34 @@ fn raw_lane(conn: &mut Connection, lane: u64, commits: u64, lock: &Mutex<()>) {
                 round_ended
             ])
             .unwrap();
+            audit(&tx, "turn", &id, who, Some(action));
             turns += 1;
         }
         tx.commit().unwrap();
     }
+}
+
+/// Appends a step to the audit record as the store does, in `tx`.
+fn audit(tx: &Connection, step: &str, id: &str, who: &str, detail: Option<&str>) {
+    tx.prepare_cached(
+        "INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
+         VALUES (?1, ?2, ?3, ?4, ?5, 'operator', NULL, NULL)",
+    )
+    .unwrap()
+    .execute(params![
+        i64::try_from(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+        )
+        .unwrap(),
+        step,
+        id,
+        who,
+        detail
+    ])
+    .unwrap();
 }
 
 /// The raw side's time, from its first commit to its last, as the store's
