@@ -3,11 +3,12 @@
 -- more in `detail`), to which negotiation and for which person, and who
 -- did it (how they were authenticated, the public id of their key, the
 -- request that carried it). `seq` only grows, so a reader pages after the
--- last one it read. Rows are never changed or removed: the triggers refuse
--- it, whoever asks.
+-- last one it read (no AUTOINCREMENT is needed for that: rows are never
+-- removed, so no rowid is ever used twice). Rows are never changed or
+-- removed: the triggers refuse it, whoever asks.
 
 CREATE TABLE audit (
-    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq            INTEGER PRIMARY KEY,
     at             INTEGER NOT NULL,
     step           TEXT NOT NULL,
     negotiation_id TEXT,
