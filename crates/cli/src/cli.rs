@@ -73,10 +73,12 @@ pub(crate) enum Command {
     /// Create, list and revoke the API keys callers of `index serve` use.
     #[command(subcommand)]
     Keys(KeysCommand),
-    /// Show the audit record: each step taken on the store's negotiations
-    /// (opened, turn, parked, answered, resumed, closed), for whom, by
-    /// whom (how they signed in, their key's id, their request's id) and
-    /// when; oldest first. `--json` writes JSON Lines, one entry a line.
+    /// Show the audit record: each step taken on the store (a negotiation
+    /// opened, a turn, a park, an answer, a resume, a close; a key made or
+    /// revoked, a sign-in or sign-out, a refused key; an interaction
+    /// resolved), for whom, by whom (how they signed in, their key's id,
+    /// their request's id) and when; oldest first. `--json` writes JSON
+    /// Lines, one entry a line.
     #[command(
         after_help = "Examples:\n  index audit --user dana\n  index audit --negotiation <ID> --json\n  index audit --step answered --since 24h"
     )]
@@ -677,11 +679,6 @@ pub(crate) enum StoreCommand {
     },
 }
 
-/// A value from a closed set of wire names: clap offers exactly the
-/// type's own names (in help, errors and completions) and hands back the
-/// typed value, so each name is spelled once, by its type. Ids need no
-/// such helper: they implement `FromStr`, which clap uses as it is (an id
-/// stored for the first time is checked further, by `new_user_id`).
 /// `index audit`'s filters: every one given must match.
 #[derive(Debug, Args)]
 pub(crate) struct AuditArgs {
@@ -721,6 +718,11 @@ fn moment(text: &str) -> Result<UnixTime, String> {
     Ok(UnixTime(UnixTime::now().0.saturating_sub(ago.as_secs())))
 }
 
+/// A value from a closed set of wire names: clap offers exactly the
+/// type's own names (in help, errors and completions) and hands back the
+/// typed value, so each name is spelled once, by its type. Ids need no
+/// such helper: they implement `FromStr`, which clap uses as it is (an id
+/// stored for the first time is checked further, by `new_user_id`).
 fn wire<T: WireEnum + Clone + Send + Sync>() -> impl TypedValueParser<Value = T> {
     PossibleValuesParser::new(T::NAMES)
         .try_map(|name| T::from_wire(&name).ok_or("not one of the possible values"))

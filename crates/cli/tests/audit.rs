@@ -148,6 +148,15 @@ fn index_audit_lists_every_step_of_the_readme_session_with_its_actor() {
         &[("x-request-id", "sam-turn-2")],
     );
     assert_eq!(status, 401, "a revoked key stops at its next request");
+    // Tried again at once, it is refused again, but recorded once a minute.
+    let (status, _) = host.request_with(
+        "POST",
+        &turns,
+        &sam_key,
+        Some(&body),
+        &[("x-request-id", "sam-turn-3")],
+    );
+    assert_eq!(status, 401);
 
     let expected = vec![
         row(["opened", "dana", "-", "operator", "-", "-"]),

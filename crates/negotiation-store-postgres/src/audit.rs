@@ -3,7 +3,9 @@
 use async_trait::async_trait;
 
 use index_negotiation_store::sql_rows::{AUDIT_COLUMNS, AuditQuery, StoredAudit, stored_audit};
-use index_negotiation_store::{AuditEntry, AuditFilter, AuditStore, AuditWrite, StoreError};
+use index_negotiation_store::{
+    Actor, AuditEntry, AuditFilter, AuditStore, AuditWrite, StoreError, UserId,
+};
 
 use crate::PostgresStore;
 use crate::error::pg_error;
@@ -52,10 +54,15 @@ impl AuditStore for PostgresStore {
         rows.iter().map(entry_from_row).collect()
     }
 
-    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
+    async fn record_refusal(
+        &self,
+        user: &UserId,
+        code: &str,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(pg_error)?;
-        append_audit(&tx, write).await?;
+        append_audit(&tx, AuditWrite::refused(user, code, actor)).await?;
         tx.commit().await.map_err(pg_error)
     }
 }

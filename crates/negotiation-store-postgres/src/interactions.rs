@@ -268,7 +268,7 @@ impl InteractionStore for PostgresStore {
                 "an interaction changed under its response's lock".into(),
             ));
         }
-        if let Some(record) = &write.interaction {
+        if let Some(record) = write.interaction.as_ref().filter(|_| write.resolves) {
             let resolved = AuditWrite::interaction_resolved(owner, &record.id, actor);
             append_audit(&tx, resolved).await?;
         }

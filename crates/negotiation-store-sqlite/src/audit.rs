@@ -5,44 +5,12 @@ use rusqlite::params;
 
 use index_negotiation_store::sql_rows::{AUDIT_COLUMNS, AuditQuery, StoredAudit, stored_audit};
 use index_negotiation_store::{
-    Actor, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite, OpportunityId, StoreError,
-    UserId,
+    Actor, AuditEntry, AuditFilter, AuditStore, AuditWrite, StoreError, UserId,
 };
 
 use crate::SqliteStore;
 use crate::error::sql_error;
 use crate::store::append_audit;
-
-/// An entry to append, owned, so it can go to the thread that writes.
-struct OwnedWrite {
-    step: AuditStep,
-    negotiation: Option<OpportunityId>,
-    user: Option<UserId>,
-    detail: Option<String>,
-    actor: Actor,
-}
-
-impl OwnedWrite {
-    fn of(write: AuditWrite<'_>) -> Self {
-        OwnedWrite {
-            step: write.step,
-            negotiation: write.negotiation.cloned(),
-            user: write.user.cloned(),
-            detail: write.detail.map(str::to_owned),
-            actor: write.actor.clone(),
-        }
-    }
-
-    fn write(&self) -> AuditWrite<'_> {
-        AuditWrite {
-            step: self.step,
-            negotiation: self.negotiation.as_ref(),
-            user: self.user.as_ref(),
-            detail: self.detail.as_deref(),
-            actor: &self.actor,
-        }
-    }
-}
 
 #[async_trait]
 impl AuditStore for SqliteStore {
@@ -90,10 +58,15 @@ impl AuditStore for SqliteStore {
             .await
     }
 
-    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
-        let written = OwnedWrite::of(write);
+    async fn record_refusal(
+        &self,
+        user: &UserId,
+        code: &str,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        let (user, code, actor) = (user.clone(), code.to_owned(), actor.clone());
         self.pool
-            .run_write(move |conn| append_audit(conn, written.write()))
+            .run_write(move |conn| append_audit(conn, AuditWrite::refused(&user, &code, &actor)))
             .await
     }
 }

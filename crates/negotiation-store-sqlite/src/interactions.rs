@@ -242,7 +242,7 @@ impl InteractionStore for SqliteStore {
                         "an interaction changed under its response's lock".into(),
                     ));
                 }
-                if let Some(record) = &write.interaction {
+                if let Some(record) = write.interaction.as_ref().filter(|_| write.resolves) {
                     let resolved = AuditWrite::interaction_resolved(&owner, &record.id, &actor);
                     append_audit(&tx, resolved)?;
                 }

@@ -12,7 +12,7 @@
 //! public id).
 
 use async_trait::async_trait;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use index_negotiation::{NegotiationTurn, OpportunityId, UserId};
 
@@ -52,16 +52,16 @@ index_js::wire_enum! {
 /// assert_eq!(actor.key_id(), Some("k_7f3a"));
 /// assert_eq!(Actor::operator().kind(), ActorKind::Operator);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Actor {
     /// How they were authenticated.
     kind: ActorKind,
     /// The public id of the key they presented.
-    #[serde(rename = "keyId", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "keyId", default, skip_serializing_if = "Option::is_none")]
     key_id: Option<String>,
     /// The id of the request that carried the step.
-    #[serde(rename = "requestId", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "requestId", default, skip_serializing_if = "Option::is_none")]
     request_id: Option<String>,
 }
 
@@ -136,7 +136,8 @@ index_js::wire_enum! {
         /// is the session key's id).
         SignedOut = "signed_out",
         /// A request was refused with a key that no longer works (the
-        /// detail is the refusal's code: `key_revoked`, `key_expired`).
+        /// detail is the refusal's code: `key_revoked`, `key_expired`,
+        /// `login_link_used`).
         Refused = "refused",
         /// The person's response resolved an interaction an agent asked
         /// them (the detail is the interaction's id).
@@ -248,8 +249,17 @@ impl<'a> AuditWrite<'a> {
     }
 }
 
-/// One entry of the record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One entry of the record, as `GET /audit` and `index audit --json`
+/// write it and read back.
+///
+/// ```
+/// use index_negotiation_store::{AuditEntry, AuditStep};
+/// let line = r#"{"seq":7,"at":"2026-12-06T16:31:40Z","step":"turn","negotiation":null,"user":"sam","detail":"propose","actor":{"kind":"agent_key","keyId":"3f9a1c2b7d10"}}"#;
+/// let entry: AuditEntry = serde_json::from_str(line).unwrap();
+/// assert_eq!((entry.step, entry.actor.key_id()), (AuditStep::Turn, Some("3f9a1c2b7d10")));
+/// assert_eq!(serde_json::to_string(&entry).unwrap(), line);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct AuditEntry {
     /// Its place in the record: later entries have larger numbers.
@@ -263,7 +273,7 @@ pub struct AuditEntry {
     /// The person it was done for.
     pub user: Option<UserId>,
     /// A word more, as [`AuditStep`] says.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// Who did it.
     pub actor: Actor,
@@ -340,20 +350,27 @@ impl AuditFilter {
     }
 }
 
-/// Reading the audit record, and appending what no commit writes.
+/// Reading the audit record, and recording what no commit writes.
 ///
-/// The steps that change something are appended by the commit that
-/// changes it (see [`NegotiationStore`](crate::NegotiationStore) and
-/// [`ApiKeyStore`](crate::ApiKeyStore)); only what changes nothing, a
-/// refused request, is appended on its own.
+/// The steps that change something are appended only by the commit that
+/// changes it (see [`NegotiationStore`](crate::NegotiationStore),
+/// [`ApiKeyStore`](crate::ApiKeyStore) and
+/// [`InteractionStore`](crate::InteractionStore)), so none is on record
+/// without having happened. The one entry appended on its own is a
+/// refused request, which changes nothing.
 #[async_trait]
 pub trait AuditStore: Send + Sync {
     /// The entries `filter` passes, oldest first.
     async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError>;
 
-    /// Appends `write`, which no other change goes with (a refused
-    /// request).
-    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError>;
+    /// Appends an [`AuditStep::Refused`]: `actor` presented `user`'s key,
+    /// and was refused with `code`.
+    async fn record_refusal(
+        &self,
+        user: &UserId,
+        code: &str,
+        actor: &Actor,
+    ) -> Result<(), StoreError>;
 }
 
 macro_rules! forward_audit {
@@ -363,8 +380,8 @@ macro_rules! forward_audit {
             async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError> {
                 (**self).list_audit(filter).await
             }
-            async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
-                (**self).append_audit(write).await
+            async fn record_refusal(&self, user: &UserId, code: &str, actor: &Actor) -> Result<(), StoreError> {
+                (**self).record_refusal(user, code, actor).await
             }
         }
     )*};

@@ -137,6 +137,10 @@ pub struct ResponseWrite {
     /// The scene's interaction with its new status and body, when they
     /// change; its version is the one read.
     pub interaction: Option<InteractionRecord>,
+    /// Whether the command's own response resolved the interaction (it
+    /// was accepted), which the audit record keeps; a change the command
+    /// only noticed (its time ran out) is not the person's.
+    pub resolves: bool,
 }
 
 /// Decides a response command against what its commit read.

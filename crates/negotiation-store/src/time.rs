@@ -55,7 +55,7 @@ impl UnixTime {
     pub fn from_stored(seconds: i64) -> Result<Self, StoreError> {
         u64::try_from(seconds)
             .map(UnixTime)
-            .map_err(|_| StoreError::Corrupt(format!("a key time of {seconds} seconds")))
+            .map_err(|_| StoreError::Corrupt(format!("a stored time of {seconds} seconds")))
     }
 
     /// The value a SQL column keeps (saturating at `i64::MAX`).
@@ -105,6 +105,13 @@ impl std::str::FromStr for UnixTime {
 impl Serialize for UnixTime {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UnixTime {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

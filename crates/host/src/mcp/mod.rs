@@ -297,7 +297,8 @@ async fn ask_in_task(
     // Delivered whole on a task of its own, even if the call's task is
     // cancelled while it commits.
     let host = host.clone();
-    let actor = caller.actor();
+    // The answer came in a later request of the task's, not the call's.
+    let actor = caller.actor_outside_request();
     tokio::spawn(async move { answer_form(&host, &form, &result, &actor).await })
         .await
         .unwrap_or(Offered::NoAnswer)

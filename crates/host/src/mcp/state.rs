@@ -43,7 +43,7 @@ impl McpState {
     /// Remembers an MCP session of `user`'s whose client can show forms.
     pub(crate) fn register_elicitor(&self, caller: &Caller, peer: rmcp::Peer<rmcp::RoleServer>) {
         self.elicitors
-            .register(&caller.user_id, peer, caller.actor());
+            .register(&caller.user_id, peer, caller.actor_outside_request());
     }
 
     /// The MCP tasks, as this process reaches them.

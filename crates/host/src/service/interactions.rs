@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use index_interaction::{
-    InteractionRequest, InteractionResponse, InteractionResponseCommand, InteractionState,
-    ProvidedInteraction, ResponseDecision, decide_interaction_response, transport_failure,
+    InteractionAcknowledgementStatus, InteractionRequest, InteractionResponse,
+    InteractionResponseCommand, InteractionState, ProvidedInteraction, ResponseDecision,
+    decide_interaction_response, transport_failure,
 };
 use index_negotiation_store::{
     InteractionCursor, InteractionFilter, InteractionInsert, InteractionRecord, InteractionStatus,
@@ -560,6 +561,7 @@ fn decide(
             acknowledgement: recorded.clone(),
             record: false,
             interaction: None,
+            resolves: false,
         };
     }
     let interaction = scene
@@ -580,6 +582,7 @@ fn decide(
         acknowledgement: to_text(&transport_failure(command, why)),
         record: false,
         interaction: None,
+        resolves: false,
     };
     match decided {
         ResponseDecision::Acknowledged {
@@ -597,6 +600,8 @@ fn decide(
                 (Some(_), None) => return unrecorded("no interaction to change"),
             };
             ResponseWrite {
+                resolves: replaced.is_some()
+                    && acknowledgement.status == InteractionAcknowledgementStatus::Accepted,
                 acknowledgement: to_text(&acknowledgement),
                 record: true,
                 interaction: replaced,

@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use async_trait::async_trait;
 
 use index_negotiation_store::{
-    Actor, ApiKeyRecord, ApiKeyStore, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite,
-    HostStore, KeyChanges, KeyHash, Revocation, StoreError, UnixTime,
+    Actor, ApiKeyRecord, ApiKeyStore, AuditEntry, AuditFilter, AuditStep, AuditStore, HostStore,
+    KEY_USE_RESOLUTION, KeyChanges, KeyHash, Revocation, StoreError, UnixTime, UserId,
 };
 
 /// How many keys a host keeps; past it, it starts again from none.
@@ -31,6 +31,11 @@ const MOST_KEPT: usize = 10_000;
 /// A host's kept keys.
 pub(crate) struct KeyCache {
     kept: Mutex<BTreeMap<KeyHash, ApiKeyRecord>>,
+    /// When this host last put each key's refusal on the audit record:
+    /// a key that no longer works is recorded refused once a
+    /// [`KEY_USE_RESOLUTION`], however often its holder tries it, so a
+    /// leaked key cannot flood the record (or, on SQLite, the write lock).
+    refused: Mutex<BTreeMap<String, UnixTime>>,
     /// Bumped by every drop: a lookup kept only if none came between.
     drops: AtomicU64,
     how: How,
@@ -63,6 +68,7 @@ impl KeyCache {
         };
         let cache = KeyCache {
             kept: Mutex::new(BTreeMap::new()),
+            refused: Mutex::new(BTreeMap::new()),
             drops: AtomicU64::new(0),
             how,
         };
@@ -133,15 +139,38 @@ impl Cached<'_> {
     }
 }
 
-/// The audit record is the store's: a refused key is appended there.
+/// The audit record is the store's; a refused key is recorded there at
+/// most once a [`KEY_USE_RESOLUTION`] per key and host.
 #[async_trait]
 impl AuditStore for Cached<'_> {
     async fn list_audit(&self, filter: &AuditFilter) -> Result<Vec<AuditEntry>, StoreError> {
         self.store.list_audit(filter).await
     }
 
-    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
-        self.store.append_audit(write).await
+    async fn record_refusal(
+        &self,
+        user: &UserId,
+        code: &str,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        let now = UnixTime::now();
+        let fresh = self.cache.refused.lock().map(|mut refused| {
+            let key = actor.key_id().unwrap_or_default().to_owned();
+            let recent = refused
+                .get(&key)
+                .is_some_and(|at| now.0.saturating_sub(at.0) < KEY_USE_RESOLUTION.as_secs());
+            if !recent {
+                if refused.len() >= MOST_KEPT {
+                    refused.clear();
+                }
+                refused.insert(key, now);
+            }
+            !recent
+        });
+        if fresh.unwrap_or(true) {
+            self.store.record_refusal(user, code, actor).await?;
+        }
+        Ok(())
     }
 }
 

@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 use index_negotiation_store::{
-    Actor, ActorKind, ApiKeyRecord, ApiKeyStore, AuditStep, AuditStore, AuditWrite, ErrorChain,
-    KeyHash, KeyKind, KeyScope, KeyState, Revocation, StoreError, UnixTime, UserId,
+    Actor, ActorKind, ApiKeyRecord, ApiKeyStore, AuditStep, AuditStore, ErrorChain, KeyHash,
+    KeyKind, KeyScope, KeyState, Revocation, StoreError, UnixTime, UserId,
 };
 
 use crate::service::error::HostError;
@@ -41,6 +41,7 @@ impl std::fmt::Debug for NewKey {
 
 /// Who is calling: the user a valid key acts as, and what it may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Caller {
     /// The user the key acts as.
     pub user_id: UserId,
@@ -407,11 +408,13 @@ impl Caller {
     /// Who presents `record`, a key, as `presented`, in the request
     /// `request_id`.
     fn of(record: ApiKeyRecord, presented: Presented, request_id: Option<&str>) -> Self {
+        // A sign-in presents a person's key or a login link, not yet a
+        // session: it is named by the key it presents.
         let kind = match (presented, record.kind, record.scope) {
-            (Presented::AsSession | Presented::ForSignIn, _, _) => ActorKind::Session,
-            (Presented::ForRequest, KeyKind::OAuth, _) => ActorKind::OAuth,
-            (Presented::ForRequest, _, KeyScope::Host) => ActorKind::HostKey,
-            (Presented::ForRequest, _, _) => ActorKind::AgentKey,
+            (Presented::AsSession, _, _) => ActorKind::Session,
+            (_, KeyKind::OAuth, _) => ActorKind::OAuth,
+            (_, _, KeyScope::Host) => ActorKind::HostKey,
+            _ => ActorKind::AgentKey,
         };
         Caller {
             user_id: record.user_id,
@@ -422,19 +425,21 @@ impl Caller {
         }
     }
 
-    /// Who the audit record names for this caller's steps.
+    /// Who the audit record names for the steps this caller's request
+    /// takes: how its key was presented, the key's id, the request's id.
     ///
     /// ```
-    /// use index_host::keys::Caller;
-    /// use index_negotiation_store::{ActorKind, KeyScope};
-    /// let caller = Caller {
-    ///     user_id: "dana".parse().unwrap(),
-    ///     scope: KeyScope::Agent,
-    ///     key_id: "3f9a1c2b7d10".to_owned(),
-    ///     kind: ActorKind::AgentKey,
-    ///     request_id: Some("req-1".to_owned()),
-    /// };
-    /// assert_eq!(caller.actor().request_id(), Some("req-1"));
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use index_host::keys::{KeyOptions, authenticate, create_key};
+    /// use index_negotiation_store::{ActorKind, KeyScope, MemoryStore};
+    /// let store = MemoryStore::new();
+    /// let key = create_key(&store, "dana".parse()?, KeyScope::Agent, &KeyOptions::default()).await?;
+    /// let caller = authenticate(&store, Some(&key.secret), Some("req-1")).await?;
+    /// let actor = caller.actor();
+    /// assert_eq!((actor.kind(), actor.request_id()), (ActorKind::AgentKey, Some("req-1")));
+    /// assert_eq!(caller.actor_outside_request().request_id(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
     /// ```
     pub fn actor(&self) -> Actor {
         Actor::new(
@@ -442,6 +447,13 @@ impl Caller {
             Some(self.key_id.clone()),
             self.request_id.clone(),
         )
+    }
+
+    /// As [`Caller::actor`], for a step this caller takes after its
+    /// request is over (an answer given later in a form that request
+    /// opened): the key, but no request id, since no request carries it.
+    pub fn actor_outside_request(&self) -> Actor {
+        Actor::new(self.kind, Some(self.key_id.clone()), None)
     }
 }
 
@@ -501,10 +513,7 @@ async fn active_key(
     if let Some((refusal, code)) = refused {
         let user = record.user_id.clone();
         let actor = Caller::of(record, presented, request_id).actor();
-        if let Err(err) = store
-            .append_audit(AuditWrite::refused(&user, code, &actor))
-            .await
-        {
+        if let Err(err) = store.record_refusal(&user, code, &actor).await {
             tracing::warn!(error = %ErrorChain(&err), "could not record a refused key on the audit record");
         }
         return Err(refusal);
@@ -667,8 +676,13 @@ mod tests {
         ) -> Result<Vec<index_negotiation_store::AuditEntry>, StoreError> {
             self.0.list_audit(filter).await
         }
-        async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
-            self.0.append_audit(write).await
+        async fn record_refusal(
+            &self,
+            user: &UserId,
+            code: &str,
+            actor: &Actor,
+        ) -> Result<(), StoreError> {
+            self.0.record_refusal(user, code, actor).await
         }
     }
 

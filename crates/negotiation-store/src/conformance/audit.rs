@@ -5,8 +5,8 @@
 use index_negotiation::NegotiationAction::{Accept, Counter, Decline, Propose};
 
 use crate::{
-    Actor, ApiKeyRecord, ApiKeyStore, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite,
-    CloseReason, KeyHash, KeyScope, NegotiationStore, UnixTime,
+    Actor, ApiKeyRecord, ApiKeyStore, AuditEntry, AuditFilter, AuditStep, AuditStore, CloseReason,
+    KeyHash, KeyScope, NegotiationStore, UnixTime,
 };
 
 use super::fixtures::{ALICE, BOB, actor, answer, host, id, open, park, resume, stall, turn, user};
@@ -275,7 +275,7 @@ pub async fn key_steps_are_audited_for_the_keys_person<S: ApiKeyStore + AuditSto
     assert_eq!(store.revoke_grant("grant-a", &dana).await.unwrap(), 2);
     assert_eq!(store.revoke_grant("grant-a", &dana).await.unwrap(), 0);
     store
-        .append_audit(AuditWrite::refused(&user(ALICE), "key_revoked", &dana))
+        .record_refusal(&user(ALICE), "key_revoked", &dana)
         .await
         .unwrap();
     let shown: Vec<_> = everything(&store)

@@ -59,6 +59,7 @@ async fn look<S: InteractionStore>(store: &S, owner: &str, key: ResponseKey) -> 
                     acknowledgement: "{\"looked\":true}".to_owned(),
                     record: false,
                     interaction: None,
+                    resolves: false,
                 }
             }),
         )
@@ -309,6 +310,7 @@ pub async fn a_response_is_decided_against_its_scene_and_recorded<
         acknowledgement: recorded.to_owned(),
         record: true,
         interaction: Some(resolved.clone()),
+        resolves: true,
     };
     let acknowledgement = store
         .commit_interaction_response(
@@ -334,8 +336,28 @@ pub async fn a_response_is_decided_against_its_scene_and_recorded<
     assert_eq!(replay.interaction, Some(now));
     let strangers = look(&store, BOB, key("op-1", "run-9", "s-1", "q-2")).await;
     assert_eq!(strangers.replay, None, "operation ids are per person");
+    // A change the command only noticed (its time ran out) is not the
+    // person's doing.
+    let mut expired = interaction(BOB, 2, "run-9");
+    expired.status = InteractionStatus::Expired;
+    let write = ResponseWrite {
+        acknowledgement: "{\"status\":\"expired\"}".to_owned(),
+        record: true,
+        interaction: Some(expired),
+        resolves: false,
+    };
+    store
+        .commit_interaction_response(
+            &user(BOB),
+            &key("op-2", "run-9", "s-1", "q-2"),
+            &actor(BOB),
+            Box::new(move |_| write),
+        )
+        .await
+        .unwrap();
     // The resolution alone is on the audit record: the commits that
-    // changed no interaction (the looks, the replay) are not.
+    // changed no interaction (the looks, the replay) are not, nor the one
+    // that only noticed a timeout.
     let audited: Vec<_> = store
         .list_audit(&AuditFilter::default())
         .await
@@ -368,6 +390,7 @@ pub async fn the_newest_acknowledgements_are_kept<S: InteractionStore>(store: S)
                     acknowledgement: format!("{{\"n\":{n}}}"),
                     record: true,
                     interaction: None,
+                    resolves: false,
                 }),
             )
             .await
@@ -413,6 +436,7 @@ pub async fn racing_responses_have_one_winner<S: InteractionStore + 'static>(sto
                                 body: format!("{{\"by\":{n}}}"),
                                 ..asked
                             }),
+                            resolves: wins,
                         }
                     }),
                 )

@@ -143,8 +143,8 @@ impl InteractionStore for MemoryStore {
                 "an interaction changed under its response's lock".into(),
             ));
         }
-        if let Some(record) = &write.interaction {
-            self.append_entry(AuditWrite::interaction_resolved(owner, &record.id, actor))?;
+        if let Some(record) = write.interaction.as_ref().filter(|_| write.resolves) {
+            self.append_entry(AuditWrite::interaction_resolved(owner, &record.id, actor));
         }
         if write.record {
             let acknowledgements = all.acknowledgements.entry(owner.clone()).or_default();

@@ -194,9 +194,15 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// Appends `write` to the audit record.
-    fn append_entry(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
-        let mut audit = self.inner.audit.lock().map_err(|_| poisoned())?;
+    /// Appends `write` to the audit record. It cannot fail, so a change
+    /// is never applied without its entry: a push is whole or not done,
+    /// so a record a panic poisoned is still whole.
+    fn append_entry(&self, write: AuditWrite<'_>) {
+        let mut audit = self
+            .inner
+            .audit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let seq = audit.last().map_or(1, |last| last.seq + 1);
         audit.push(AuditEntry {
             seq,
@@ -207,7 +213,6 @@ impl MemoryStore {
             detail: write.detail.map(str::to_owned),
             actor: write.actor.clone(),
         });
-        Ok(())
     }
 
     /// One commit: `decide` on the record's round view under its lock, and
@@ -232,7 +237,7 @@ impl MemoryStore {
                 Decision::Permitted(permitted) => match apply(&mut record, permitted) {
                     Some(instead) => (instead, None, None),
                     None => {
-                        self.append_entry(audit)?;
+                        self.append_entry(audit);
                         let moved = self.touch(&mut record);
                         let after = Committed {
                             summary: record.summary(),
@@ -407,7 +412,7 @@ impl NegotiationStore for MemoryStore {
             to: seq,
         };
         map.reindex(&record, &opened);
-        self.append_entry(AuditWrite::opened(negotiation, actor))?;
+        self.append_entry(AuditWrite::opened(negotiation, actor));
         Ok(true)
     }
 
@@ -453,7 +458,7 @@ impl NegotiationStore for MemoryStore {
             }
             record.state.awaiting_user_id = None;
             record.status = reason.status();
-            self.append_entry(AuditWrite::closed(id, reason, actor))?;
+            self.append_entry(AuditWrite::closed(id, reason, actor));
             let moved = self.touch(&mut record);
             (record.summary(), moved)
         };
@@ -517,8 +522,14 @@ impl AuditStore for MemoryStore {
             .collect())
     }
 
-    async fn append_audit(&self, write: AuditWrite<'_>) -> Result<(), StoreError> {
-        self.append_entry(write)
+    async fn record_refusal(
+        &self,
+        user: &UserId,
+        code: &str,
+        actor: &Actor,
+    ) -> Result<(), StoreError> {
+        self.append_entry(AuditWrite::refused(user, code, actor));
+        Ok(())
     }
 }
 
@@ -534,7 +545,7 @@ impl ApiKeyStore for MemoryStore {
         if keys.iter().any(|k| k.id == key.id || k.hash == key.hash) {
             return Ok(false);
         }
-        self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor))?;
+        self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor));
         keys.push(key.clone());
         self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
         Ok(true)
@@ -560,7 +571,7 @@ impl ApiKeyStore for MemoryStore {
             None => Revocation::NoSuchKey,
             Some(key) if key.revoked => Revocation::AlreadyRevoked,
             Some(key) => {
-                self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor))?;
+                self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor));
                 key.revoked = true;
                 self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
                 Revocation::Revoked
@@ -574,7 +585,7 @@ impl ApiKeyStore for MemoryStore {
         for key in keys.iter_mut() {
             if key.grant.as_deref() == Some(grant) && !key.revoked {
                 let write = AuditWrite::key(AuditStep::KeyRevoked, &key.user_id, &key.id, actor);
-                self.append_entry(write)?;
+                self.append_entry(write);
                 key.revoked = true;
                 revoked += 1;
             }
