@@ -640,7 +640,7 @@ async fn every_key_is_held_to_what_its_readers_and_makers_take() {
         (set("hash = zeroblob(31)"), "a key hash is not 32 bytes"),
         (set("hash = 'abc'"), "hash holds text, not a blob"),
         (set("user_id = ' '"), "a stored id"),
-        (set("expires_at = -1"), "a key time of -1 seconds"),
+        (set("expires_at = -1"), "a stored time of -1 seconds"),
         (
             set("created_at = 'yesterday'"),
             "created_at holds text, not an integer or NULL",
