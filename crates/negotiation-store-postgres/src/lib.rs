@@ -38,6 +38,7 @@
 //! | `rows` | PostgreSQL's rows handed to the row kit, and a listing's page in SQL |
 //! | `keys` | the API keys |
 //! | `audit` | reading the audit record (the commits in `store` append to it) |
+//! | `webhooks` | webhook endpoints, and the outbox each commit queues its event in, claimed `FOR UPDATE SKIP LOCKED` |
 //! | `listen` | the `LISTEN` feeds of negotiation and key changes |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `interactions` | the interactions a host provides, each response command decided under the person's advisory lock |
@@ -52,6 +53,7 @@ mod listen;
 mod rows;
 mod schema;
 mod store;
+mod webhooks;
 
 pub use error::ServerError;
 

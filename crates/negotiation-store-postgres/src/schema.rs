@@ -7,7 +7,7 @@ use index_negotiation_store::StoreError;
 use crate::error::{pg_error, pool_error};
 
 /// Numbered migrations; a database at version N has run the first N.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_api_keys.sql"),
     include_str!("../migrations/0003_question_loop.sql"),
@@ -17,6 +17,7 @@ const MIGRATIONS: [&str; 9] = [
     include_str!("../migrations/0007_interactions.sql"),
     include_str!("../migrations/0008_oauth_keys.sql"),
     include_str!("../migrations/0009_audit.sql"),
+    include_str!("../migrations/0010_webhooks.sql"),
 ];
 
 /// The schema version this build writes and understands.

@@ -14,14 +14,55 @@ use index_negotiation::{
 };
 use index_negotiation_store::sql_rows::{Locked, Turns, message_parts_text};
 use index_negotiation_store::{
-    Actor, AnswerDecider, AuditStep, AuditWrite, ChangeFeed, CloseReason, Committed, ListFilter,
-    NegotiationPage, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
-    ParkDecider, RecordStatus, ResumeDecider, StoreError, TurnDecider, UnixTime, UserId,
+    Actor, AnswerDecider, Audience, AuditStep, AuditWrite, ChangeFeed, CloseReason, Committed,
+    EventFilter, EventWrite, ListFilter, NegotiationPage, NegotiationStore, NegotiationSummary,
+    OpenNegotiation, OpportunityId, ParkDecider, RecordStatus, ResumeDecider, StoreError,
+    TurnDecider, TurnEnd, UnixTime, UserId,
 };
 
 use crate::PostgresStore;
 use crate::error::{ServerError, pg_error, pool_error};
 use crate::rows;
+
+/// The common table expression `hooks`, which queues the event of the
+/// audit row the expression `audit` inserted (`RETURNING seq`) for every
+/// enabled endpoint that wants it and may hear of it: the host's, the
+/// person's (`person`), or the negotiation's two seats' (`negotiation`).
+/// Each argument is the placeholder of that value (see [`Queued`]); a
+/// `NULL` kind queues nothing.
+macro_rules! queue_event {
+    ($kind:literal, $queue:literal, $body:literal, $at:literal, $pattern:literal, $person:literal, $negotiation:literal) => {
+        concat!(
+            "hooks AS (INSERT INTO webhook_deliveries \
+             (endpoint_id, message, event, queue, body, created_at, next_attempt_at) \
+             SELECT e.id, audit.seq, ",
+            $kind,
+            "::text, ",
+            $queue,
+            "::text, ",
+            $body,
+            "::text, ",
+            $at,
+            "::bigint, ",
+            $at,
+            "::bigint FROM audit, webhook_endpoints e WHERE ",
+            $kind,
+            "::text IS NOT NULL AND e.disabled_at IS NULL \
+             AND (e.events = '*' OR strpos(e.events, ",
+            $pattern,
+            "::text) > 0) \
+             AND (e.user_id IS NULL OR e.user_id = ",
+            $person,
+            "::text OR e.user_id IN \
+             (SELECT initiator_user_id FROM negotiations WHERE id = ",
+            $negotiation,
+            "::text \
+             UNION ALL SELECT responder_user_id FROM negotiations WHERE id = ",
+            $negotiation,
+            "::text)))"
+        )
+    };
+}
 
 /// Why one attempt failed: retryable only while `decide` has not run.
 enum Attempt {
@@ -185,19 +226,22 @@ async fn commit_turn_once(
     // The turn, its audit entry and the negotiation's new state in one
     // statement, one round trip; a taken index fails the whole statement,
     // applying none of them.
-    let audit = AuditWrite::turn(id, user_id, turn, actor);
+    let audit = AuditWrite::turn(id, user_id, turn, TurnEnd::of(permitted), actor);
+    let at = UnixTime::now();
+    let queued = Queued::of(audit.event(at));
     let apply = tx
-        .prepare_cached(
+        .prepare_cached(concat!(
             "WITH turn AS (INSERT INTO turns (negotiation_seq, turn_index, seat_user_id, action, message) \
              VALUES ($4, $5, $6, $7, $8)), \
              audit AS (INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
-             VALUES ($10, $11, $12, $6, $7, $13, $14, $15)) \
-             UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
+             VALUES ($10, $11, $12, $6, $7, $13, $14, $15) RETURNING seq), ",
+            queue_event!("$16", "$17", "$18", "$10", "$19", "$20", "$21"),
+            " UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
              settled = settled OR $2::text IS NOT NULL, status = $3, turn_count = $5 + 1, \
              window_start = CASE WHEN $9 THEN round_start ELSE window_start END, \
              round_start = CASE WHEN $9 THEN $5 + 1 ELSE round_start END, \
-             last_change = nextval('negotiation_changes') WHERE seq = $4",
-        )
+             last_change = nextval('negotiation_changes') WHERE seq = $4"
+        ))
         .await
         .map_err(|err| Attempt::Final(pg_error(err)))?;
     let applied = tx
@@ -213,12 +257,18 @@ async fn commit_turn_once(
                 &turn.action.as_str(),
                 &turn.message,
                 &permitted.round_ended.is_some(),
-                &UnixTime::now().to_stored(),
+                &at.to_stored(),
                 &audit.step.as_str(),
                 &id.as_str(),
                 &audit.actor.kind().as_str(),
                 &audit.actor.key_id(),
                 &audit.actor.request_id(),
+                &queued.kind,
+                &queued.queue,
+                &queued.body,
+                &queued.pattern,
+                &queued.person,
+                &queued.negotiation,
             ],
         )
         .await;
@@ -295,23 +345,60 @@ async fn append(
     Ok(())
 }
 
+/// An event's values as `queue_event!` binds them, all `NULL` for a step
+/// with no event.
+#[derive(Debug, Default)]
+struct Queued<'a> {
+    kind: Option<&'static str>,
+    queue: Option<&'a str>,
+    body: Option<String>,
+    pattern: Option<String>,
+    person: Option<&'a str>,
+    negotiation: Option<&'a str>,
+}
+
+impl<'a> Queued<'a> {
+    fn of(event: Option<EventWrite<'a>>) -> Self {
+        let Some(event) = event else {
+            return Queued::default();
+        };
+        let (person, negotiation) = match event.audience {
+            Audience::Person(user) => (Some(user.as_str()), None),
+            Audience::Seats(id) => (None, Some(id.as_str())),
+        };
+        Queued {
+            kind: Some(event.kind.as_str()),
+            queue: Some(event.queue),
+            body: Some(event.body),
+            pattern: Some(EventFilter::stored_pattern(event.kind)),
+            person,
+            negotiation,
+        }
+    }
+}
+
 /// Appends `write` to the audit record, in the transaction of the step it
-/// records.
+/// records, and queues its event, in one statement.
 pub(crate) async fn append_audit(
     tx: &Transaction<'_>,
     write: AuditWrite<'_>,
 ) -> Result<(), StoreError> {
     let append = tx
-        .prepare_cached(
-            "INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
+        .prepare_cached(concat!(
+            "WITH audit AS (INSERT INTO audit \
+             (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq), ",
+            queue_event!("$9", "$10", "$11", "$1", "$12", "$13", "$14"),
+            " SELECT 1"
+        ))
         .await
         .map_err(pg_error)?;
+    let at = UnixTime::now();
+    let queued = Queued::of(write.event(at));
     tx.execute(
         &append,
         &[
-            &UnixTime::now().to_stored(),
+            &at.to_stored(),
             &write.step.as_str(),
             &write.negotiation.map(OpportunityId::as_str),
             &write.user.map(UserId::as_str),
@@ -319,6 +406,12 @@ pub(crate) async fn append_audit(
             &write.actor.kind().as_str(),
             &write.actor.key_id(),
             &write.actor.request_id(),
+            &queued.kind,
+            &queued.queue,
+            &queued.body,
+            &queued.pattern,
+            &queued.person,
+            &queued.negotiation,
         ],
     )
     .await
@@ -347,8 +440,9 @@ async fn commit_park_once(
         return Ok((decision, None));
     };
     let seq = locked.seq;
-    let question = serde_json::to_string(&turn.ask_user.question)
+    let asked = serde_json::to_value(&turn.ask_user.question)
         .map_err(|err| final_error(StoreError::backend(err)))?;
+    let question = asked.to_string();
     append(&tx, seq, &turn.to_message(user_id))
         .await
         .map_err(final_error)?;
@@ -360,12 +454,9 @@ async fn commit_park_once(
     )
     .await
     .map_err(|err| final_error(pg_error(err)))?;
-    append_audit(
-        &tx,
-        AuditWrite::by_seat(AuditStep::Parked, id, user_id, actor),
-    )
-    .await
-    .map_err(final_error)?;
+    append_audit(&tx, AuditWrite::parked(id, user_id, &asked, actor))
+        .await
+        .map_err(final_error)?;
     tx.commit()
         .await
         .map_err(|err| final_error(pg_error(err)))?;

@@ -62,6 +62,7 @@
 //! | `rows` | SQLite's rows handed to the row kit, and a listing's page read one seat's index at a time |
 //! | `keys` | the API keys |
 //! | `audit` | reading the audit record (the commits in `store` append to it) |
+//! | `webhooks` | webhook endpoints, and the outbox each commit queues its event in |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `interactions` | the interactions a host provides, and each response command decided under the write lock |
 //! | `holders` | the other processes that have the file open (`/proc/locks`) |
@@ -81,6 +82,7 @@ mod pool;
 mod rows;
 mod schema;
 mod store;
+mod webhooks;
 mod writes;
 
 use std::path::{Path, PathBuf};

@@ -27,7 +27,7 @@ use crate::options::Access;
 pub(crate) const APPLICATION_ID: i64 = 0x494E_4458;
 
 /// Numbered migrations; a database at version N has run the first N.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     include_str!("../migrations/0001_initial.sql"),
     include_str!("../migrations/0002_api_keys.sql"),
     include_str!("../migrations/0003_question_loop.sql"),
@@ -37,6 +37,7 @@ const MIGRATIONS: [&str; 9] = [
     include_str!("../migrations/0007_interactions.sql"),
     include_str!("../migrations/0008_oauth_keys.sql"),
     include_str!("../migrations/0009_audit.sql"),
+    include_str!("../migrations/0010_webhooks.sql"),
 ];
 
 /// The schema version this build writes and understands.

@@ -12,7 +12,7 @@ use index_negotiation_store::sql_rows::{Locked, Turns, message_parts_text};
 use index_negotiation_store::{
     Actor, AnswerDecider, AuditStep, AuditWrite, ChangeFeed, CloseReason, Committed, ListFilter,
     NegotiationPage, NegotiationStore, NegotiationSummary, OpenNegotiation, OpportunityId,
-    ParkDecider, RecordStatus, ResumeDecider, StoreError, TurnDecider, UnixTime, UserId,
+    ParkDecider, RecordStatus, ResumeDecider, StoreError, TurnDecider, TurnEnd, UnixTime, UserId,
 };
 
 use crate::SqliteStore;
@@ -70,10 +70,10 @@ type Applied<T, R> = Result<Option<Decision<T, R>>, StoreError>;
 /// only then. An applied commit hands back the negotiation as it left it,
 /// which `after` makes from what the commit decided on: nothing is read
 /// after the write.
-fn commit_decided<T, R>(
+fn commit_decided<'a, T, R>(
     conn: &mut Connection,
     id: &OpportunityId,
-    audit: AuditWrite<'_>,
+    audit: impl FnOnce(&T) -> AuditWrite<'a>,
     decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
     apply: impl FnOnce(&Transaction<'_>, &Locked, &T) -> Applied<T, R>,
     after: impl FnOnce(&Locked, &T) -> Committed,
@@ -89,7 +89,7 @@ fn commit_decided<T, R>(
     if let Some(instead) = apply(&tx, &locked, permitted)? {
         return Ok((instead, None));
     }
-    append_audit(&tx, audit)?;
+    append_audit(&tx, audit(permitted))?;
     tx.commit().map_err(sql_error)?;
     let after = after(&locked, permitted);
     Ok((decision, Some(after)))
@@ -104,7 +104,9 @@ fn commit_turn(
     actor: &Actor,
     decide: TurnDecider,
 ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
-    let audit = AuditWrite::turn(id, user_id, turn, actor);
+    let audit = |permitted: &TurnPermitted| {
+        AuditWrite::turn(id, user_id, turn, TurnEnd::of(permitted), actor)
+    };
     let decide = |state: Option<&_>| decide(state, user_id, turn);
     let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &TurnPermitted| {
         let seq = locked.seq;
@@ -158,7 +160,7 @@ fn commit_resume(
     actor: &Actor,
     decide: ResumeDecider,
 ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
-    let audit = AuditWrite::by_seat(AuditStep::Resumed, id, user_id, actor);
+    let audit = |_: &_| AuditWrite::by_seat(AuditStep::Resumed, id, user_id, actor);
     let decide = |state: Option<&_>| decide(state, user_id);
     let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &ResumePermitted| {
         execute(
@@ -188,10 +190,11 @@ fn commit_park(
     actor: &Actor,
     decide: ParkDecider,
 ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
-    let audit = AuditWrite::by_seat(AuditStep::Parked, id, user_id, actor);
     let message = turn.to_message(user_id);
     let parts = message_parts_text(&message)?;
-    let question = serde_json::to_string(&turn.ask_user.question).map_err(StoreError::backend)?;
+    let asked = serde_json::to_value(&turn.ask_user.question).map_err(StoreError::backend)?;
+    let question = asked.to_string();
+    let audit = |_: &_| AuditWrite::parked(id, user_id, &asked, actor);
     let decide = |state: Option<&_>| decide(state, user_id);
     let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &ParkPermitted| {
         append(tx, locked.seq, &message.sender_id, &parts)?;
@@ -229,7 +232,7 @@ fn commit_answer(
     actor: &Actor,
     decide: AnswerDecider,
 ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
-    let audit = AuditWrite::by_seat(AuditStep::Answered, id, user_id, actor);
+    let audit = |_: &_| AuditWrite::by_seat(AuditStep::Answered, id, user_id, actor);
     let decide = |state: Option<&_>| decide(state, user_id, answer);
     let apply = |tx: &Transaction<'_>, locked: &Locked, permitted: &AnswerPermitted| {
         let message = locked.answer_message(user_id, permitted);
@@ -262,7 +265,7 @@ fn commit_answer(
 
 /// Runs a constant statement through the connection's statement cache, so
 /// SQLite compiles it once per connection rather than on every commit.
-fn execute(
+pub(crate) fn execute(
     conn: &Connection,
     sql: &'static str,
     params: impl rusqlite::Params,
@@ -283,14 +286,16 @@ fn append(tx: &Transaction<'_>, seq: i64, sender_id: &str, parts: &str) -> Resul
 }
 
 /// Appends `write` to the audit record, in the transaction of the step it
-/// records.
+/// records, and queues its event for every endpoint that wants it (see
+/// `webhooks`).
 pub(crate) fn append_audit(tx: &Connection, write: AuditWrite<'_>) -> Result<(), StoreError> {
+    let at = UnixTime::now();
     execute(
         tx,
         "INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
-            UnixTime::now().to_stored(),
+            at.to_stored(),
             write.step.as_str(),
             write.negotiation.map(OpportunityId::as_str),
             write.user.map(UserId::as_str),
@@ -301,6 +306,9 @@ pub(crate) fn append_audit(tx: &Connection, write: AuditWrite<'_>) -> Result<(),
         ],
     )
     .map_err(sql_error)?;
+    if let Some(event) = write.event(at) {
+        crate::webhooks::queue(tx, tx.last_insert_rowid(), at, &event)?;
+    }
     Ok(())
 }
 

@@ -19,6 +19,7 @@ use index_negotiation::{NegotiationTurn, OpportunityId, UserId};
 use crate::error::StoreError;
 use crate::model::{CloseReason, OpenNegotiation};
 use crate::time::UnixTime;
+use crate::webhooks::TurnEnd;
 
 index_js::wire_enum! {
     crate index_negotiation_store;
@@ -161,6 +162,12 @@ pub struct AuditWrite<'a> {
     pub detail: Option<&'a str>,
     /// Who did it.
     pub actor: &'a Actor,
+    /// How a turn left its negotiation (which names its webhook event);
+    /// [`TurnEnd::Continues`] for every other step.
+    pub turn_end: TurnEnd,
+    /// A park's question, which its webhook event carries to the person's
+    /// endpoints (never to the audit record).
+    pub question: Option<&'a serde_json::Value>,
 }
 
 impl<'a> AuditWrite<'a> {
@@ -177,19 +184,38 @@ impl<'a> AuditWrite<'a> {
             user: Some(user),
             detail: None,
             actor,
+            turn_end: TurnEnd::Continues,
+            question: None,
         }
     }
 
-    /// `user`'s turn, its action the detail.
+    /// `user`'s turn, its action the detail, which left the negotiation as
+    /// `end` says.
     pub fn turn(
         negotiation: &'a OpportunityId,
         user: &'a UserId,
         turn: &NegotiationTurn,
+        end: TurnEnd,
         actor: &'a Actor,
     ) -> Self {
         AuditWrite {
             detail: Some(turn.action.as_str()),
+            turn_end: end,
             ..AuditWrite::by_seat(AuditStep::Turn, negotiation, user, actor)
+        }
+    }
+
+    /// `user`'s agent parked `negotiation` on `question` (the question's
+    /// JSON, for the webhook event).
+    pub fn parked(
+        negotiation: &'a OpportunityId,
+        user: &'a UserId,
+        question: &'a serde_json::Value,
+        actor: &'a Actor,
+    ) -> Self {
+        AuditWrite {
+            question: Some(question),
+            ..AuditWrite::by_seat(AuditStep::Parked, negotiation, user, actor)
         }
     }
 
@@ -211,6 +237,8 @@ impl<'a> AuditWrite<'a> {
             user: None,
             detail: Some(reason.as_str()),
             actor,
+            turn_end: TurnEnd::Continues,
+            question: None,
         }
     }
 
@@ -223,6 +251,8 @@ impl<'a> AuditWrite<'a> {
             user: Some(user),
             detail: Some(key),
             actor,
+            turn_end: TurnEnd::Continues,
+            question: None,
         }
     }
 
@@ -234,6 +264,8 @@ impl<'a> AuditWrite<'a> {
             user: Some(user),
             detail: Some(id),
             actor,
+            turn_end: TurnEnd::Continues,
+            question: None,
         }
     }
 
@@ -245,6 +277,8 @@ impl<'a> AuditWrite<'a> {
             user: Some(user),
             detail: Some(code),
             actor,
+            turn_end: TurnEnd::Continues,
+            question: None,
         }
     }
 }

@@ -45,6 +45,7 @@
 //! | `keys` | the API key records and their port |
 //! | `time` | `UnixTime`, a moment as the store keeps it |
 //! | `audit` | the audit record's entries, who acts in a step, and the record's port |
+//! | `webhooks` | the endpoints, the events a commit writes for them, the outbox's deliveries, and their port |
 //! | `host_state` | what hosts share between requests (signing keys, spent tokens, tasks) and its port |
 //! | `interactions` | the interactions a host provides and the acknowledgements of their response commands, and their port |
 //! | `memory` | the in-memory backend, indexed by user |
@@ -71,6 +72,7 @@ pub mod sql_rows;
 mod store;
 mod time;
 mod view;
+mod webhooks;
 
 pub use audit::{
     ACTOR_FIELD_LIMIT, AUDIT_PAGE_LIMIT, Actor, ActorKind, AuditEntry, AuditFilter, AuditStep,
@@ -106,3 +108,7 @@ pub use store::{
 };
 pub use time::{InvalidTime, KEY_USE_RESOLUTION, UnixTime};
 pub use view::SeatView;
+pub use webhooks::{
+    Audience, Delivery, DeliveryOutcome, Disabled, EventFilter, EventType, EventWrite, ReplayRange,
+    TurnEnd, WebhookEndpoint, WebhookSecret, WebhookStore, message_id,
+};

@@ -50,6 +50,7 @@ pub trait HostStore:
     + crate::HostStateStore
     + crate::InteractionStore
     + crate::AuditStore
+    + crate::WebhookStore
 {
 }
 
@@ -59,6 +60,7 @@ impl<
         + crate::HostStateStore
         + crate::InteractionStore
         + crate::AuditStore
+        + crate::WebhookStore
         + ?Sized,
 > HostStore for S
 {

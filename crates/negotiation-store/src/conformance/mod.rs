@@ -28,6 +28,7 @@
 //! | `question_loop` | parks and answers, each in one commit |
 //! | `keys` | the API keys beside the negotiations |
 //! | `audit` | the audit record: each applied step with its actor, nothing for a refusal, reads filtered and paged |
+//! | `webhooks` | events queued in their commits for those who may hear them, deliveries leased, retried, given up and replayed, endpoints rotated and removed |
 //! | `host_state` | what hosts share between requests: signing keys, spent tokens, tasks |
 //! | `interactions` | interactions stored, listed, bounded, replaced, and response commands decided in one commit |
 //! | `upgrade` | what an upgrade must make of an old schema |
@@ -56,6 +57,7 @@ mod question_loop;
 mod races;
 mod turns;
 mod upgrade;
+mod webhooks;
 
 pub use audit::{
     each_applied_step_is_audited_with_its_actor, key_steps_are_audited_for_the_keys_person,
@@ -114,6 +116,10 @@ pub use turns::{
 pub use upgrade::{
     LegacyLog, LegacyRecord, assert_rounds_upgraded, assert_upgraded, legacy_id, legacy_logs,
     legacy_question, legacy_records,
+};
+pub use webhooks::{
+    deliveries_are_leased_retried_given_up_and_replayed,
+    endpoints_are_registered_rotated_and_removed, events_reach_the_endpoints_that_may_hear_them,
 };
 
 /// Generates one `#[tokio::test]` per conformance case, each on a fresh
@@ -182,6 +188,9 @@ macro_rules! negotiation_store_conformance {
             each_applied_step_is_audited_with_its_actor,
             the_audit_record_is_filtered_and_paged,
             key_steps_are_audited_for_the_keys_person,
+            events_reach_the_endpoints_that_may_hear_them,
+            deliveries_are_leased_retried_given_up_and_replayed,
+            endpoints_are_registered_rotated_and_removed,
                 );
     };
     (@cases [$attr:meta] $make:expr; $($case:ident),* $(,)?) => {

@@ -144,7 +144,10 @@ impl InteractionStore for MemoryStore {
             ));
         }
         if let Some(record) = write.interaction.as_ref().filter(|_| write.resolves) {
-            self.append_entry(AuditWrite::interaction_resolved(owner, &record.id, actor));
+            self.append_entry(
+                AuditWrite::interaction_resolved(owner, &record.id, actor),
+                None,
+            );
         }
         if write.record {
             let acknowledgements = all.acknowledgements.entry(owner.clone()).or_default();

@@ -4,8 +4,10 @@
 //! | module | holds |
 //! |---|---|
 //! | `interactions` | the interactions and their acknowledgements, under one lock |
+//! | `webhooks` | the webhook endpoints and the outbox, under one lock |
 
 mod interactions;
+mod webhooks;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +31,7 @@ use crate::model::{
 };
 use crate::store::{AnswerDecider, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider};
 use crate::time::UnixTime;
+use crate::webhooks::TurnEnd;
 use index_negotiation::{IntentId, OpportunityId, UserId};
 
 /// Negotiations in memory.
@@ -55,6 +58,8 @@ struct Inner {
     /// The audit record, oldest first. Appended to while a commit holds its
     /// negotiation's lock, and never held while another lock is taken.
     audit: Mutex<Vec<AuditEntry>>,
+    /// Taken while the audit record's lock is held, never the other way.
+    webhooks: Mutex<webhooks::Webhooks>,
 }
 
 /// What hosts share between requests (see [`HostStateStore`]).
@@ -197,16 +202,27 @@ impl MemoryStore {
     /// Appends `write` to the audit record. It cannot fail, so a change
     /// is never applied without its entry: a push is whole or not done,
     /// so a record a panic poisoned is still whole.
-    fn append_entry(&self, write: AuditWrite<'_>) {
+    /// Its event, if it has one, is queued for the endpoints that want it
+    /// (`seats` are the negotiation's two people, for one about a
+    /// negotiation).
+    fn append_entry(&self, write: AuditWrite<'_>, seats: Option<[&UserId; 2]>) {
         let mut audit = self
             .inner
             .audit
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let seq = audit.last().map_or(1, |last| last.seq + 1);
+        let at = UnixTime::now();
+        if let Some(event) = write.event(at) {
+            self.inner
+                .webhooks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .queue(seq, at, &event, seats);
+        }
         audit.push(AuditEntry {
             seq,
-            at: UnixTime::now(),
+            at,
             step: write.step,
             negotiation: write.negotiation.cloned(),
             user: write.user.cloned(),
@@ -220,10 +236,10 @@ impl MemoryStore {
     /// instead, applying nothing); then `audit` is appended, still under
     /// the lock, and the indexes follow the change. An applied commit hands
     /// back the negotiation as it left it, read under the same lock.
-    fn commit<T, R>(
+    fn commit<'a, T, R>(
         &self,
         id: &OpportunityId,
-        audit: AuditWrite<'_>,
+        audit: impl FnOnce(&T) -> AuditWrite<'a>,
         decide: impl FnOnce(Option<&NegotiationState>) -> Decision<T, R>,
         apply: impl FnOnce(&mut Record, &T) -> Option<Decision<T, R>>,
     ) -> Result<(Decision<T, R>, Option<Committed>), StoreError> {
@@ -237,7 +253,8 @@ impl MemoryStore {
                 Decision::Permitted(permitted) => match apply(&mut record, permitted) {
                     Some(instead) => (instead, None, None),
                     None => {
-                        self.append_entry(audit);
+                        let seats = [&record.initiator.user_id, &record.responder.user_id];
+                        self.append_entry(audit(permitted), Some(seats));
                         let moved = self.touch(&mut record);
                         let after = Committed {
                             summary: record.summary(),
@@ -293,7 +310,7 @@ impl NegotiationStore for MemoryStore {
     ) -> Result<(NegotiationDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
-            AuditWrite::turn(id, user_id, turn, actor),
+            |permitted| AuditWrite::turn(id, user_id, turn, TurnEnd::of(permitted), actor),
             |state| decide(state, user_id, turn),
             |record, permitted| {
                 if permitted.turn_index != record.state.turns.len() {
@@ -319,7 +336,7 @@ impl NegotiationStore for MemoryStore {
     ) -> Result<(NegotiationResumeDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
-            AuditWrite::by_seat(AuditStep::Resumed, id, user_id, actor),
+            |_| AuditWrite::by_seat(AuditStep::Resumed, id, user_id, actor),
             |state| decide(state, user_id),
             |record, permitted| {
                 record.state.apply_resume(permitted);
@@ -336,9 +353,11 @@ impl NegotiationStore for MemoryStore {
         actor: &Actor,
         decide: ParkDecider,
     ) -> Result<(ParkDecision, Option<Committed>), StoreError> {
+        let question =
+            serde_json::to_value(&turn.ask_user.question).map_err(StoreError::backend)?;
         self.commit(
             id,
-            AuditWrite::by_seat(AuditStep::Parked, id, user_id, actor),
+            |_| AuditWrite::parked(id, user_id, &question, actor),
             |state| decide(state, user_id),
             |record, permitted| {
                 record
@@ -360,7 +379,7 @@ impl NegotiationStore for MemoryStore {
     ) -> Result<(AnswerDecision, Option<Committed>), StoreError> {
         self.commit(
             id,
-            AuditWrite::by_seat(AuditStep::Answered, id, user_id, actor),
+            |_| AuditWrite::by_seat(AuditStep::Answered, id, user_id, actor),
             |state| decide(state, user_id, answer),
             |record, permitted| {
                 let title = record
@@ -412,7 +431,11 @@ impl NegotiationStore for MemoryStore {
             to: seq,
         };
         map.reindex(&record, &opened);
-        self.append_entry(AuditWrite::opened(negotiation, actor));
+        let seats = [
+            &negotiation.initiator.user_id,
+            &negotiation.responder.user_id,
+        ];
+        self.append_entry(AuditWrite::opened(negotiation, actor), Some(seats));
         Ok(true)
     }
 
@@ -458,7 +481,8 @@ impl NegotiationStore for MemoryStore {
             }
             record.state.awaiting_user_id = None;
             record.status = reason.status();
-            self.append_entry(AuditWrite::closed(id, reason, actor));
+            let seats = [&record.initiator.user_id, &record.responder.user_id];
+            self.append_entry(AuditWrite::closed(id, reason, actor), Some(seats));
             let moved = self.touch(&mut record);
             (record.summary(), moved)
         };
@@ -528,7 +552,7 @@ impl AuditStore for MemoryStore {
         code: &str,
         actor: &Actor,
     ) -> Result<(), StoreError> {
-        self.append_entry(AuditWrite::refused(user, code, actor));
+        self.append_entry(AuditWrite::refused(user, code, actor), None);
         Ok(())
     }
 }
@@ -545,7 +569,7 @@ impl ApiKeyStore for MemoryStore {
         if keys.iter().any(|k| k.id == key.id || k.hash == key.hash) {
             return Ok(false);
         }
-        self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor));
+        self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor), None);
         keys.push(key.clone());
         self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
         Ok(true)
@@ -571,7 +595,7 @@ impl ApiKeyStore for MemoryStore {
             None => Revocation::NoSuchKey,
             Some(key) if key.revoked => Revocation::AlreadyRevoked,
             Some(key) => {
-                self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor));
+                self.append_entry(AuditWrite::key(step, &key.user_id, &key.id, actor), None);
                 key.revoked = true;
                 self.inner.keys_version.fetch_add(1, Ordering::SeqCst);
                 Revocation::Revoked
@@ -585,7 +609,7 @@ impl ApiKeyStore for MemoryStore {
         for key in keys.iter_mut() {
             if key.grant.as_deref() == Some(grant) && !key.revoked {
                 let write = AuditWrite::key(AuditStep::KeyRevoked, &key.user_id, &key.id, actor);
-                self.append_entry(write);
+                self.append_entry(write, None);
                 key.revoked = true;
                 revoked += 1;
             }

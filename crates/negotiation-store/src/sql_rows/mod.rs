@@ -21,6 +21,7 @@
 //! | `host_state` | a signing key's and a task's rows |
 //! | `interactions` | an interaction's row |
 //! | `audit` | an audit entry's row, and a read's bounds as both backends bind them |
+//! | `webhooks` | a webhook endpoint's row and a claimed delivery's |
 //! | `listing` | a listing's page as a SQL backend binds it |
 
 mod audit;
@@ -31,6 +32,7 @@ mod listing;
 mod messages;
 mod negotiation;
 mod turns;
+mod webhooks;
 
 pub use audit::{AUDIT_COLUMNS, AuditQuery, StoredAudit, stored_audit};
 pub use host_state::{
@@ -44,6 +46,10 @@ pub use listing::PageQuery;
 pub use messages::{message_from_text, message_parts_text};
 pub use negotiation::{Locked, NegotiationRow, StoredNegotiation, Turns};
 pub use turns::{TurnRow, stored_turns};
+pub use webhooks::{
+    DELIVERY_COLUMNS, ENDPOINT_COLUMNS, StoredDelivery, StoredEndpoint, stored_delivery,
+    stored_endpoint,
+};
 
 use crate::error::StoreError;
 
