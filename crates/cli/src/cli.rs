@@ -10,7 +10,8 @@ use clap_complete::ArgValueCompleter;
 use index_js::WireEnum;
 use index_negotiation::NegotiationAction;
 use index_negotiation_store::{
-    AuditStep, CloseReason, IntentId, ListCursor, OpportunityId, StateFilter, UnixTime, UserId,
+    AuditStep, CloseReason, EventType, IntentId, ListCursor, OpportunityId, StateFilter, UnixTime,
+    UserId,
 };
 
 /// The command line's definition, for completions and the man page.
@@ -83,6 +84,13 @@ pub(crate) enum Command {
         after_help = "Examples:\n  index audit --user dana\n  index audit --negotiation <ID> --json\n  index audit --step answered --since 24h"
     )]
     Audit(AuditArgs),
+    /// Register, list and remove webhook endpoints, rotate their secrets
+    /// and replay their deliveries. A running `index serve` on the store
+    /// delivers: each event signed the Standard Webhooks way, retried
+    /// for about a day, then the endpoint disabled with the reason shown
+    /// here.
+    #[command(subcommand)]
+    Webhooks(WebhooksCommand),
     /// Look after a store.
     #[command(subcommand)]
     Store(StoreCommand),
@@ -471,6 +479,32 @@ pub(crate) struct ServeArgs {
         conflicts_with = "mcp_stdio"
     )]
     pub(crate) mcp_session_idle: u64,
+    /// Deliver webhooks to loopback, private and link-local addresses too:
+    /// for development and tests only (otherwise a person's endpoint could
+    /// reach into the host's own network).
+    #[arg(long, conflicts_with = "mcp_stdio")]
+    pub(crate) webhooks_allow_private: bool,
+    /// The waits before each retry of a failed webhook delivery,
+    /// comma-separated; a failure after the last gives the delivery up and
+    /// disables its endpoint [default: Standard Webhooks' schedule, 5s,
+    /// 5m, 30m, 2h, 5h, 10h, 10h].
+    #[arg(
+        long,
+        value_name = "DURATIONS",
+        value_delimiter = ',',
+        value_parser = humantime::parse_duration,
+        conflicts_with = "mcp_stdio"
+    )]
+    pub(crate) webhook_retries: Vec<std::time::Duration>,
+    /// How long one webhook delivery may take, in seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 15,
+        value_parser = clap::value_parser!(u64).range(1..=300),
+        conflicts_with = "mcp_stdio"
+    )]
+    pub(crate) webhook_timeout: u64,
     /// Export traces to the OpenTelemetry collector at this base URL, over
     /// OTLP/HTTP (protobuf; the path /v1/traces is added) [default:
     /// $OTEL_EXPORTER_OTLP_ENDPOINT; without either, no traces].
@@ -675,6 +709,80 @@ pub(crate) enum StoreCommand {
     Check {
         /// The store [default: $INDEX_DB, else ./index.db].
         #[arg(long, value_name = "PATH")]
+        db: Option<String>,
+    },
+}
+
+/// `index webhooks`' subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum WebhooksCommand {
+    /// Register an endpoint and print its id and its `whsec_` secret, shown
+    /// only this once: a person's (their negotiations' events), or with
+    /// `--host` the operator's (every negotiation's).
+    #[command(
+        after_help = "Examples:\n  index webhooks add --url https://hooks.example/index --user dana\n  index webhooks add --url https://ops.example/index --host --events negotiation.parked,negotiation.settled --json"
+    )]
+    Add {
+        /// Where deliveries are posted (http or https).
+        #[arg(long)]
+        url: String,
+        /// The person whose negotiations it hears of.
+        #[arg(long, required_unless_present = "host", conflicts_with = "host")]
+        user: Option<UserId>,
+        /// An endpoint of the operator's, which hears of every negotiation.
+        #[arg(long)]
+        host: bool,
+        /// Only these event types, comma-separated [default: every type]:
+        /// negotiation.opened, negotiation.turn_taken,
+        /// negotiation.round_ended, negotiation.settled,
+        /// negotiation.parked, negotiation.answered, negotiation.resumed,
+        /// negotiation.closed, interaction.resolved.
+        #[arg(long, value_delimiter = ',', value_parser = wire::<EventType>())]
+        events: Vec<EventType>,
+        /// The store [default: $INDEX_DB, else ./index.db]; created if missing.
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// List the endpoints: id, person, URL, event types, and whether
+    /// deliveries were given up (with the reason).
+    List {
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// Remove an endpoint and the deliveries waiting for it.
+    Remove {
+        /// The endpoint's id (wh_…).
+        id: String,
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// Give an endpoint a new secret and print it once; the old one signs
+    /// beside it for a day, so the receiver can move over.
+    RotateSecret {
+        /// The endpoint's id (wh_…).
+        id: String,
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// Send an endpoint's deliveries of a range of events again, under
+    /// their own webhook-ids, enabling the endpoint if it was disabled.
+    #[command(after_help = "Example:\n  index webhooks replay wh_3f9a… --since 6h")]
+    Replay {
+        /// The endpoint's id (wh_…).
+        id: String,
+        /// Events written at or after this moment: RFC 3339 or a duration
+        /// back from now (6h) [default: the first].
+        #[arg(long, value_name = "TIME", value_parser = moment)]
+        since: Option<UnixTime>,
+        /// Events written at or before this moment, as `--since` takes it
+        /// [default: the last].
+        #[arg(long, value_name = "TIME", value_parser = moment)]
+        until: Option<UnixTime>,
+        /// The store [default: $INDEX_DB, else ./index.db].
+        #[arg(long, value_name = "PATH|URL")]
         db: Option<String>,
     },
 }

@@ -8,6 +8,7 @@
 //! | module | holds |
 //! |---|---|
 //! | `audit` | `index audit`: the audit record as a table or JSON Lines |
+//! | `webhooks` | `index webhooks`: endpoints registered, listed, removed, rotated and replayed on the store |
 //! | `cli` | the clap definition (help, an example per command), for completions and man pages too |
 //! | `complete` | negotiation ids offered while a shell completes a line (`COMPLETE=bash index`) |
 //! | `database` | `--db`/`INDEX_DB`, and the store opened for what the command does |
@@ -44,6 +45,7 @@ mod question_block;
 mod questions;
 mod serve;
 mod traces;
+mod webhooks;
 
 use std::process::ExitCode;
 
@@ -248,6 +250,7 @@ async fn run(
         Command::Serve(args) => serve::serve(args, synchronous).await,
         Command::Keys(command) => serve::keys(command, synchronous, out).await,
         Command::Audit(args) => audit::audit(args, synchronous, out).await,
+        Command::Webhooks(command) => webhooks::webhooks(command, synchronous, out).await,
         Command::Store(cli::StoreCommand::Check { db }) => {
             database::check(Database::select(db, synchronous)?, out).await
         }

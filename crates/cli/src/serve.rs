@@ -106,6 +106,7 @@ async fn serve_traced(args: ServeArgs, synchronous: Synchronous) -> Result<(), F
             "OAuth is off: give --public-url (the URL clients reach this host at) to run the host's own authorization server"
         ),
     }
+    let outbox = Arc::clone(&store);
     let host = Host::with_settings(store, settings).await?;
     // The one line a script waits for; the port is real even for :0.
     anstream::eprintln!("listening on http://{address} (REST at /, MCP at /mcp, inbox at /inbox)");
@@ -117,7 +118,33 @@ async fn serve_traced(args: ServeArgs, synchronous: Synchronous) -> Result<(), F
     settings.max_mcp_sessions = args.max_mcp_sessions;
     settings.max_mcp_sessions_per_key = args.max_mcp_sessions_per_key;
     settings.mcp_session_idle = std::time::Duration::from_secs(args.mcp_session_idle);
-    index_host::serve_with(host, listener, settings, index_host::shutdown_signal()).await?;
+    // The outbox is delivered beside the listener, until the same signal.
+    let mut webhooks = index_host::webhooks::WebhookSettings::default();
+    webhooks.allow_private = args.webhooks_allow_private;
+    if !args.webhook_retries.is_empty() {
+        webhooks.retries = args.webhook_retries;
+    }
+    webhooks.timeout = std::time::Duration::from_secs(args.webhook_timeout);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let delivering = tokio::spawn(index_host::webhooks::deliver_webhooks(
+        outbox,
+        webhooks,
+        stop.clone(),
+    ));
+    let signal = index_host::shutdown_signal();
+    let stopping = stop.clone();
+    let served = index_host::serve_with(host, listener, settings, async move {
+        signal.await;
+        stopping.cancel();
+    })
+    .await;
+    stop.cancel();
+    match delivering.await {
+        Ok(Err(err)) => tracing::error!(error = %err, "webhook delivery stopped"),
+        Err(err) => tracing::error!(error = %err, "webhook delivery stopped"),
+        Ok(Ok(())) => {}
+    }
+    served?;
     anstream::eprintln!("stopped");
     Ok(())
 }

@@ -57,4 +57,4 @@ pub use service::wire::{
     AskedQuestion, Changed, DEFAULT_PAGE, ListQuery, MAX_PAGE, MAX_WAIT, NegotiationView,
     ParkedQuestion, Questions, Resumed, TurnTaken, UnreadableQuestion,
 };
-pub use service::{keys, loopback, names, signing};
+pub use service::{keys, loopback, names, signing, webhooks};

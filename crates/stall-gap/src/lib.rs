@@ -68,7 +68,7 @@ pub use model::{ChatMessage, ChatRole, ModelError, StructuredModel};
 #[cfg(feature = "openai")]
 pub use openai::{
     MAX_RETRY_AFTER, MODEL_API_KEY_ENV, MODEL_BASE_URL_ENV, MODEL_ENV, OpenAiCompatibleModel,
-    gap_output_schema,
+    gap_output_schema, trace_headers,
 };
 pub use park::{
     NEGOTIATION_PARK_REASONING, NegotiationEnd, ParkContext, ParkOutcome, ParkOutcomeKind,

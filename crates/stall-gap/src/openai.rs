@@ -168,10 +168,16 @@ impl OpenAiCompatibleModel {
     }
 }
 
-/// The W3C `traceparent` (and `tracestate`) of the current span, so the
-/// model server's spans join the caller's trace; none when the span is in
-/// no trace (no exporter installed).
-fn trace_headers() -> Vec<(String, String)> {
+/// The W3C `traceparent` (and `tracestate`) of the current span, as
+/// header names and values, so the server a request goes to (the model
+/// server, a webhook's receiver) joins the caller's trace; none when the
+/// span is in no trace (no exporter installed).
+///
+/// ```
+/// // Outside any trace there is nothing to send.
+/// assert!(index_stall_gap::trace_headers().is_empty());
+/// ```
+pub fn trace_headers() -> Vec<(String, String)> {
     use opentelemetry::propagation::TextMapPropagator;
     use tracing_opentelemetry::OpenTelemetrySpanExt;
     let mut headers = Headers(Vec::new());

@@ -45,6 +45,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Interaction {
     }
 }
 
+/// The webhook endpoint a path names, by its id: an empty one is the same
+/// `not_found` as a missing endpoint.
+pub(crate) struct Webhook(pub(crate) String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Webhook {
+    type Rejection = HostError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HostError> {
+        match Path::<String>::from_request_parts(parts, state).await {
+            Ok(Path(id)) if !id.is_empty() => Ok(Webhook(id)),
+            _ => Err(HostError::NoWebhook),
+        }
+    }
+}
+
 /// A JSON body, or the one error shape: `malformed_json`,
 /// `unsupported_media_type` for a body not sent as JSON, or
 /// `payload_too_large` for a chunked body found over the limit.

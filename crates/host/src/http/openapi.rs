@@ -164,6 +164,8 @@ pub(crate) enum Fails {
     Oversize,
     /// No interaction with that id for the caller's person: `not_found`.
     Interaction,
+    /// No webhook endpoint with that id the caller may see: `not_found`.
+    Webhook,
     /// No client the caller's person connected has that id: `not_found`.
     Connection,
     /// Only a person's browser session may: `forbidden`, 403.
@@ -222,6 +224,7 @@ impl Fails {
             Fails::CrossOrigin => vec![of(HostError::CrossOrigin)],
             Fails::Oversize => vec![of(HostError::PayloadTooLarge)],
             Fails::Interaction => vec![of(HostError::NoInteraction)],
+            Fails::Webhook => vec![of(HostError::NoWebhook)],
             Fails::Connection => vec![of(HostError::NotFound)],
             Fails::Session => vec![of(HostError::Forbidden)],
             Fails::Ask => vec![

@@ -5,8 +5,10 @@
 //! | module | holds |
 //! |---|---|
 //! | `interactions` | the interaction routes: ask, list, read and wait, cancel, respond |
+//! | `webhooks` | the webhook routes: register, list, remove, rotate a secret, replay |
 
 mod interactions;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -113,6 +115,7 @@ pub(crate) fn routes() -> Vec<(Operation, MethodRouter<Host>)> {
     ]
     .into_iter()
     .chain(interactions::routes())
+    .chain(webhooks::routes())
     .collect()
 }
 /// What `/healthz` and `/readyz` answer when all is well.

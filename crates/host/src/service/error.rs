@@ -186,6 +186,10 @@ pub enum HostError {
         "Your person has too many interactions pending: wait for one to settle, or cancel one."
     )]
     TooManyInteractions,
+    /// No webhook endpoint with that id that the caller may see: another
+    /// person's answers alike, so ids cannot be probed (`not_found`).
+    #[error("There is no webhook endpoint with that id.")]
+    NoWebhook,
 }
 
 impl HostError {
@@ -202,7 +206,7 @@ impl HostError {
             HostError::LoginLinkUsed => ErrorCode::LoginLinkUsed.as_str(),
             HostError::Forbidden | HostError::HostKeySignIn => ErrorCode::Forbidden.as_str(),
             HostError::InsufficientScope => ErrorCode::InsufficientScope.as_str(),
-            HostError::NotFound | HostError::NoInteraction => {
+            HostError::NotFound | HostError::NoInteraction | HostError::NoWebhook => {
                 NegotiationRejection::NotFound.as_str()
             }
             HostError::InteractionExists => ErrorCode::InteractionExists.as_str(),
@@ -231,9 +235,10 @@ impl HostError {
             | HostError::HostKeySignIn
             | HostError::CrossOrigin
             | HostError::InsufficientScope => StatusCode::FORBIDDEN,
-            HostError::NotFound | HostError::NoInteraction | HostError::UnknownRoute => {
-                StatusCode::NOT_FOUND
-            }
+            HostError::NotFound
+            | HostError::NoInteraction
+            | HostError::NoWebhook
+            | HostError::UnknownRoute => StatusCode::NOT_FOUND,
             HostError::InteractionExists | HostError::TooManyInteractions => StatusCode::CONFLICT,
             HostError::Refused(refusal) => refusal_status(*refusal),
             HostError::Invalid { .. } | HostError::BadRequest(_) => StatusCode::BAD_REQUEST,

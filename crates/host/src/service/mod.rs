@@ -12,6 +12,8 @@
 //! | `keys` | making, hashing and checking API keys |
 //! | `authorization` | the host's own OAuth authorization server: clients, codes, grants whose tokens are keys |
 //! | `issuer` | access tokens from the operator's own identity provider: JWTs checked against its published keys |
+//! | `outbound` | requests the host sends to URLs others name, kept off private addresses |
+//! | `webhooks` | endpoints registered through the host, deliveries signed the Standard Webhooks way and sent from the outbox |
 //! | `loopback` | which URLs name this machine, where plain http is taken |
 //! | `key_cache` | the keys a host looked up, kept until any process changes a key |
 //! | `feed_relay` | a store's feed relayed to what listens for it, while the host lives |
@@ -37,7 +39,9 @@ pub(crate) mod limits;
 pub mod loopback;
 pub(crate) mod metrics;
 pub mod names;
+pub(crate) mod outbound;
 pub(crate) mod schema;
 pub mod signing;
 pub(crate) mod trace_context;
+pub mod webhooks;
 pub(crate) mod wire;

@@ -10,8 +10,6 @@
 //! unless local clients are allowed: a client id is anyone's to choose,
 //! and the host must not become a way into its own network.
 
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -19,6 +17,7 @@ use serde_json::Value;
 
 use crate::service::authorization::OAuthError;
 use crate::service::host::Host;
+use crate::service::outbound;
 
 /// How long fetching a metadata document may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -249,92 +248,15 @@ fn metadata_url(id: &str, allow_local: bool) -> Option<reqwest::Url> {
     (scheme_ok && shaped).then_some(url)
 }
 
-/// Whether a client may be fetched from `ip`: a public address, or any
-/// when local clients are allowed.
-fn fetchable(ip: IpAddr, allow_local: bool) -> bool {
-    if allow_local {
-        return true;
-    }
-    let ip = match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-        v4 => v4,
-    };
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, c, _] = v4.octets();
-            !(v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || v4.is_multicast()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || (a == 198 && (b == 18 || b == 19))
-                || (a == 192 && b == 0 && c == 0)
-                || (a == 192 && b == 88 && c == 99)
-                || a >= 240)
-        }
-        // Global unicast (2000::/3) only, less what carries or stands for
-        // another address: 6to4 (2002::/16), Teredo (2001::/32) and the
-        // documentation prefix (2001:db8::/32). NAT64, site-local, unique
-        // local, link-local and the rest lie outside 2000::/3.
-        IpAddr::V6(v6) => {
-            let [first, second, ..] = v6.segments();
-            (first & 0xe000) == 0x2000
-                && first != 0x2002
-                && !(first == 0x2001 && (second == 0 || second == 0x0db8))
-        }
-    }
-}
-
-/// Resolves names for the metadata fetch, keeping only the addresses the
-/// host may fetch from: a name that resolves to a private address is
-/// refused however it is spelled.
-struct PublicOnly {
-    allow_local: bool,
-}
-
-impl reqwest::dns::Resolve for PublicOnly {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let allow_local = self.allow_local;
-        Box::pin(async move {
-            let found = tokio::net::lookup_host((name.as_str(), 0)).await?;
-            let kept: Vec<SocketAddr> = found
-                .filter(|address| fetchable(address.ip(), allow_local))
-                .collect();
-            if kept.is_empty() {
-                return Err("the client's host has no public address".into());
-            }
-            Ok(Box::new(kept.into_iter()) as reqwest::dns::Addrs)
-        })
-    }
-}
-
 /// The JSON object at `url`, read to [`DOCUMENT_LIMIT`].
 async fn fetch_document(
     url: &reqwest::Url,
     allow_local: bool,
 ) -> Result<serde_json::Map<String, Value>, &'static str> {
-    // An address written in the URL is not resolved: checked here.
-    let literal = match url.host() {
-        Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-        Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-        _ => None,
-    };
-    if literal.is_some_and(|ip| !fetchable(ip, allow_local)) {
+    if !outbound::literal_allowed(url, allow_local) {
         return Err("a private address");
     }
-    // No proxy: a proxy would resolve the name itself, past the resolver
-    // that keeps private addresses out.
-    let http = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(FETCH_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .dns_resolver(Arc::new(PublicOnly { allow_local }))
-        .build()
-        .map_err(|_| "no HTTP client")?;
+    let http = outbound::client(FETCH_TIMEOUT, allow_local).map_err(|_| "no HTTP client")?;
     let mut response = http
         .get(url.clone())
         .header(reqwest::header::ACCEPT, "application/json")
@@ -360,6 +282,7 @@ async fn fetch_document(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::IpAddr;
 
     #[test]
     fn a_loopback_redirect_may_change_its_port_and_nothing_else_may() {
@@ -412,12 +335,12 @@ mod tests {
             "::a00:1",
         ] {
             let ip: IpAddr = private.parse().unwrap_or(IpAddr::from([0, 0, 0, 0]));
-            assert!(!fetchable(ip, false), "{private}");
-            assert!(fetchable(ip, true), "{private}");
+            assert!(!outbound::reachable(ip, false), "{private}");
+            assert!(outbound::reachable(ip, true), "{private}");
         }
         for public in ["93.184.215.14", "2606:4700::1111"] {
             let ip: IpAddr = public.parse().unwrap_or(IpAddr::from([0, 0, 0, 0]));
-            assert!(fetchable(ip, false), "{public}");
+            assert!(outbound::reachable(ip, false), "{public}");
         }
     }
 

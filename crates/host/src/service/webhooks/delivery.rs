@@ -1,0 +1,276 @@
+//! Sending the outbox: a loop that claims due deliveries, posts each
+//! signed, and records how it went, until its host shuts down. Any number
+//! of hosts run it on one store; the store's claim keeps them apart.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use index_negotiation_store::{Delivery, DeliveryOutcome, HostStore, UnixTime};
+
+use super::signature::signature_header;
+use crate::service::outbound;
+
+/// How a host delivers webhooks.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct WebhookSettings {
+    /// Deliver to loopback, private and link-local addresses too: for
+    /// development and tests only (a person's endpoint could otherwise
+    /// reach into the host's own network).
+    pub allow_private: bool,
+    /// How long to wait before each retry: the first failure waits the
+    /// first, and so on; a failure after the last gives the delivery up
+    /// and disables its endpoint. Each wait is jittered by up to a fifth
+    /// either way.
+    pub retries: Vec<Duration>,
+    /// How long one attempt may take, connection and all.
+    pub timeout: Duration,
+    /// How often the outbox is looked at while it has nothing due.
+    pub poll: Duration,
+}
+
+impl Default for WebhookSettings {
+    /// Standard Webhooks' schedule: retries after 5 seconds, 5 minutes,
+    /// 30 minutes, 2, 5, 10 and 10 hours (about 28 hours in all).
+    fn default() -> Self {
+        let minutes = |n: u64| Duration::from_secs(60 * n);
+        WebhookSettings {
+            allow_private: false,
+            retries: vec![
+                Duration::from_secs(5),
+                minutes(5),
+                minutes(30),
+                minutes(120),
+                minutes(300),
+                minutes(600),
+                minutes(600),
+            ],
+            timeout: Duration::from_secs(15),
+            poll: Duration::from_secs(1),
+        }
+    }
+}
+
+/// How many deliveries one claim takes.
+const BATCH: usize = 32;
+
+/// How long a claim holds its deliveries: longer than an attempt can take,
+/// so a claim lapses only when its host died.
+fn lease(settings: &WebhookSettings) -> Duration {
+    settings.timeout.saturating_mul(2) + Duration::from_secs(30)
+}
+
+/// Delivers the store's webhooks until `shutdown` is cancelled. A delivery
+/// under way then is dropped unfinished: its lease lapses and it is sent
+/// again (its `webhook-id` unchanged), by this host after a restart or by
+/// another.
+///
+/// # Errors
+///
+/// None once running: a store that fails is retried at the next poll and
+/// logged. Building the HTTP client can fail (no TLS roots); that is
+/// returned at once.
+pub async fn deliver_webhooks(
+    store: Arc<dyn HostStore>,
+    settings: WebhookSettings,
+    shutdown: CancellationToken,
+) -> Result<(), crate::HostError> {
+    let http = outbound::client(settings.timeout, settings.allow_private).map_err(|err| {
+        crate::HostError::BadRequest(format!("cannot build the webhook client: {err}"))
+    })?;
+    let lease = lease(&settings);
+    loop {
+        let claimed = tokio::select! {
+            () = shutdown.cancelled() => return Ok(()),
+            claimed = store.claim_deliveries(UnixTime::now(), lease, BATCH) => claimed,
+        };
+        let claimed = match claimed {
+            Ok(claimed) => claimed,
+            Err(err) => {
+                tracing::warn!(error = %index_negotiation_store::ErrorChain(&err), "claiming webhook deliveries failed");
+                Vec::new()
+            }
+        };
+        if claimed.is_empty() {
+            tokio::select! {
+                () = shutdown.cancelled() => return Ok(()),
+                () = tokio::time::sleep(settings.poll) => continue,
+            }
+        }
+        let sends = claimed
+            .into_iter()
+            .map(|delivery| attempt(&*store, &http, &settings, delivery));
+        tokio::select! {
+            () = shutdown.cancelled() => return Ok(()),
+            _ = futures_util::future::join_all(sends) => {}
+        }
+    }
+}
+
+/// One attempt at `delivery`, recorded in the store.
+async fn attempt(
+    store: &dyn HostStore,
+    http: &reqwest::Client,
+    settings: &WebhookSettings,
+    delivery: Delivery,
+) {
+    let span = tracing::info_span!(
+        "webhook_delivery",
+        endpoint = %delivery.endpoint.id,
+        webhook_id = %delivery.message_id,
+        event = delivery.kind.as_str(),
+        attempt = delivery.attempts + 1,
+        outcome = tracing::field::Empty,
+    );
+    async {
+        let result = post(http, settings, &delivery).await;
+        let now = UnixTime::now();
+        let outcome = match result {
+            Ok(()) => DeliveryOutcome::Delivered,
+            Err(error) => after_failure(settings, delivery.attempts, now, error),
+        };
+        let shown = match &outcome {
+            DeliveryOutcome::Delivered => "delivered".to_owned(),
+            DeliveryOutcome::Retry { error, .. } => format!("retry: {error}"),
+            DeliveryOutcome::GiveUp { error } => format!("given up: {error}"),
+        };
+        tracing::Span::current().record("outcome", shown.as_str());
+        if let Err(err) = store.finish_delivery(delivery.seq, now, &outcome).await {
+            // The lease lapses and the delivery is sent again: at least once.
+            tracing::warn!(error = %index_negotiation_store::ErrorChain(&err), "recording a webhook delivery failed");
+        }
+    }
+    .instrument(span)
+    .await;
+}
+
+/// What the store records after a failed attempt, the `attempts` made
+/// before it: a retry after the next wait of the schedule, or, once the
+/// schedule is spent, the delivery given up.
+fn after_failure(
+    settings: &WebhookSettings,
+    attempts: u32,
+    now: UnixTime,
+    error: String,
+) -> DeliveryOutcome {
+    let next = usize::try_from(attempts)
+        .ok()
+        .and_then(|made| settings.retries.get(made));
+    match next {
+        Some(wait) => DeliveryOutcome::Retry {
+            at: now.after(jittered(*wait)),
+            error,
+        },
+        None => DeliveryOutcome::GiveUp {
+            error: format!(
+                "gave up after {} attempts; the last: {error}",
+                u64::from(attempts) + 1
+            ),
+        },
+    }
+}
+
+/// `wait`, moved by a random amount of up to a fifth either way, so the
+/// retries of many deliveries that failed together spread out.
+fn jittered(wait: Duration) -> Duration {
+    let spread = getrandom::u32().unwrap_or(u32::MAX / 2);
+    // From 0.8 to 1.2 times the wait.
+    let factor = 0.8 + 0.4 * f64::from(spread) / f64::from(u32::MAX);
+    wait.mul_f64(factor)
+}
+
+/// Posts `delivery` once: `Ok` for a 2xx answer, else what went wrong,
+/// never the answer's body (it is not read).
+async fn post(
+    http: &reqwest::Client,
+    settings: &WebhookSettings,
+    delivery: &Delivery,
+) -> Result<(), String> {
+    let url = reqwest::Url::parse(&delivery.endpoint.url).map_err(|_| "not a URL".to_owned())?;
+    if !outbound::literal_allowed(&url, settings.allow_private) {
+        return Err("a private address".to_owned());
+    }
+    let now = UnixTime::now();
+    let secrets = delivery.endpoint.signing_secrets(now);
+    let signature = signature_header(&secrets, &delivery.message_id, now.0, &delivery.body)
+        .ok_or_else(|| "the endpoint's secret is not whsec_ and base64".to_owned())?;
+    let mut request = http
+        .post(url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(reqwest::header::USER_AGENT, USER_AGENT)
+        .header("webhook-id", &delivery.message_id)
+        .header("webhook-timestamp", now.0.to_string())
+        .header("webhook-signature", signature);
+    for (name, value) in index_stall_gap::trace_headers() {
+        request = request.header(name, value);
+    }
+    let response = request
+        .body(delivery.body.clone())
+        .send()
+        .await
+        .map_err(|err| failure(&err))?;
+    let status = response.status();
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(format!("HTTP {}", status.as_u16()))
+    }
+}
+
+/// What a delivery's user agent says.
+const USER_AGENT: &str = concat!("index-host/", env!("CARGO_PKG_VERSION"), " (webhooks)");
+
+/// A failed send in a few words: what kind of failure, never a URL's
+/// secrets or a body.
+fn failure(err: &reqwest::Error) -> String {
+    if err.is_timeout() {
+        "timed out".to_owned()
+    } else if err.is_connect() {
+        let private = std::error::Error::source(err)
+            .map(ToString::to_string)
+            .is_some_and(|cause| cause.contains("no public address"));
+        if private {
+            "a private address".to_owned()
+        } else {
+            "could not connect".to_owned()
+        }
+    } else if err.is_redirect() {
+        "redirected (redirects are not followed)".to_owned()
+    } else {
+        "the request failed".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_follow_the_schedule_jittered_then_give_up() {
+        let settings = WebhookSettings::default();
+        let now = UnixTime(1_000_000);
+        for (made, wait) in settings.retries.iter().enumerate() {
+            let outcome = after_failure(&settings, made as u32, now, "HTTP 500".to_owned());
+            let DeliveryOutcome::Retry { at, error } = outcome else {
+                panic!("retry {made}: {outcome:?}");
+            };
+            assert_eq!(error, "HTTP 500");
+            let waited = at.0 - now.0;
+            let (low, high) = (wait.mul_f64(0.8).as_secs(), wait.mul_f64(1.2).as_secs());
+            assert!((low..=high).contains(&waited), "{waited} for {wait:?}");
+        }
+        let last = u32::try_from(settings.retries.len()).unwrap();
+        let outcome = after_failure(&settings, last, now, "timed out".to_owned());
+        assert_eq!(
+            outcome,
+            DeliveryOutcome::GiveUp {
+                error: "gave up after 8 attempts; the last: timed out".to_owned()
+            }
+        );
+        let total: Duration = settings.retries.iter().sum();
+        assert!(total > Duration::from_secs(24 * 3600) && total < Duration::from_secs(30 * 3600));
+    }
+}
