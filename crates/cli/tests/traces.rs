@@ -46,9 +46,10 @@ struct Received {
     service: String,
 }
 
-/// Every span exported to the receiver, in arrival order.
+/// Every span exported to the receiver, in arrival order; and the
+/// `traceparent` of every webhook delivery posted to its `/hook`.
 #[derive(Clone, Default)]
-struct Receiver(Arc<Mutex<Vec<Received>>>);
+struct Receiver(Arc<Mutex<Vec<Received>>>, Arc<Mutex<Vec<String>>>);
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -58,7 +59,19 @@ impl Receiver {
     /// Serves OTLP/HTTP's traces path on a free local port; its base URL.
     async fn start(&self) -> String {
         let spans = self.clone();
+        let hooks = self.1.clone();
         let app = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(move |headers: axum::http::HeaderMap| async move {
+                let parent = headers
+                    .get("traceparent")
+                    .and_then(|value| value.to_str().ok())
+                    .unwrap_or_default();
+                hooks.lock().unwrap().push(parent.to_owned());
+                axum::http::StatusCode::NO_CONTENT
+            }),
+        );
+        let app = app.route(
             "/v1/traces",
             axum::routing::post(move |body: axum::body::Bytes| async move {
                 let Ok(export) = ExportTraceServiceRequest::decode(body) else {
@@ -171,6 +184,20 @@ fn a_clients_trace_runs_through_the_host_to_the_model_and_the_collector() {
     stall::stall(dir.path(), &db, PARKED);
     stall::stall(dir.path(), &db, UNTRACED);
     let dana = key(dir.path(), &db, "dana");
+    let hook = format!("{collector}/hook");
+    support::index_json(
+        dir.path(),
+        &db,
+        &[
+            "webhooks",
+            "add",
+            "--url",
+            &hook,
+            "--host",
+            "--events",
+            "negotiation.turn_taken",
+        ],
+    );
     let model_env = [
         ("INDEX_MODEL_BASE_URL", model.as_str()),
         ("INDEX_MODEL", "gpt-4o-2024-08-06"),
@@ -180,7 +207,7 @@ fn a_clients_trace_runs_through_the_host_to_the_model_and_the_collector() {
         dir.path(),
         &db,
         &model_env,
-        &["--otlp-endpoint", &collector],
+        &["--otlp-endpoint", &collector, "--webhooks-allow-private"],
     );
 
     // A turn over REST, its trace named in the header.
@@ -198,6 +225,14 @@ fn a_clients_trace_runs_through_the_host_to_the_model_and_the_collector() {
     assert!(request.service.contains("index"), "{request:?}");
     let turn = receiver.wait_for(turn_trace, "turn");
     assert_eq!(turn.parent_span_id, request.span_id, "{turn:?}");
+    // Its webhook delivery goes on in the same trace, and tells the
+    // receiver its own span as the parent.
+    let delivery = receiver.wait_for(turn_trace, "webhook_delivery");
+    assert_eq!(
+        receiver.1.lock().unwrap().clone(),
+        [traceparent(turn_trace, &delivery.span_id)],
+        "the receiver continues the turn's trace"
+    );
 
     // A park over REST: the model call joins the trace, and the model
     // server is told the model call's span as its parent.

@@ -4,7 +4,8 @@
 -- an event, written in the transaction of the step it reports. `message`
 -- is that step's audit entry, which names the event (`msg_<message>`);
 -- `queue` is its negotiation (empty for none): deliveries of one endpoint
--- and queue go out in `seq` order. A host claims a due delivery by
+-- and queue go out in `seq` order; `traceparent` is the committing
+-- request's trace, which the delivery continues. A host claims a due delivery by
 -- setting `lease_until`, and records each attempt's end.
 
 CREATE TABLE webhook_endpoints (
@@ -26,6 +27,7 @@ CREATE TABLE webhook_deliveries (
     event           TEXT NOT NULL,
     queue           TEXT NOT NULL,
     body            TEXT NOT NULL,
+    traceparent     TEXT,
     created_at      BIGINT NOT NULL,
     attempts        INTEGER NOT NULL DEFAULT 0,
     next_attempt_at BIGINT NOT NULL,

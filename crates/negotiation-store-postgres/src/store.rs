@@ -31,16 +31,18 @@ use crate::rows;
 /// Each argument is the placeholder of that value (see [`Queued`]); a
 /// `NULL` kind queues nothing.
 macro_rules! queue_event {
-    ($kind:literal, $queue:literal, $body:literal, $at:literal, $pattern:literal, $person:literal, $negotiation:literal) => {
+    ($kind:literal, $queue:literal, $body:literal, $trace:literal, $at:literal, $pattern:literal, $person:literal, $negotiation:literal) => {
         concat!(
             "hooks AS (INSERT INTO webhook_deliveries \
-             (endpoint_id, message, event, queue, body, created_at, next_attempt_at) \
+             (endpoint_id, message, event, queue, body, traceparent, created_at, next_attempt_at) \
              SELECT e.id, audit.seq, ",
             $kind,
             "::text, ",
             $queue,
             "::text, ",
             $body,
+            "::text, ",
+            $trace,
             "::text, ",
             $at,
             "::bigint, ",
@@ -235,7 +237,7 @@ async fn commit_turn_once(
              VALUES ($4, $5, $6, $7, $8)), \
              audit AS (INSERT INTO audit (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
              VALUES ($10, $11, $12, $6, $7, $13, $14, $15) RETURNING seq), ",
-            queue_event!("$16", "$17", "$18", "$10", "$19", "$20", "$21"),
+            queue_event!("$16", "$17", "$18", "$22", "$10", "$19", "$20", "$21"),
             " UPDATE negotiations SET awaiting_user_id = $1, outcome = COALESCE($2, outcome), \
              settled = settled OR $2::text IS NOT NULL, status = $3, turn_count = $5 + 1, \
              window_start = CASE WHEN $9 THEN round_start ELSE window_start END, \
@@ -269,6 +271,7 @@ async fn commit_turn_once(
                 &queued.pattern,
                 &queued.person,
                 &queued.negotiation,
+                &queued.trace,
             ],
         )
         .await;
@@ -352,6 +355,7 @@ struct Queued<'a> {
     kind: Option<&'static str>,
     queue: Option<&'a str>,
     body: Option<String>,
+    trace: Option<&'a str>,
     pattern: Option<String>,
     person: Option<&'a str>,
     negotiation: Option<&'a str>,
@@ -370,6 +374,7 @@ impl<'a> Queued<'a> {
             kind: Some(event.kind.as_str()),
             queue: Some(event.queue),
             body: Some(event.body),
+            trace: event.trace,
             pattern: Some(EventFilter::stored_pattern(event.kind)),
             person,
             negotiation,
@@ -388,7 +393,7 @@ pub(crate) async fn append_audit(
             "WITH audit AS (INSERT INTO audit \
              (at, step, negotiation_id, user_id, detail, actor_kind, key_id, request_id) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq), ",
-            queue_event!("$9", "$10", "$11", "$1", "$12", "$13", "$14"),
+            queue_event!("$9", "$10", "$11", "$15", "$1", "$12", "$13", "$14"),
             " SELECT 1"
         ))
         .await
@@ -412,6 +417,7 @@ pub(crate) async fn append_audit(
             &queued.pattern,
             &queued.person,
             &queued.negotiation,
+            &queued.trace,
         ],
     )
     .await

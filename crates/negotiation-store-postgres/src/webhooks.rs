@@ -46,7 +46,8 @@ fn delivery_row(row: &Row) -> Result<Delivery, StoreError> {
         body: row.try_get(3).map_err(pg_error)?,
         created_at: row.try_get(4).map_err(pg_error)?,
         attempts: i64::from(attempts),
-        endpoint: endpoint_row(row, 6)?,
+        traceparent: row.try_get(6).map_err(pg_error)?,
+        endpoint: endpoint_row(row, 7)?,
     })
 }
 

@@ -34,8 +34,9 @@ pub(crate) fn queue(
     };
     execute(
         tx,
-        "INSERT INTO webhook_deliveries (endpoint_id, message, event, queue, body, created_at, next_attempt_at) \
-         SELECT e.id, ?1, ?2, ?3, ?4, ?5, ?5 FROM webhook_endpoints e \
+        "INSERT INTO webhook_deliveries (endpoint_id, message, event, queue, body, traceparent, \
+         created_at, next_attempt_at) \
+         SELECT e.id, ?1, ?2, ?3, ?4, ?9, ?5, ?5 FROM webhook_endpoints e \
          WHERE e.disabled_at IS NULL AND (e.events = '*' OR instr(e.events, ?6) > 0) \
          AND (e.user_id IS NULL OR e.user_id = ?7 OR e.user_id IN \
          (SELECT initiator_user_id FROM negotiations WHERE id = ?8 \
@@ -48,7 +49,8 @@ pub(crate) fn queue(
             at.to_stored(),
             EventFilter::stored_pattern(event.kind),
             person,
-            negotiation
+            negotiation,
+            event.trace
         ],
     )
     .map_err(sql_error)?;
@@ -98,7 +100,8 @@ fn claim(
                 body: row.get(3)?,
                 created_at: row.get(4)?,
                 attempts: row.get(5)?,
-                endpoint: endpoint_row(row, 6)?,
+                traceparent: row.get(6)?,
+                endpoint: endpoint_row(row, 7)?,
             })
         })
         .map_err(sql_error)?

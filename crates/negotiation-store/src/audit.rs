@@ -64,6 +64,11 @@ pub struct Actor {
     /// The id of the request that carried the step.
     #[serde(rename = "requestId", default, skip_serializing_if = "Option::is_none")]
     request_id: Option<String>,
+    /// The W3C `traceparent` of the span the step was taken in: carried to
+    /// the step's webhook deliveries, never kept on the record.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schemars", schemars(skip))]
+    trace: Option<String>,
 }
 
 /// The most characters an actor's key id or request id keeps: what is
@@ -82,7 +87,29 @@ impl Actor {
             kind,
             key_id: key_id.map(cut),
             request_id: request_id.map(cut),
+            trace: None,
         }
+    }
+
+    /// This actor, acting in the trace `traceparent` names (W3C), which the
+    /// step's webhook deliveries continue; one longer than
+    /// [`ACTOR_FIELD_LIMIT`] is dropped.
+    ///
+    /// ```
+    /// use index_negotiation_store::Actor;
+    /// let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    /// let actor = Actor::operator().in_trace(Some(parent.to_owned()));
+    /// assert_eq!(actor.trace(), Some(parent));
+    /// assert_eq!(serde_json::to_string(&actor).unwrap(), r#"{"kind":"operator"}"#);
+    /// ```
+    pub fn in_trace(mut self, traceparent: Option<String>) -> Self {
+        self.trace = traceparent.filter(|parent| parent.len() <= ACTOR_FIELD_LIMIT);
+        self
+    }
+
+    /// The `traceparent` of the span the step was taken in, if any.
+    pub fn trace(&self) -> Option<&str> {
+        self.trace.as_deref()
     }
 
     /// Someone with the store itself, with no key and no request.

@@ -257,6 +257,8 @@ pub struct EventWrite<'a> {
     /// The JSON body: `type`, `timestamp` and `data`, as Standard Webhooks
     /// lays a payload out.
     pub body: String,
+    /// The `traceparent` of the step's span, which its deliveries continue.
+    pub trace: Option<&'a str>,
 }
 
 impl<'a> AuditWrite<'a> {
@@ -308,6 +310,7 @@ impl<'a> AuditWrite<'a> {
             audience,
             queue: negotiation.map_or("", OpportunityId::as_str),
             body,
+            trace: self.actor.trace(),
         })
     }
 }
@@ -328,6 +331,9 @@ pub struct Delivery {
     pub created_at: UnixTime,
     /// Attempts made before this one.
     pub attempts: u32,
+    /// The `traceparent` of the step's span, which the delivery's span
+    /// continues.
+    pub trace: Option<String>,
     /// The endpoint.
     pub endpoint: WebhookEndpoint,
 }

@@ -447,6 +447,7 @@ impl Caller {
             Some(self.key_id.clone()),
             self.request_id.clone(),
         )
+        .in_trace(crate::service::trace_context::current_traceparent())
     }
 
     /// As [`Caller::actor`], for a step this caller takes after its

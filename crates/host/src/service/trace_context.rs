@@ -69,6 +69,14 @@ impl TraceContext<'_> {
     }
 }
 
+/// The `traceparent` of the current span, when it is in a trace: kept
+/// with a step so its webhook deliveries continue the request's trace.
+pub(crate) fn current_traceparent() -> Option<String> {
+    index_stall_gap::trace_headers()
+        .into_iter()
+        .find_map(|(name, value)| (name == "traceparent").then_some(value))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,7 @@ struct Row {
     kind: EventType,
     queue: String,
     body: String,
+    trace: Option<String>,
     created_at: UnixTime,
     attempts: u32,
     next_attempt_at: UnixTime,
@@ -70,6 +71,7 @@ impl Webhooks {
                 kind: event.kind,
                 queue: event.queue.to_owned(),
                 body: event.body.clone(),
+                trace: event.trace.map(str::to_owned),
                 created_at: at,
                 attempts: 0,
                 next_attempt_at: at,
@@ -169,6 +171,7 @@ impl WebhookStore for MemoryStore {
                 body: row.body.clone(),
                 created_at: row.created_at,
                 attempts: row.attempts,
+                trace: row.trace.clone(),
                 endpoint: endpoint.clone(),
             });
         }

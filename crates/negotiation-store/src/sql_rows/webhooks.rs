@@ -77,8 +77,10 @@ pub fn stored_endpoint(row: StoredEndpoint) -> Result<WebhookEndpoint, StoreErro
 }
 
 /// A claimed delivery's own columns (`seq, message, event, body,
-/// created_at, attempts`), each prefixed with `d.`, before its endpoint's.
-pub const DELIVERY_COLUMNS: &str = "d.seq, d.message, d.event, d.body, d.created_at, d.attempts";
+/// created_at, attempts, traceparent`), each prefixed with `d.`, before
+/// its endpoint's.
+pub const DELIVERY_COLUMNS: &str =
+    "d.seq, d.message, d.event, d.body, d.created_at, d.attempts, d.traceparent";
 
 /// A claimed delivery's columns as a SQL backend keeps them.
 #[derive(Debug, Clone)]
@@ -90,6 +92,7 @@ pub struct StoredDelivery {
     pub body: String,
     pub created_at: i64,
     pub attempts: i64,
+    pub traceparent: Option<String>,
     pub endpoint: StoredEndpoint,
 }
 
@@ -113,6 +116,7 @@ pub fn stored_delivery(row: StoredDelivery) -> Result<Delivery, StoreError> {
         body: row.body,
         created_at: UnixTime::from_stored(row.created_at)?,
         attempts: u32::try_from(row.attempts).unwrap_or(u32::MAX),
+        trace: row.traceparent,
         endpoint: stored_endpoint(row.endpoint)?,
     })
 }

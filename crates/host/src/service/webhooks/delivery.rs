@@ -125,6 +125,13 @@ async fn attempt(
         attempt = delivery.attempts + 1,
         outcome = tracing::field::Empty,
     );
+    // The request that took the step named the trace; the delivery goes
+    // on in it.
+    let parent = crate::service::trace_context::TraceContext {
+        traceparent: delivery.trace.as_deref(),
+        tracestate: None,
+    };
+    parent.continue_in(&span);
     async {
         let result = post(http, settings, &delivery).await;
         let now = UnixTime::now();
