@@ -111,7 +111,7 @@ fn typescript_mcp_clients_negotiate_through_index_serve() {
         dir.path(),
         &["--sdk", &sdk, "--model-base", &base],
         &[
-            "ok: twelve tools, each with an output schema",
+            "ok: seventeen tools, each with an output schema",
             "ok: over HTTP: the seats agree",
             "ok: a 50-second wait answers inside the SDK's default timeout",
             "ok: a 25-second wait outlives a 15-second timeout",

@@ -110,7 +110,7 @@ try {
   const admin = await overHttp(url, hostKey.secret, "host");
   ok(admin.getServerVersion()?.name === "index-host", `a host key connects over HTTP (the SDK speaks up to ${LATEST_PROTOCOL_VERSION})`);
   const { tools } = await admin.listTools();
-  ok(tools.length === 12 && tools.every((tool) => tool.outputSchema?.type === "object"), "twelve tools, each with an output schema");
+  ok(tools.length === 17 && tools.every((tool) => tool.outputSchema?.type === "object"), "seventeen tools, each with an output schema");
   for (const opp of [HTTP_OPP, STDIO_OPP, PARK_OPP]) {
     const opened = await call(admin, "open_negotiation", {
       opportunityId: opp,

@@ -24,7 +24,7 @@
 //! | `service` | what every transport stands on: the `Host` service (who may do what, waits that wake on change), the wire bodies and views, keys, names, errors, metrics, limits, schemas; nothing of HTTP or MCP |
 //! | `http` | what the HTTP transports share: extractors that refuse in the error shape, the OpenAPI description of routes, the security headers |
 //! | `rest` | the REST API: each route beside its OpenAPI description |
-//! | `mcp` | the rmcp server: twelve `#[tool]`s (negotiations and interactions), `input_required`, elicitation, tasks, resources, and what stands in front of rmcp at `/mcp` |
+//! | `mcp` | the rmcp server: seventeen `#[tool]`s (negotiations, interactions, webhooks), `input_required`, elicitation, tasks, resources, and what stands in front of rmcp at `/mcp` |
 //! | `oauth` | the host's own OAuth authorization server: metadata, registration, the consent page's API, tokens, revocation |
 //! | `web` | the inbox: its embedded files (`crates/host/inbox`), a browser sent there from `/`, sessions by cookie, the forgery check, the event stream |
 //! | `serve` | one router for all three behind one authentication, the listener (connection cap, per-address budget, HTTP/1.1 only, hyper's refusals reshaped), the shutdown, and stdio |

@@ -95,6 +95,7 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
     assert_eq!(
         tools.keys().map(String::as_str).collect::<Vec<_>>(),
         [
+            "add_webhook",
             "answer_interaction",
             "answer_questions",
             "close_negotiation",
@@ -102,10 +103,14 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
             "get_negotiation",
             "list_interactions",
             "list_negotiations",
+            "list_webhooks",
             "open_negotiation",
             "park_negotiation",
+            "remove_webhook",
+            "replay_webhook",
             "request_interaction",
             "resume_negotiation",
+            "rotate_webhook_secret",
             "submit_negotiation_turn",
         ]
     );
@@ -114,15 +119,20 @@ async fn every_tool_states_its_schemas_and_every_result_conforms_to_its_output_s
     assert_eq!(
         offered.keys().map(String::as_str).collect::<Vec<_>>(),
         [
+            "add_webhook",
             "answer_interaction",
             "answer_questions",
             "get_interaction",
             "get_negotiation",
             "list_interactions",
             "list_negotiations",
+            "list_webhooks",
             "park_negotiation",
+            "remove_webhook",
+            "replay_webhook",
             "request_interaction",
             "resume_negotiation",
+            "rotate_webhook_secret",
             "submit_negotiation_turn",
         ]
     );
@@ -1070,5 +1080,61 @@ async fn a_current_client_meets_the_current_protocol_its_lists_say_how_long_they
         .await;
     assert_eq!(read["result"]["ttlMs"], 0, "{read}");
     assert_eq!(read["result"]["cacheScope"], "private", "{read}");
+    host.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_agent_manages_its_persons_webhook_endpoints_through_the_tools() {
+    let mut host = Running::start(Arc::new(MemoryStore::new())).await;
+    let mut dana = host.mcp_session(&host.dana).await;
+    let tools = listed(&mut dana).await;
+    let hook = json!({"url": "https://hooks.example/dana", "events": ["negotiation.parked"]});
+    let added = conforming(&mut dana, &tools, "add_webhook", hook).await;
+    assert_eq!(added["user"], "dana");
+    assert!(added["secret"].as_str().unwrap().starts_with("whsec_"));
+    let id = added["id"].as_str().unwrap().to_owned();
+    let (code, _) = refused(
+        &mut dana,
+        "add_webhook",
+        json!({"url": "https://hooks.example/sam", "user": "sam"}),
+    )
+    .await;
+    assert_eq!(
+        code, "forbidden",
+        "an agent registers for its own person only"
+    );
+
+    let listed_hooks = conforming(&mut dana, &tools, "list_webhooks", json!({})).await;
+    assert_eq!(listed_hooks["webhooks"].as_array().unwrap().len(), 1);
+    assert!(listed_hooks["webhooks"][0].get("secret").is_none());
+    let rotated = conforming(
+        &mut dana,
+        &tools,
+        "rotate_webhook_secret",
+        json!({"webhookId": id}),
+    )
+    .await;
+    assert_ne!(rotated["secret"], added["secret"]);
+    let replayed = conforming(
+        &mut dana,
+        &tools,
+        "replay_webhook",
+        json!({"webhookId": id}),
+    )
+    .await;
+    assert_eq!(replayed["queued"], 0);
+
+    // Sam's person has none of dana's endpoints.
+    let mut sam = host.mcp_session(&host.sam).await;
+    let (code, _) = refused(&mut sam, "remove_webhook", json!({"webhookId": id})).await;
+    assert_eq!(code, "not_found");
+    let removed = conforming(
+        &mut dana,
+        &tools,
+        "remove_webhook",
+        json!({"webhookId": id}),
+    )
+    .await;
+    assert_eq!(removed["removed"], id.as_str());
     host.stop().await;
 }

@@ -194,7 +194,7 @@ async fn the_issuers_token_acts_as_its_persons_agent_and_keys_still_work() {
     let (base, host) = host(&issuer).await;
     let token = token(ISSUER_KEY, "issuer-1", &claims(&issuer, &base));
     assert_eq!(list(&base, Some(&token)).await.0, 200);
-    // As dana's agent, on MCP too: ten tools, not the host's twelve.
+    // As dana's agent, on MCP too: fifteen tools, not the host's seventeen.
     let response = reqwest::Client::new()
         .post(format!("{base}/mcp"))
         .bearer_auth(&token)
@@ -218,7 +218,7 @@ async fn the_issuers_token_acts_as_its_persons_agent_and_keys_still_work() {
         .find_map(|line| line.strip_prefix("data:"))
         .map_or(text.as_str(), str::trim);
     let listed: Value = serde_json::from_str(listed).unwrap();
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(10));
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(15));
     // An API key works as before.
     let key = host
         .create_key("sam".parse().unwrap(), KeyScope::Agent)

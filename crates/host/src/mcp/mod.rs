@@ -1,7 +1,8 @@
-//! The MCP server negotiator agents connect to: twelve tools over the same
-//! [`Host`] the REST API uses, each acting as the caller the API key names:
-//! eight for negotiations, four for the interactions an agent asks its
-//! person and the person answers (`interactions`).
+//! The MCP server negotiator agents connect to: seventeen tools over the
+//! same [`Host`] the REST API uses, each acting as the caller the API key
+//! names: eight for negotiations, four for the interactions an agent asks
+//! its person and the person answers (`interactions`), five for the
+//! webhook endpoints that tell of them (`webhooks`).
 //! Each tool is one `#[tool]` function: its name, description, hints and
 //! schemas beside its handler, its arguments a type that states its input
 //! schema (rmcp makes it) and its result a type that states its output
@@ -17,6 +18,7 @@
 //! | module | holds |
 //! |---|---|
 //! | `interactions` | the interaction tools: ask your person, see one, list them, answer one |
+//! | `webhooks` | the webhook tools: register, list, remove, rotate a secret, replay |
 //! | `interaction_forms` | a pending interaction put to its person's current client through `input_required`, the retry's answer a response command |
 //! | `state` | what MCP keeps beside a host: sessions that show forms, outstanding asks, tasks |
 //! | `elicit` | a parked question put to its person's MCP client as a form |
@@ -40,6 +42,7 @@ pub(crate) mod resources;
 pub(crate) mod sessions;
 pub(crate) mod state;
 pub(crate) mod tasks;
+pub(crate) mod webhooks;
 
 use std::future::Future;
 use std::sync::{Arc, LazyLock};
@@ -132,7 +135,7 @@ struct Tools {
 
 /// The tools, built once from their definitions below.
 static ROUTER: LazyLock<ToolRouter<Tools>> =
-    LazyLock::new(|| Tools::tool_router() + interactions::router());
+    LazyLock::new(|| Tools::tool_router() + interactions::router() + webhooks::router());
 
 /// The tools as `tools/list` shows them, in name order. rmcp made their
 /// input schemas from the arguments' types; they are made plain here, as
