@@ -736,7 +736,7 @@ pub(crate) enum WebhooksCommand {
         /// negotiation.opened, negotiation.turn_taken,
         /// negotiation.round_ended, negotiation.settled,
         /// negotiation.parked, negotiation.answered, negotiation.resumed,
-        /// negotiation.closed, interaction.resolved.
+        /// negotiation.closed, interaction.requested, interaction.resolved.
         #[arg(long, value_delimiter = ',', value_parser = wire::<EventType>())]
         events: Vec<EventType>,
         /// The store [default: $INDEX_DB, else ./index.db]; created if missing.

@@ -104,6 +104,7 @@ impl InteractionStore for PostgresStore {
         &self,
         record: &InteractionRecord,
         most_per_owner: usize,
+        actor: &Actor,
     ) -> Result<InteractionInsert, StoreError> {
         let mut client = self.client().await?;
         let tx = read_committed(&mut client).await?;
@@ -158,6 +159,8 @@ impl InteractionStore for PostgresStore {
         )
         .await
         .map_err(pg_error)?;
+        let asked = AuditWrite::interaction_requested(&record.owner, &record.id, actor);
+        append_audit(&tx, asked).await?;
         tx.commit().await.map_err(pg_error)?;
         Ok(InteractionInsert::Inserted)
     }

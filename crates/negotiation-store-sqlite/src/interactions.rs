@@ -81,8 +81,9 @@ impl InteractionStore for SqliteStore {
         &self,
         record: &InteractionRecord,
         most_per_owner: usize,
+        actor: &Actor,
     ) -> Result<InteractionInsert, StoreError> {
-        let record = record.clone();
+        let (record, actor) = (record.clone(), actor.clone());
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
@@ -136,6 +137,8 @@ impl InteractionStore for SqliteStore {
                     ],
                 )
                 .map_err(sql_error)?;
+                let asked = AuditWrite::interaction_requested(&record.owner, &record.id, &actor);
+                append_audit(&tx, asked)?;
                 tx.commit().map_err(sql_error)?;
                 Ok(InteractionInsert::Inserted)
             })

@@ -167,6 +167,9 @@ index_js::wire_enum! {
         /// detail is the refusal's code: `key_revoked`, `key_expired`,
         /// `login_link_used`).
         Refused = "refused",
+        /// An agent asked its person for input: an interaction stored
+        /// (the detail is its id).
+        InteractionRequested = "interaction_requested",
         /// The person's response resolved an interaction an agent asked
         /// them (the detail is the interaction's id).
         InteractionResolved = "interaction_resolved",
@@ -280,6 +283,14 @@ impl<'a> AuditWrite<'a> {
             actor,
             turn_end: TurnEnd::Continues,
             question: None,
+        }
+    }
+
+    /// `user`'s interaction `id` asked by `actor`, their agent.
+    pub fn interaction_requested(user: &'a UserId, id: &'a str, actor: &'a Actor) -> Self {
+        AuditWrite {
+            step: AuditStep::InteractionRequested,
+            ..AuditWrite::interaction_resolved(user, id, actor)
         }
     }
 

@@ -159,10 +159,14 @@ pub trait InteractionStore: Send + Sync {
     /// Stores a new interaction. When its owner holds `most_per_owner`
     /// interactions already, their oldest settled one makes room; when
     /// every one is pending, nothing is stored ([`InteractionInsert::Full`]).
+    /// A stored one appends an
+    /// [`AuditStep::InteractionRequested`](crate::AuditStep::InteractionRequested)
+    /// by `actor` (the asking agent), in the same atomic step.
     async fn insert_interaction(
         &self,
         record: &InteractionRecord,
         most_per_owner: usize,
+        actor: &Actor,
     ) -> Result<InteractionInsert, StoreError>;
 
     /// The owner's interaction `id`, if there is one.
@@ -208,8 +212,8 @@ macro_rules! forward_interactions {
     ($($pointer:ty),*) => {$(
         #[async_trait]
         impl<S: InteractionStore + ?Sized> InteractionStore for $pointer {
-            async fn insert_interaction(&self, record: &InteractionRecord, most_per_owner: usize) -> Result<InteractionInsert, StoreError> {
-                (**self).insert_interaction(record, most_per_owner).await
+            async fn insert_interaction(&self, record: &InteractionRecord, most_per_owner: usize, actor: &Actor) -> Result<InteractionInsert, StoreError> {
+                (**self).insert_interaction(record, most_per_owner, actor).await
             }
             async fn find_interaction(&self, owner: &UserId, id: &str) -> Result<Option<InteractionRecord>, StoreError> {
                 (**self).find_interaction(owner, id).await

@@ -48,6 +48,8 @@ index_js::wire_enum! {
         Resumed = "negotiation.resumed",
         /// The negotiation was closed.
         Closed = "negotiation.closed",
+        /// An agent asked its person for input (an interaction).
+        InteractionRequested = "interaction.requested",
         /// A person's response resolved an interaction an agent asked them.
         InteractionResolved = "interaction.resolved",
     }
@@ -280,6 +282,9 @@ impl<'a> AuditWrite<'a> {
             (AuditStep::Answered, Some(id), _) => (EventType::Answered, Audience::Seats(id)),
             (AuditStep::Resumed, Some(id), _) => (EventType::Resumed, Audience::Seats(id)),
             (AuditStep::Closed, Some(id), _) => (EventType::Closed, Audience::Seats(id)),
+            (AuditStep::InteractionRequested, _, Some(user)) => {
+                (EventType::InteractionRequested, Audience::Person(user))
+            }
             (AuditStep::InteractionResolved, _, Some(user)) => {
                 (EventType::InteractionResolved, Audience::Person(user))
             }
@@ -295,7 +300,9 @@ impl<'a> AuditWrite<'a> {
         let detail_name = match self.step {
             AuditStep::Turn => Some("action"),
             AuditStep::Closed => Some("reason"),
-            AuditStep::InteractionResolved => Some("interactionId"),
+            AuditStep::InteractionRequested | AuditStep::InteractionResolved => {
+                Some("interactionId")
+            }
             _ => None,
         };
         if let (Some(name), Some(detail)) = (detail_name, self.detail) {
@@ -472,3 +479,45 @@ macro_rules! forward_webhooks {
 }
 
 forward_webhooks!(std::sync::Arc<S>, Box<S>, &S);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::Actor;
+
+    #[test]
+    fn an_interactions_events_go_to_its_person_alone_and_keys_have_none() {
+        let dana: UserId = "dana".parse().unwrap();
+        let agent = Actor::operator();
+        let at = UnixTime(1_796_400_000);
+        for (write, kind) in [
+            (
+                AuditWrite::interaction_requested(&dana, "q-1", &agent),
+                EventType::InteractionRequested,
+            ),
+            (
+                AuditWrite::interaction_resolved(&dana, "q-1", &agent),
+                EventType::InteractionResolved,
+            ),
+        ] {
+            let event = write.event(at).unwrap();
+            assert_eq!(
+                (event.kind, event.audience, event.queue),
+                (kind, Audience::Person(&dana), "")
+            );
+            let body: serde_json::Value = serde_json::from_str(&event.body).unwrap();
+            assert_eq!(body["type"], kind.as_str());
+            assert_eq!(body["timestamp"], "2026-12-04T16:00:00Z");
+            assert_eq!(
+                body["data"],
+                json!({"user": "dana", "interactionId": "q-1"})
+            );
+        }
+        let key = AuditWrite::key(AuditStep::KeyCreated, &dana, "k1", &agent);
+        assert_eq!(key.event(at), None);
+        assert_eq!(
+            AuditWrite::refused(&dana, "key_revoked", &agent).event(at),
+            None
+        );
+    }
+}

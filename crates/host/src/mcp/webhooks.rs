@@ -59,7 +59,7 @@ impl Tools {
     #[tool(
         name = "add_webhook",
         title = "Register a webhook endpoint",
-        description = "Register a URL that is told, signed the Standard Webhooks way, when your person's negotiations move: opened, a turn, a round ended, settled, parked on a question for them, answered, resumed, closed; and when an interaction is resolved. Keep the whsec_ secret in the result: it is shown only now. A host key may register one for any person, or (no user) for every negotiation.",
+        description = "Register a URL that is told, signed the Standard Webhooks way, when your person's negotiations move: opened, a turn, a round ended, settled, parked on a question for them, answered, resumed, closed; and when an interaction is asked of your person or resolved. Keep the whsec_ secret in the result: it is shown only now. A host key may register one for any person, or (no user) for every negotiation.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
         output_schema = output::<WebhookWithSecret>()
     )]

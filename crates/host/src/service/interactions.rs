@@ -277,7 +277,7 @@ impl Host {
         };
         match self
             .store()
-            .insert_interaction(&record, MOST_INTERACTIONS)
+            .insert_interaction(&record, MOST_INTERACTIONS, &caller.actor())
             .await?
         {
             InteractionInsert::Inserted => {

@@ -12,6 +12,11 @@ use crate::{
 
 use super::fixtures::{ALICE, BOB, actor, user};
 
+/// Who asks the interactions here: an agent's key.
+fn asking() -> Actor {
+    actor("agent")
+}
+
 fn interaction(owner: &str, n: u64, run: &str) -> InteractionRecord {
     InteractionRecord {
         owner: user(owner),
@@ -81,7 +86,7 @@ pub async fn interactions_are_stored_once_per_person_and_listed_in_pages<S: Inte
 ) {
     for n in [3, 1, 2] {
         let stored = store
-            .insert_interaction(&interaction(ALICE, n, "run-1"), 16)
+            .insert_interaction(&interaction(ALICE, n, "run-1"), 16, &asking())
             .await
             .unwrap();
         assert_eq!(stored, InteractionInsert::Inserted);
@@ -89,13 +94,16 @@ pub async fn interactions_are_stored_once_per_person_and_listed_in_pages<S: Inte
     let mut again = interaction(ALICE, 1, "run-2");
     again.body = "{\"other\":true}".to_owned();
     assert_eq!(
-        store.insert_interaction(&again, 16).await.unwrap(),
+        store
+            .insert_interaction(&again, 16, &asking())
+            .await
+            .unwrap(),
         InteractionInsert::Exists(interaction(ALICE, 1, "run-1")),
         "the id is taken: the stored one comes back, unchanged"
     );
     assert_eq!(
         store
-            .insert_interaction(&interaction(BOB, 1, "run-1"), 16)
+            .insert_interaction(&interaction(BOB, 1, "run-1"), 16, &asking())
             .await
             .unwrap(),
         InteractionInsert::Inserted,
@@ -166,21 +174,21 @@ pub async fn a_person_holds_a_bounded_number_of_pending_interactions<S: Interact
 ) {
     for n in 0..3 {
         let stored = store
-            .insert_interaction(&interaction(ALICE, n, "run-1"), 3)
+            .insert_interaction(&interaction(ALICE, n, "run-1"), 3, &asking())
             .await
             .unwrap();
         assert_eq!(stored, InteractionInsert::Inserted);
     }
     assert_eq!(
         store
-            .insert_interaction(&interaction(ALICE, 3, "run-1"), 3)
+            .insert_interaction(&interaction(ALICE, 3, "run-1"), 3, &asking())
             .await
             .unwrap(),
         InteractionInsert::Full
     );
     assert_eq!(
         store
-            .insert_interaction(&interaction(BOB, 3, "run-1"), 3)
+            .insert_interaction(&interaction(BOB, 3, "run-1"), 3, &asking())
             .await
             .unwrap(),
         InteractionInsert::Inserted,
@@ -193,7 +201,7 @@ pub async fn a_person_holds_a_bounded_number_of_pending_interactions<S: Interact
     }
     assert_eq!(
         store
-            .insert_interaction(&interaction(ALICE, 3, "run-1"), 3)
+            .insert_interaction(&interaction(ALICE, 3, "run-1"), 3, &asking())
             .await
             .unwrap(),
         InteractionInsert::Inserted
@@ -223,7 +231,10 @@ pub async fn a_person_holds_a_bounded_number_of_pending_interactions<S: Interact
 /// an interaction was asked never change.
 pub async fn an_interaction_changes_only_from_the_version_read<S: InteractionStore>(store: S) {
     let asked = interaction(ALICE, 1, "run-1");
-    store.insert_interaction(&asked, 16).await.unwrap();
+    store
+        .insert_interaction(&asked, 16, &asking())
+        .await
+        .unwrap();
     let mut cancelled = asked.clone();
     cancelled.status = InteractionStatus::Cancelled;
     cancelled.run_id = "run-elsewhere".to_owned();
@@ -262,11 +273,11 @@ pub async fn a_response_is_decided_against_its_scene_and_recorded<
     store: S,
 ) {
     store
-        .insert_interaction(&interaction(ALICE, 1, "run-1"), 16)
+        .insert_interaction(&interaction(ALICE, 1, "run-1"), 16, &asking())
         .await
         .unwrap();
     store
-        .insert_interaction(&interaction(BOB, 2, "run-9"), 16)
+        .insert_interaction(&interaction(BOB, 2, "run-9"), 16, &asking())
         .await
         .unwrap();
     let unknown_run = look(&store, ALICE, key("op-0", "run-9", "s-1", "q-2")).await;
@@ -355,9 +366,9 @@ pub async fn a_response_is_decided_against_its_scene_and_recorded<
         )
         .await
         .unwrap();
-    // The resolution alone is on the audit record: the commits that
-    // changed no interaction (the looks, the replay) are not, nor the one
-    // that only noticed a timeout.
+    // The two asks and the resolution alone are on the audit record: the
+    // commits that changed no interaction (the looks, the replay) are not,
+    // nor the one that only noticed a timeout.
     let audited: Vec<_> = store
         .list_audit(&AuditFilter::default())
         .await
@@ -365,14 +376,14 @@ pub async fn a_response_is_decided_against_its_scene_and_recorded<
         .into_iter()
         .map(|entry| (entry.step, entry.user, entry.detail, entry.actor))
         .collect();
+    let entry = |step, who: &str, id: &str, by| (step, Some(user(who)), Some(id.to_owned()), by);
     assert_eq!(
         audited,
-        vec![(
-            AuditStep::InteractionResolved,
-            Some(user(ALICE)),
-            Some("q-1".to_owned()),
-            actor(ALICE)
-        )]
+        vec![
+            entry(AuditStep::InteractionRequested, ALICE, "q-1", asking()),
+            entry(AuditStep::InteractionRequested, BOB, "q-2", asking()),
+            entry(AuditStep::InteractionResolved, ALICE, "q-1", actor(ALICE)),
+        ]
     );
 }
 
@@ -413,7 +424,7 @@ pub async fn the_newest_acknowledgements_are_kept<S: InteractionStore>(store: S)
 pub async fn racing_responses_have_one_winner<S: InteractionStore + 'static>(store: S) {
     let store = Arc::new(store);
     store
-        .insert_interaction(&interaction(ALICE, 1, "run-1"), 16)
+        .insert_interaction(&interaction(ALICE, 1, "run-1"), 16, &asking())
         .await
         .unwrap();
     let racers = (0..16).map(|n| {

@@ -31,6 +31,7 @@ impl InteractionStore for MemoryStore {
         &self,
         record: &InteractionRecord,
         most_per_owner: usize,
+        actor: &Actor,
     ) -> Result<InteractionInsert, StoreError> {
         let mut all = self.inner.interactions.lock().map_err(|_| poisoned())?;
         let theirs = all.records.entry(record.owner.clone()).or_default();
@@ -53,6 +54,8 @@ impl InteractionStore for MemoryStore {
             Room::Free => {}
         }
         theirs.insert(record.id.clone(), record.clone());
+        let asked = AuditWrite::interaction_requested(&record.owner, &record.id, actor);
+        self.append_entry(asked, None);
         Ok(InteractionInsert::Inserted)
     }
 
