@@ -289,6 +289,64 @@ const STATUSES: &[(&str, &[(u8, &str)])] = &[
         ],
     ),
     (
+        "webhooks add",
+        &[
+            (0, "The endpoint is registered; its secret is printed."),
+            (
+                2,
+                "The command line is wrong (a URL or event type the host does not take), or the store does not exist.",
+            ),
+            (4, "The store failed."),
+        ],
+    ),
+    (
+        "webhooks list",
+        &[
+            (0, "The endpoints are listed (none is no failure)."),
+            (2, "The command line is wrong, or the store does not exist."),
+            (4, "The store failed."),
+        ],
+    ),
+    (
+        "webhooks remove",
+        &[
+            (0, "The endpoint and its waiting deliveries are removed."),
+            (
+                2,
+                "The command line is wrong, there is no such endpoint, or the store does not exist.",
+            ),
+            (4, "The store failed."),
+        ],
+    ),
+    (
+        "webhooks rotate-secret",
+        &[
+            (
+                0,
+                "The endpoint has a new secret, printed; the old one signs beside it for a day.",
+            ),
+            (
+                2,
+                "The command line is wrong, there is no such endpoint, or the store does not exist.",
+            ),
+            (4, "The store failed."),
+        ],
+    ),
+    (
+        "webhooks replay",
+        &[
+            (
+                0,
+                "The range's deliveries are queued again (none is no failure).",
+            ),
+            (
+                2,
+                "The command line is wrong, there is no such endpoint, or the store does not exist.",
+            ),
+            (4, "The store failed."),
+        ],
+    ),
+    (
         "audit",
         &[
             (0, "The entries are listed (none is no failure)."),
