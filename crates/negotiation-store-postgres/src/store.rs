@@ -250,7 +250,7 @@ async fn commit_turn_once(
         .execute(
             &apply,
             &[
-                &permitted.awaiting_user_id.as_ref().map(UserId::as_str),
+                &permitted.awaiting_user_id.as_ref().map(UserId::as_str) as Param<'_>,
                 &outcome,
                 &status,
                 &seq,
@@ -265,14 +265,10 @@ async fn commit_turn_once(
                 &audit.actor.kind().as_str(),
                 &audit.actor.key_id(),
                 &audit.actor.request_id(),
-                &queued.kind,
-                &queued.queue,
-                &queued.body,
-                &queued.pattern,
-                &queued.person,
-                &queued.negotiation,
-                &queued.trace,
-            ],
+            ]
+            .into_iter()
+            .chain(queued.params())
+            .collect::<Vec<Param<'_>>>(),
         )
         .await;
     match applied {
@@ -348,6 +344,9 @@ async fn append(
     Ok(())
 }
 
+/// A statement's parameter.
+type Param<'a> = &'a (dyn tokio_postgres::types::ToSql + Sync);
+
 /// An event's values as `queue_event!` binds them, all `NULL` for a step
 /// with no event.
 #[derive(Debug, Default)]
@@ -362,6 +361,20 @@ struct Queued<'a> {
 }
 
 impl<'a> Queued<'a> {
+    /// The values in `queue_event!`'s order after the time: kind, queue,
+    /// body, pattern, person, negotiation, trace.
+    fn params(&self) -> [Param<'_>; 7] {
+        [
+            &self.kind,
+            &self.queue,
+            &self.body,
+            &self.pattern,
+            &self.person,
+            &self.negotiation,
+            &self.trace,
+        ]
+    }
+
     fn of(event: Option<EventWrite<'a>>) -> Self {
         let Some(event) = event else {
             return Queued::default();
@@ -403,7 +416,7 @@ pub(crate) async fn append_audit(
     tx.execute(
         &append,
         &[
-            &at.to_stored(),
+            &at.to_stored() as Param<'_>,
             &write.step.as_str(),
             &write.negotiation.map(OpportunityId::as_str),
             &write.user.map(UserId::as_str),
@@ -411,14 +424,10 @@ pub(crate) async fn append_audit(
             &write.actor.kind().as_str(),
             &write.actor.key_id(),
             &write.actor.request_id(),
-            &queued.kind,
-            &queued.queue,
-            &queued.body,
-            &queued.pattern,
-            &queued.person,
-            &queued.negotiation,
-            &queued.trace,
-        ],
+        ]
+        .into_iter()
+        .chain(queued.params())
+        .collect::<Vec<Param<'_>>>(),
     )
     .await
     .map_err(pg_error)?;

@@ -163,11 +163,8 @@ impl WebhookStore for PostgresStore {
         outcome: &DeliveryOutcome,
     ) -> Result<(), StoreError> {
         let seq = i64::try_from(seq).unwrap_or(i64::MAX);
-        let (done, next, reason) = match outcome {
-            DeliveryOutcome::Delivered => (true, None, None),
-            DeliveryOutcome::Retry { at, .. } => (false, Some(at.to_stored()), None),
-            DeliveryOutcome::GiveUp { error } => (true, None, Some(error.as_str())),
-        };
+        let (done, next, reason) = outcome.parts();
+        let next = next.map(UnixTime::to_stored);
         let client = self.client().await?;
         client
             .execute(

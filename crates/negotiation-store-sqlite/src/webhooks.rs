@@ -227,11 +227,8 @@ impl WebhookStore for SqliteStore {
         self.pool
             .run_write(move |conn| {
                 let tx = begin_write(conn)?;
-                let (done, next, reason) = match &outcome {
-                    DeliveryOutcome::Delivered => (true, None, None),
-                    DeliveryOutcome::Retry { at, .. } => (false, Some(at.to_stored()), None),
-                    DeliveryOutcome::GiveUp { error } => (true, None, Some(error.as_str())),
-                };
+                let (done, next, reason) = outcome.parts();
+                let next = next.map(UnixTime::to_stored);
                 execute(
                     &tx,
                     "UPDATE webhook_deliveries SET done = ?1, attempts = attempts + 1, \

@@ -374,6 +374,28 @@ pub enum DeliveryOutcome {
     },
 }
 
+impl DeliveryOutcome {
+    /// What a store writes for it: whether the delivery is done with
+    /// (delivered or given up), when to try again, and the reason its
+    /// endpoint is disabled for.
+    ///
+    /// ```
+    /// use index_negotiation_store::{DeliveryOutcome, UnixTime};
+    /// assert_eq!(DeliveryOutcome::Delivered.parts(), (true, None, None));
+    /// let retry = DeliveryOutcome::Retry { at: UnixTime(9), error: "HTTP 500".into() };
+    /// assert_eq!(retry.parts(), (false, Some(UnixTime(9)), None));
+    /// let gave_up = DeliveryOutcome::GiveUp { error: "timed out".into() };
+    /// assert_eq!(gave_up.parts(), (true, None, Some("timed out")));
+    /// ```
+    pub fn parts(&self) -> (bool, Option<UnixTime>, Option<&str>) {
+        match self {
+            DeliveryOutcome::Delivered => (true, None, None),
+            DeliveryOutcome::Retry { at, .. } => (false, Some(*at), None),
+            DeliveryOutcome::GiveUp { error } => (true, None, Some(error)),
+        }
+    }
+}
+
 /// The deliveries [`WebhookStore::replay_deliveries`] sends again: those
 /// to `endpoint` of events written in `since..until` (both inclusive,
 /// either open).

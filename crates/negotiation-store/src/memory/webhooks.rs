@@ -190,20 +190,12 @@ impl WebhookStore for MemoryStore {
         };
         row.lease_until = None;
         row.attempts = row.attempts.saturating_add(1);
-        let disable = match outcome {
-            DeliveryOutcome::Delivered => {
-                row.done = true;
-                None
-            }
-            DeliveryOutcome::Retry { at, .. } => {
-                row.next_attempt_at = *at;
-                None
-            }
-            DeliveryOutcome::GiveUp { error } => {
-                row.done = true;
-                Some((row.endpoint.clone(), error.clone()))
-            }
-        };
+        let (done, next, reason) = outcome.parts();
+        row.done = done;
+        if let Some(at) = next {
+            row.next_attempt_at = at;
+        }
+        let disable = reason.map(|reason| (row.endpoint.clone(), reason.to_owned()));
         if let Some((id, reason)) = disable
             && let Some(endpoint) = hooks.endpoint(&id)
         {
