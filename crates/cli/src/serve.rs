@@ -126,11 +126,17 @@ async fn serve_traced(args: ServeArgs, synchronous: Synchronous) -> Result<(), F
     }
     webhooks.timeout = std::time::Duration::from_secs(args.webhook_timeout);
     let stop = tokio_util::sync::CancellationToken::new();
-    let delivering = tokio::spawn(index_host::webhooks::deliver_webhooks(
-        outbox,
-        webhooks,
-        stop.clone(),
-    ));
+    let delivering = tokio::spawn({
+        let stop = stop.clone();
+        async move {
+            let delivered = index_host::webhooks::deliver_webhooks(outbox, webhooks, stop).await;
+            // Said at once: no webhook is sent while the host serves on.
+            if let Err(err) = &delivered {
+                tracing::error!(error = %err, "webhook delivery stopped");
+            }
+            delivered
+        }
+    });
     let signal = index_host::shutdown_signal();
     let stopping = stop.clone();
     let served = index_host::serve_with(host, listener, settings, async move {
@@ -139,10 +145,8 @@ async fn serve_traced(args: ServeArgs, synchronous: Synchronous) -> Result<(), F
     })
     .await;
     stop.cancel();
-    match delivering.await {
-        Ok(Err(err)) => tracing::error!(error = %err, "webhook delivery stopped"),
-        Err(err) => tracing::error!(error = %err, "webhook delivery stopped"),
-        Ok(Ok(())) => {}
+    if let Err(err) = delivering.await {
+        tracing::error!(error = %err, "webhook delivery stopped");
     }
     served?;
     anstream::eprintln!("stopped");

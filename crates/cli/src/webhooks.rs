@@ -2,8 +2,8 @@
 //! removed, rotated and replayed right on the store (no host needed; any
 //! running host delivers).
 
-use index_host::webhooks::{NewWebhook, ROTATION_OVERLAP, WebhookView, WebhookWithSecret};
-use index_negotiation_store::{HostStore, ReplayRange, UnixTime, WebhookSecret};
+use index_host::webhooks::{NewWebhook, WebhookView, WebhookWithSecret};
+use index_negotiation_store::{HostStore, ReplayRange, UnixTime};
 use index_negotiation_store_sqlite::Synchronous;
 
 use crate::cli::WebhooksCommand;
@@ -39,20 +39,8 @@ pub(crate) async fn webhooks(
                 user: None,
                 events: Some(events.iter().map(|kind| kind.as_str().to_owned()).collect()),
             };
-            let endpoint = hook.endpoint(user)?;
-            if !store.insert_webhook(&endpoint).await? {
-                return Err(Failure::Input(
-                    "an endpoint with that id exists: try again".to_owned(),
-                ));
-            }
-            shown_with_secret(
-                &out,
-                &WebhookWithSecret {
-                    webhook: WebhookView::from(&endpoint),
-                    secret: endpoint.secret.expose().to_owned(),
-                },
-                "Registered",
-            );
+            let added = index_host::webhooks::register(&*store, hook.endpoint(user)?).await?;
+            shown_with_secret(&out, &added, "Registered");
         }
         WebhooksCommand::List { db } => {
             let store = open(db, synchronous, Use::Read).await?;
@@ -82,25 +70,11 @@ pub(crate) async fn webhooks(
         }
         WebhooksCommand::RotateSecret { id, db } => {
             let store = open(db, synchronous, Use::Write).await?;
-            let secret = index_host::webhooks::new_secret()
-                .ok_or_else(|| Failure::Input("the system has no randomness".to_owned()))?;
-            let until = UnixTime::now().after(ROTATION_OVERLAP);
-            if !store.rotate_webhook_secret(&id, &secret, until).await? {
-                return Err(no_such(&id));
-            }
-            let endpoints = store.list_webhooks().await?;
-            let endpoint = endpoints
-                .iter()
-                .find(|endpoint| endpoint.id == id)
-                .ok_or_else(|| no_such(&id))?;
-            shown_with_secret(
-                &out,
-                &WebhookWithSecret {
-                    webhook: WebhookView::from(endpoint),
-                    secret: WebhookSecret::expose(&secret).to_owned(),
-                },
-                "Rotated",
-            );
+            let rotated = match index_host::webhooks::rotate(&*store, &id).await {
+                Err(index_host::HostError::NoWebhook) => return Err(no_such(&id)),
+                other => other?,
+            };
+            shown_with_secret(&out, &rotated, "Rotated");
         }
         WebhooksCommand::Replay {
             id,

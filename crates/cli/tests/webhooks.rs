@@ -291,6 +291,18 @@ fn a_negotiation_reaches_its_people_and_the_host_signed_and_in_order() {
         lees[0]["event"]["data"]["negotiationId"],
         strangers.as_str()
     );
+    // A moment later, none has heard anything more.
+    std::thread::sleep(Duration::from_secs(1));
+    let counts = [
+        ("ops", whole.len() + 1),
+        ("dana", whole.len()),
+        ("sam", whole.len()),
+        ("settled", 1),
+        ("lee", 1),
+    ];
+    for (endpoint, count) in counts {
+        assert_eq!(receiver.delivered(endpoint).len(), count, "{endpoint}");
+    }
 
     // Each event is one id, the same at every endpoint; its body says
     // who did what, and nothing of the messages.
@@ -393,10 +405,15 @@ fn no_event_is_lost_to_a_receiver_down_or_a_host_killed() {
         types(&seen[3..]),
         ["negotiation.turn_taken", "negotiation.settled"]
     );
-    let mut ids: Vec<&str> = seen.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    assert_eq!(ids.len(), 5, "each event once, under its own id");
+    std::thread::sleep(Duration::from_secs(1));
+    let seen = receiver.delivered("ops");
+    let ids: std::collections::BTreeSet<&str> =
+        seen.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        (seen.len(), ids.len()),
+        (5, 5),
+        "each event once, under its own id"
+    );
 
     // A receiver that stays down exhausts the schedule: the endpoint is
     // disabled with the reason, and a replay sends its events again.
@@ -487,8 +504,19 @@ fn half_the_deliveries_failing_lose_no_event() {
             .map(|r| r["event"]["type"].as_str().unwrap().to_owned())
             .collect();
         assert_eq!(kinds.len(), 9);
-        assert_eq!(kinds[0], "negotiation.opened", "in order");
+        assert_eq!(kinds[0], "negotiation.opened");
+        // In the order of their steps: the audit entries' numbers grow.
+        let numbers: Vec<u64> = delivered
+            .iter()
+            .filter(|r| r["event"]["data"]["negotiationId"] == id.as_str())
+            .map(|r| r["id"].as_str().unwrap()[4..].parse().unwrap())
+            .collect();
+        assert!(
+            numbers.windows(2).all(|pair| pair[0] < pair[1]),
+            "{numbers:?}"
+        );
     }
+    assert_eq!(sent, ids.len(), "one host, no lapsed lease: no duplicate");
     eprintln!(
         "webhooks, receiver failing half: {events} events, {} attempts, {sent} delivered, {} duplicates, {} lost, {failed} failed attempts",
         records.len(),
@@ -560,6 +588,10 @@ fn endpoints_are_managed_over_rest_each_by_whom_it_belongs_to() {
         status, 404,
         "another person's endpoint is not there for sam"
     );
+    let (status, _) = host.request("POST", &format!("{path}/rotate-secret"), &sam, None);
+    assert_eq!(status, 404);
+    let (status, _) = host.request("POST", &format!("{path}/replay"), &sam, Some(&json!({})));
+    assert_eq!(status, 404);
     let (status, rotated) = host.request("POST", &format!("{path}/rotate-secret"), &dana, None);
     assert_eq!(status, 200);
     assert!(rotated["previousSecretUntil"].is_string());
@@ -570,6 +602,38 @@ fn endpoints_are_managed_over_rest_each_by_whom_it_belongs_to() {
     assert_eq!(status, 204);
     let (status, _) = host.request("DELETE", &path, &dana, None);
     assert_eq!(status, 404);
+    host.stop();
+}
+
+/// Without `--webhooks-allow-private`, a host sends nothing to a loopback
+/// address, written in the URL or resolved from a name: the delivery is
+/// given up at once and the endpoint disabled, saying why.
+#[test]
+fn a_host_sends_nothing_to_a_private_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let db = here.join("index.db");
+    let db = db.to_str().unwrap();
+    add(here, db, "http://127.0.0.1:9/hook", &["--host"]);
+    add(here, db, "http://localhost:9/hook", &["--host"]);
+    let host = serve::Host::start(here, db);
+    open(here, db, &opportunity(1), "dana", "sam");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed = support::index_json(here, db, &["webhooks", "list"]);
+        let reasons: Vec<&str> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|endpoint| endpoint["disabled"]["reason"].as_str())
+            .collect();
+        if reasons.len() == 2 {
+            assert_eq!(reasons, ["a private address (not retried)"; 2]);
+            break;
+        }
+        assert!(Instant::now() < deadline, "not given up: {listed}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     host.stop();
 }
 

@@ -3,8 +3,8 @@
 -- negotiation), and the outbox: one delivery row per endpoint that wants
 -- an event, written in the transaction of the step it reports. `message`
 -- is that step's audit entry, which names the event (`msg_<message>`);
--- `queue` is its negotiation (empty for none): deliveries of one endpoint
--- and queue go out in `seq` order; `traceparent` is the committing
+-- `queue` is its negotiation (`person:<id>` for an interaction's):
+-- deliveries of one endpoint and queue go out in `seq` order; `traceparent` is the committing
 -- request's trace, which the delivery continues. A host claims a due delivery by
 -- setting `lease_until`, and records each attempt's end.
 
@@ -36,3 +36,4 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_queue ON webhook_deliveries (endpoint_id, queue, seq) WHERE NOT done;
 CREATE INDEX webhook_deliveries_range ON webhook_deliveries (endpoint_id, created_at);
+CREATE INDEX webhook_endpoints_user ON webhook_endpoints (user_id);

@@ -49,7 +49,7 @@ macro_rules! queue_event {
             $at,
             "::bigint FROM audit, webhook_endpoints e WHERE ",
             $kind,
-            "::text IS NOT NULL AND e.disabled_at IS NULL \
+            "::text IS NOT NULL \
              AND (e.events = '*' OR strpos(e.events, ",
             $pattern,
             "::text) > 0) \
@@ -352,7 +352,7 @@ type Param<'a> = &'a (dyn tokio_postgres::types::ToSql + Sync);
 #[derive(Debug, Default)]
 struct Queued<'a> {
     kind: Option<&'static str>,
-    queue: Option<&'a str>,
+    queue: Option<String>,
     body: Option<String>,
     trace: Option<&'a str>,
     pattern: Option<String>,

@@ -191,7 +191,7 @@ impl WebhookStore for PostgresStore {
                 "WITH found AS (UPDATE webhook_endpoints SET disabled_at = NULL, \
                  disabled_reason = NULL WHERE id = $1 RETURNING id), \
                  queued AS (UPDATE webhook_deliveries SET done = FALSE, attempts = 0, \
-                 next_attempt_at = $2, lease_until = NULL WHERE endpoint_id IN (SELECT id FROM found) \
+                 next_attempt_at = $2 WHERE endpoint_id IN (SELECT id FROM found) \
                  AND ($3::bigint IS NULL OR created_at >= $3) AND ($4::bigint IS NULL OR created_at <= $4) \
                  RETURNING seq) \
                  SELECT (SELECT count(*) FROM found), (SELECT count(*) FROM queued)",

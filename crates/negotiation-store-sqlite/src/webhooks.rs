@@ -21,7 +21,8 @@ use crate::error::sql_error;
 use crate::store::{begin_write, execute};
 
 /// Queues `event`, which audit entry `message` recorded at `at`, for every
-/// enabled endpoint that wants it and may hear of it, in `tx`.
+/// endpoint that wants it and may hear of it, in `tx` (a disabled one
+/// too: its deliveries wait for a replay to enable it).
 pub(crate) fn queue(
     tx: &Connection,
     message: i64,
@@ -37,7 +38,7 @@ pub(crate) fn queue(
         "INSERT INTO webhook_deliveries (endpoint_id, message, event, queue, body, traceparent, \
          created_at, next_attempt_at) \
          SELECT e.id, ?1, ?2, ?3, ?4, ?9, ?5, ?5 FROM webhook_endpoints e \
-         WHERE e.disabled_at IS NULL AND (e.events = '*' OR instr(e.events, ?6) > 0) \
+         WHERE (e.events = '*' OR instr(e.events, ?6) > 0) \
          AND (e.user_id IS NULL OR e.user_id = ?7 OR e.user_id IN \
          (SELECT initiator_user_id FROM negotiations WHERE id = ?8 \
           UNION ALL SELECT responder_user_id FROM negotiations WHERE id = ?8))",
@@ -229,7 +230,7 @@ impl WebhookStore for SqliteStore {
                 let tx = begin_write(conn)?;
                 let (done, next, reason) = outcome.parts();
                 let next = next.map(UnixTime::to_stored);
-                execute(
+                let finished = execute(
                     &tx,
                     "UPDATE webhook_deliveries SET done = ?1, attempts = attempts + 1, \
                      next_attempt_at = coalesce(?2, next_attempt_at), lease_until = NULL \
@@ -237,7 +238,9 @@ impl WebhookStore for SqliteStore {
                     params![done, next, seq],
                 )
                 .map_err(sql_error)?;
-                if let Some(reason) = reason {
+                // A finish that found the delivery done already (its lease
+                // lapsed and another attempt finished it) changes nothing.
+                if let (1, Some(reason)) = (finished, reason) {
                     execute(
                         &tx,
                         "UPDATE webhook_endpoints SET disabled_at = ?1, disabled_reason = ?2 \
@@ -272,8 +275,8 @@ impl WebhookStore for SqliteStore {
                 }
                 let queued = execute(
                     &tx,
-                    "UPDATE webhook_deliveries SET done = 0, attempts = 0, next_attempt_at = ?1, \
-                     lease_until = NULL WHERE endpoint_id = ?2 \
+                    "UPDATE webhook_deliveries SET done = 0, attempts = 0, next_attempt_at = ?1 \
+                     WHERE endpoint_id = ?2 \
                      AND (?3 IS NULL OR created_at >= ?3) AND (?4 IS NULL OR created_at <= ?4)",
                     params![
                         now.to_stored(),

@@ -36,7 +36,7 @@ index_js::wire_enum! {
         /// A turn ended its round without agreement: the pair pauses until
         /// a seat resumes.
         RoundEnded = "negotiation.round_ended",
-        /// A turn settled the negotiation (accepted or declined).
+        /// A turn settled the negotiation: an offer accepted.
         Settled = "negotiation.settled",
         /// A seat's agent parked the negotiation on a question for its
         /// person; only that person's endpoints (and the host's) hear it,
@@ -253,9 +253,12 @@ pub struct EventWrite<'a> {
     pub kind: EventType,
     /// Who hears of it, besides the host endpoints.
     pub audience: Audience<'a>,
-    /// The ordering key: the negotiation's id, or empty for an event of no
-    /// negotiation.
-    pub queue: &'a str,
+    /// The ordering key: deliveries of one endpoint and key go out in
+    /// order, each after the one before. The negotiation's id, or
+    /// `person:` and the person's id for an event of no negotiation (an
+    /// interaction's), so one person's failing deliveries hold up no one
+    /// else's.
+    pub queue: String,
     /// The JSON body: `type`, `timestamp` and `data`, as Standard Webhooks
     /// lays a payload out.
     pub body: String,
@@ -315,7 +318,11 @@ impl<'a> AuditWrite<'a> {
         Some(EventWrite {
             kind,
             audience,
-            queue: negotiation.map_or("", OpportunityId::as_str),
+            queue: match (negotiation, self.user) {
+                (Some(id), _) => id.as_str().to_owned(),
+                (None, Some(user)) => format!("person:{}", user.as_str()),
+                (None, None) => String::new(),
+            },
             body,
             trace: self.actor.trace(),
         })
@@ -523,9 +530,10 @@ mod tests {
             ),
         ] {
             let event = write.event(at).unwrap();
+            assert_eq!(event.queue, "person:dana");
             assert_eq!(
-                (event.kind, event.audience, event.queue),
-                (kind, Audience::Person(&dana), "")
+                (event.kind, event.audience),
+                (kind, Audience::Person(&dana))
             );
             let body: serde_json::Value = serde_json::from_str(&event.body).unwrap();
             assert_eq!(body["type"], kind.as_str());

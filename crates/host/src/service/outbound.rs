@@ -62,12 +62,15 @@ impl reqwest::dns::Resolve for PublicOnly {
                 .filter(|address| reachable(address.ip(), allow_local))
                 .collect();
             if kept.is_empty() {
-                return Err("the host has no public address".into());
+                return Err(NO_PUBLIC_ADDRESS.into());
             }
             Ok(Box::new(kept.into_iter()) as reqwest::dns::Addrs)
         })
     }
 }
+
+/// What a name with no address the host may send to fails with.
+pub(crate) const NO_PUBLIC_ADDRESS: &str = "the host has no public address";
 
 /// Whether `url`'s host, when it is an address written in the URL (which
 /// no resolver sees), is one the host may send to.

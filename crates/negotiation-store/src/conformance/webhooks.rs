@@ -163,9 +163,11 @@ pub async fn events_reach_the_endpoints_that_may_hear_them<S: NegotiationStore +
 }
 
 /// A claimed delivery is not claimed again while its lease lasts, and is
-/// once it ends; a retry waits for its time; giving up disables the
-/// endpoint, which hears nothing more until a replay sends its range again
-/// under the same ids.
+/// once it ends, while another negotiation's go on; a retry waits for its
+/// time; giving up disables the endpoint, whose events are still queued
+/// but sent only once a replay enables it, its range again under the same
+/// ids; a finish that comes after another attempt finished changes
+/// nothing.
 pub async fn deliveries_are_leased_retried_given_up_and_replayed<
     S: NegotiationStore + WebhookStore,
 >(
@@ -176,19 +178,22 @@ pub async fn deliveries_are_leased_retried_given_up_and_replayed<
     assert!(turn(&store, &id, ALICE, Propose).await.is_ok());
     let now = UnixTime::now();
     let at = |seconds: u64| now.after(Duration::from_secs(seconds));
+    let claim = |when: UnixTime| store.claim_deliveries(when, LEASE, 10);
 
-    let first = store.claim_deliveries(now, LEASE, 10).await.unwrap();
+    let first = claim(now).await.unwrap();
     assert_eq!(first.len(), 1, "only the head of the negotiation's queue");
     assert_eq!((first[0].kind, first[0].attempts), (EventType::Opened, 0));
-    assert!(
-        store
-            .claim_deliveries(now, LEASE, 10)
-            .await
-            .unwrap()
-            .is_empty(),
-        "leased"
-    );
-    let again = store.claim_deliveries(at(31), LEASE, 10).await.unwrap();
+    assert!(claim(now).await.unwrap().is_empty(), "leased");
+    let other = open(&store, 2).await;
+    let beside = claim(now).await.unwrap();
+    assert_eq!(beside.len(), 1, "another negotiation's queue goes on");
+    assert!(beside[0].body.contains(other.as_str()));
+    let delivered = DeliveryOutcome::Delivered;
+    store
+        .finish_delivery(beside[0].seq, now, &delivered)
+        .await
+        .unwrap();
+    let again = claim(at(31)).await.unwrap();
     assert_eq!(again.len(), 1, "a lapsed lease is claimed again");
     assert_eq!(again[0].message_id, first[0].message_id);
 
@@ -200,15 +205,8 @@ pub async fn deliveries_are_leased_retried_given_up_and_replayed<
         .finish_delivery(again[0].seq, at(31), &retry)
         .await
         .unwrap();
-    assert!(
-        store
-            .claim_deliveries(at(99), LEASE, 10)
-            .await
-            .unwrap()
-            .is_empty(),
-        "waits"
-    );
-    let retried = store.claim_deliveries(at(100), LEASE, 10).await.unwrap();
+    assert!(claim(at(99)).await.unwrap().is_empty(), "waits");
+    let retried = claim(at(100)).await.unwrap();
     assert_eq!(
         (retried[0].kind, retried[0].attempts),
         (EventType::Opened, 1)
@@ -221,38 +219,43 @@ pub async fn deliveries_are_leased_retried_given_up_and_replayed<
         .finish_delivery(retried[0].seq, at(100), &give_up)
         .await
         .unwrap();
+    // The first claim's attempt, its lease long lapsed, ends only now.
+    store
+        .finish_delivery(first[0].seq, at(101), &delivered)
+        .await
+        .unwrap();
     let listed = store.list_webhooks().await.unwrap();
     let disabled = listed[0].disabled.as_ref().expect("disabled");
     assert_eq!(
         (disabled.at, disabled.reason.as_str()),
         (at(100), "HTTP 500 for a day")
     );
-    assert!(
-        store
-            .claim_deliveries(at(200), LEASE, 10)
-            .await
-            .unwrap()
-            .is_empty(),
-        "disabled"
-    );
+    assert!(claim(at(200)).await.unwrap().is_empty(), "disabled");
     assert!(turn(&store, &id, BOB, Accept).await.is_ok());
+    assert!(claim(at(200)).await.unwrap().is_empty(), "still disabled");
 
     let everything = ReplayRange {
         endpoint: "wh_ops".to_owned(),
         since: None,
         until: None,
     };
+    let queued = store.replay_deliveries(&everything, at(300)).await.unwrap();
     assert_eq!(
-        store.replay_deliveries(&everything, at(300)).await.unwrap(),
-        Some(2)
+        queued,
+        Some(4),
+        "both openings, the proposal and the settlement"
     );
     assert!(store.list_webhooks().await.unwrap()[0].disabled.is_none());
-    let replayed = drain(&store, at(300)).await;
+    let replayed: Vec<_> = drain(&store, at(300))
+        .await
+        .into_iter()
+        .filter(|delivery| delivery.body.contains(id.as_str()))
+        .collect();
     let kinds: Vec<_> = replayed.iter().map(|delivery| delivery.kind).collect();
     assert_eq!(
         kinds,
-        [EventType::Opened, EventType::TurnTaken],
-        "nothing queued while disabled"
+        [EventType::Opened, EventType::TurnTaken, EventType::Settled],
+        "what happened while it was disabled was queued, and is sent once it is enabled"
     );
     assert_eq!(replayed[0].message_id, first[0].message_id);
 

@@ -41,7 +41,7 @@ struct Row {
 
 impl Webhooks {
     /// Queues `event`, reported by audit entry `message` at `at`, for every
-    /// enabled endpoint that wants it: the host's, and those of `seats`
+    /// endpoint that wants it (a disabled one too): the host's, and those of `seats`
     /// (both seats' people, for an event about the whole negotiation).
     pub(super) fn queue(
         &mut self,
@@ -58,7 +58,7 @@ impl Webhooks {
         let wanting: Vec<String> = self
             .endpoints
             .iter()
-            .filter(|endpoint| endpoint.disabled.is_none() && endpoint.events.wants(event.kind))
+            .filter(|endpoint| endpoint.events.wants(event.kind))
             .filter(|endpoint| hears(endpoint))
             .map(|endpoint| endpoint.id.clone())
             .collect();
@@ -69,7 +69,7 @@ impl Webhooks {
                 endpoint,
                 message,
                 kind: event.kind,
-                queue: event.queue.to_owned(),
+                queue: event.queue.clone(),
                 body: event.body.clone(),
                 trace: event.trace.map(str::to_owned),
                 created_at: at,
@@ -185,7 +185,11 @@ impl WebhookStore for MemoryStore {
         outcome: &DeliveryOutcome,
     ) -> Result<(), StoreError> {
         let mut hooks = self.inner.webhooks.lock().map_err(|_| poisoned())?;
-        let Some(row) = hooks.deliveries.iter_mut().find(|row| row.seq == seq) else {
+        let Some(row) = hooks
+            .deliveries
+            .iter_mut()
+            .find(|row| row.seq == seq && !row.done)
+        else {
             return Ok(());
         };
         row.lease_until = None;
@@ -223,7 +227,6 @@ impl WebhookStore for MemoryStore {
             row.done = false;
             row.attempts = 0;
             row.next_attempt_at = now;
-            row.lease_until = None;
             queued += 1;
         }
         Ok(Some(queued))

@@ -15,8 +15,8 @@ pub const ENDPOINT_COLUMNS: &str = "e.id, e.user_id, e.url, e.events, e.secret, 
      e.previous_secret, e.previous_until, e.created_at, e.disabled_at, e.disabled_reason";
 
 /// An endpoint's columns as a SQL backend keeps them, before they are
-/// checked.
-#[derive(Debug, Clone)]
+/// checked. Its `Debug` never shows the secrets.
+#[derive(Clone)]
 #[allow(missing_docs)] // each field is the column of the same name
 pub struct StoredEndpoint {
     pub id: String,
@@ -29,6 +29,19 @@ pub struct StoredEndpoint {
     pub created_at: i64,
     pub disabled_at: Option<i64>,
     pub disabled_reason: Option<String>,
+}
+
+impl std::fmt::Debug for StoredEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredEndpoint")
+            .field("id", &self.id)
+            .field("user_id", &self.user_id)
+            .field("url", &self.url)
+            .field("events", &self.events)
+            .field("created_at", &self.created_at)
+            .field("disabled_at", &self.disabled_at)
+            .finish_non_exhaustive()
+    }
 }
 
 /// An endpoint read back from storage: an unknown event type, a negative

@@ -54,8 +54,8 @@ impl Default for WebhookSettings {
     }
 }
 
-/// How many deliveries one claim takes.
-const BATCH: usize = 32;
+/// How many deliveries a host sends at once.
+const IN_FLIGHT: usize = 32;
 
 /// How long a claim holds its deliveries: longer than an attempt can take,
 /// so a claim lapses only when its host died.
@@ -63,15 +63,16 @@ fn lease(settings: &WebhookSettings) -> Duration {
     settings.timeout.saturating_mul(2) + Duration::from_secs(30)
 }
 
-/// Delivers the store's webhooks until `shutdown` is cancelled. A delivery
-/// under way then is dropped unfinished: its lease lapses and it is sent
-/// again (its `webhook-id` unchanged), by this host after a restart or by
-/// another.
+/// Delivers the store's webhooks until `shutdown` is cancelled, up to
+/// 32 at once: a slow endpoint holds up only its own queue. A
+/// delivery under way at shutdown is dropped unfinished: its lease lapses
+/// and it is sent again (its `webhook-id` unchanged), by this host after
+/// a restart or by another.
 ///
 /// # Errors
 ///
-/// None once running: a store that fails is retried at the next poll and
-/// logged. Building the HTTP client can fail (no TLS roots); that is
+/// None once running: a store that fails is tried again at the next poll,
+/// and logged. Building the HTTP client can fail (no TLS roots); that is
 /// returned at once.
 pub async fn deliver_webhooks(
     store: Arc<dyn HostStore>,
@@ -82,32 +83,46 @@ pub async fn deliver_webhooks(
         crate::HostError::BadRequest(format!("cannot build the webhook client: {err}"))
     })?;
     let lease = lease(&settings);
+    let settings = Arc::new(settings);
+    let mut sending = tokio::task::JoinSet::new();
     loop {
-        let claimed = tokio::select! {
-            () = shutdown.cancelled() => return Ok(()),
-            claimed = store.claim_deliveries(UnixTime::now(), lease, BATCH) => claimed,
-        };
-        let claimed = match claimed {
-            Ok(claimed) => claimed,
-            Err(err) => {
-                tracing::warn!(error = %index_negotiation_store::ErrorChain(&err), "claiming webhook deliveries failed");
-                Vec::new()
-            }
-        };
-        if claimed.is_empty() {
+        let room = IN_FLIGHT.saturating_sub(sending.len());
+        let claimed = if room == 0 {
+            Vec::new()
+        } else {
+            let claim = store.claim_deliveries(UnixTime::now(), lease, room);
             tokio::select! {
                 () = shutdown.cancelled() => return Ok(()),
-                () = tokio::time::sleep(settings.poll) => continue,
+                claimed = claim => claimed.unwrap_or_else(|err| {
+                    tracing::warn!(error = %index_negotiation_store::ErrorChain(&err), "claiming webhook deliveries failed");
+                    Vec::new()
+                }),
             }
+        };
+        let claimed_any = !claimed.is_empty();
+        for delivery in claimed {
+            let (store, http, settings) = (Arc::clone(&store), http.clone(), Arc::clone(&settings));
+            sending.spawn(async move { attempt(&*store, &http, &settings, delivery).await });
         }
-        let sends = claimed
-            .into_iter()
-            .map(|delivery| attempt(&*store, &http, &settings, delivery));
+        if claimed_any {
+            continue;
+        }
+        // Nothing due now: a send that ends may make the next of its queue
+        // due; otherwise look again at the next poll.
         tokio::select! {
             () = shutdown.cancelled() => return Ok(()),
-            _ = futures_util::future::join_all(sends) => {}
+            Some(_) = sending.join_next(), if !sending.is_empty() => {}
+            () = tokio::time::sleep(settings.poll) => {}
         }
     }
+}
+
+/// Why an attempt failed: worth another try, or not (an address the host
+/// will not send to, a URL or secret that cannot be used).
+#[derive(Debug, PartialEq, Eq)]
+enum Failed {
+    Retry(String),
+    Permanent(String),
 }
 
 /// One attempt at `delivery`, recorded in the store.
@@ -137,7 +152,7 @@ async fn attempt(
         let now = UnixTime::now();
         let outcome = match result {
             Ok(()) => DeliveryOutcome::Delivered,
-            Err(error) => after_failure(settings, delivery.attempts, now, error),
+            Err(failed) => after_failure(settings, delivery.attempts, now, failed),
         };
         let shown = match &outcome {
             DeliveryOutcome::Delivered => "delivered".to_owned(),
@@ -156,13 +171,22 @@ async fn attempt(
 
 /// What the store records after a failed attempt, the `attempts` made
 /// before it: a retry after the next wait of the schedule, or, once the
-/// schedule is spent, the delivery given up.
+/// schedule is spent or for a failure no retry mends, the delivery given
+/// up.
 fn after_failure(
     settings: &WebhookSettings,
     attempts: u32,
     now: UnixTime,
-    error: String,
+    failed: Failed,
 ) -> DeliveryOutcome {
+    let error = match failed {
+        Failed::Permanent(error) => {
+            return DeliveryOutcome::GiveUp {
+                error: format!("{error} (not retried)"),
+            };
+        }
+        Failed::Retry(error) => error,
+    };
     let next = usize::try_from(attempts)
         .ok()
         .and_then(|made| settings.retries.get(made));
@@ -186,7 +210,7 @@ fn jittered(wait: Duration) -> Duration {
     let spread = getrandom::u32().unwrap_or(u32::MAX / 2);
     // From 0.8 to 1.2 times the wait.
     let factor = 0.8 + 0.4 * f64::from(spread) / f64::from(u32::MAX);
-    wait.mul_f64(factor)
+    Duration::try_from_secs_f64(wait.as_secs_f64() * factor).unwrap_or(wait)
 }
 
 /// Posts `delivery` once: `Ok` for a 2xx answer, else what went wrong,
@@ -195,15 +219,16 @@ async fn post(
     http: &reqwest::Client,
     settings: &WebhookSettings,
     delivery: &Delivery,
-) -> Result<(), String> {
-    let url = reqwest::Url::parse(&delivery.endpoint.url).map_err(|_| "not a URL".to_owned())?;
+) -> Result<(), Failed> {
+    let permanent = |why: &str| Failed::Permanent(why.to_owned());
+    let url = reqwest::Url::parse(&delivery.endpoint.url).map_err(|_| permanent("not a URL"))?;
     if !outbound::literal_allowed(&url, settings.allow_private) {
-        return Err("a private address".to_owned());
+        return Err(permanent(PRIVATE));
     }
     let now = UnixTime::now();
     let secrets = delivery.endpoint.signing_secrets(now);
     let signature = signature_header(&secrets, &delivery.message_id, now.0, &delivery.body)
-        .ok_or_else(|| "the endpoint's secret is not whsec_ and base64".to_owned())?;
+        .ok_or_else(|| permanent("the endpoint's secret is not whsec_ and base64"))?;
     let mut request = http
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -223,32 +248,37 @@ async fn post(
     if status.is_success() {
         Ok(())
     } else {
-        Err(format!("HTTP {}", status.as_u16()))
+        Err(Failed::Retry(format!("HTTP {}", status.as_u16())))
     }
 }
+
+/// What a delivery to an address the host will not send to fails with.
+const PRIVATE: &str = "a private address";
 
 /// What a delivery's user agent says.
 const USER_AGENT: &str = concat!("index-host/", env!("CARGO_PKG_VERSION"), " (webhooks)");
 
 /// A failed send in a few words: what kind of failure, never a URL's
-/// secrets or a body.
-fn failure(err: &reqwest::Error) -> String {
-    if err.is_timeout() {
-        "timed out".to_owned()
-    } else if err.is_connect() {
-        let private = std::error::Error::source(err)
-            .map(ToString::to_string)
-            .is_some_and(|cause| cause.contains("no public address"));
-        if private {
-            "a private address".to_owned()
-        } else {
-            "could not connect".to_owned()
+/// secrets or a body. A name that resolves to no address the host may
+/// send to is not retried.
+fn failure(err: &reqwest::Error) -> Failed {
+    let mut cause = std::error::Error::source(err);
+    while let Some(inner) = cause {
+        if inner.to_string().contains(outbound::NO_PUBLIC_ADDRESS) {
+            return Failed::Permanent(PRIVATE.to_owned());
         }
-    } else if err.is_redirect() {
-        "redirected (redirects are not followed)".to_owned()
-    } else {
-        "the request failed".to_owned()
+        cause = inner.source();
     }
+    Failed::Retry(
+        if err.is_timeout() {
+            "timed out"
+        } else if err.is_connect() {
+            "could not connect"
+        } else {
+            "the request failed"
+        }
+        .to_owned(),
+    )
 }
 
 #[cfg(test)]
@@ -260,7 +290,8 @@ mod tests {
         let settings = WebhookSettings::default();
         let now = UnixTime(1_000_000);
         for (made, wait) in settings.retries.iter().enumerate() {
-            let outcome = after_failure(&settings, made as u32, now, "HTTP 500".to_owned());
+            let failed = Failed::Retry("HTTP 500".to_owned());
+            let outcome = after_failure(&settings, made as u32, now, failed);
             let DeliveryOutcome::Retry { at, error } = outcome else {
                 panic!("retry {made}: {outcome:?}");
             };
@@ -270,11 +301,18 @@ mod tests {
             assert!((low..=high).contains(&waited), "{waited} for {wait:?}");
         }
         let last = u32::try_from(settings.retries.len()).unwrap();
-        let outcome = after_failure(&settings, last, now, "timed out".to_owned());
+        let outcome = after_failure(&settings, last, now, Failed::Retry("timed out".to_owned()));
         assert_eq!(
             outcome,
             DeliveryOutcome::GiveUp {
                 error: "gave up after 8 attempts; the last: timed out".to_owned()
+            }
+        );
+        let private = Failed::Permanent(PRIVATE.to_owned());
+        assert_eq!(
+            after_failure(&settings, 0, now, private),
+            DeliveryOutcome::GiveUp {
+                error: "a private address (not retried)".to_owned()
             }
         );
         let total: Duration = settings.retries.iter().sum();

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use index_negotiation_store::{
-    EventFilter, EventType, KeyScope, ReplayRange, UnixTime, UserId, WebhookEndpoint,
+    EventFilter, EventType, KeyScope, ReplayRange, UnixTime, UserId, WebhookEndpoint, WebhookStore,
 };
 
 pub use delivery::{WebhookSettings, deliver_webhooks};
@@ -33,6 +33,74 @@ pub const ROTATION_OVERLAP: Duration = Duration::from_secs(24 * 3600);
 
 /// The longest endpoint URL taken.
 pub const URL_LIMIT: usize = 2048;
+
+/// The most endpoints one person (or the host, for its own) registers:
+/// each commit writes a delivery for every one that wants its event.
+pub const MOST_WEBHOOKS: usize = 10;
+
+/// Stores `endpoint` unless its person (or the host) holds
+/// [`MOST_WEBHOOKS`] already: the endpoint with its secret, the one time
+/// it is shown. Two registrations racing may both pass the count.
+///
+/// # Errors
+///
+/// [`HostError::BadRequest`] when the person holds as many as they may,
+/// or the id is taken; [`HostError::Store`].
+pub async fn register<S: WebhookStore + ?Sized>(
+    store: &S,
+    endpoint: WebhookEndpoint,
+) -> Result<WebhookWithSecret, HostError> {
+    let held = store
+        .list_webhooks()
+        .await?
+        .iter()
+        .filter(|held| held.user == endpoint.user)
+        .count();
+    if held >= MOST_WEBHOOKS {
+        return Err(HostError::BadRequest(format!(
+            "{} webhook endpoints are registered for {}, the most there may be: remove one first",
+            MOST_WEBHOOKS,
+            endpoint.user.as_ref().map_or("the host", UserId::as_str)
+        )));
+    }
+    if !store.insert_webhook(&endpoint).await? {
+        return Err(HostError::BadRequest(
+            "an endpoint with that id exists: try again".to_owned(),
+        ));
+    }
+    Ok(WebhookWithSecret {
+        webhook: WebhookView::from(&endpoint),
+        secret: endpoint.secret.expose().to_owned(),
+    })
+}
+
+/// Gives the endpoint `id` a new secret, the old one signing beside it
+/// for [`ROTATION_OVERLAP`] (a second rotation within it drops the first
+/// old secret at once): the endpoint with its new secret.
+///
+/// # Errors
+///
+/// [`HostError::NoWebhook`] when there is none; [`HostError::Store`].
+pub async fn rotate<S: WebhookStore + ?Sized>(
+    store: &S,
+    id: &str,
+) -> Result<WebhookWithSecret, HostError> {
+    let secret = new_secret()
+        .ok_or_else(|| HostError::BadRequest("the system has no randomness".to_owned()))?;
+    let until = UnixTime::now().after(ROTATION_OVERLAP);
+    if !store.rotate_webhook_secret(id, &secret, until).await? {
+        return Err(HostError::NoWebhook);
+    }
+    let endpoints = store.list_webhooks().await?;
+    let endpoint = endpoints
+        .iter()
+        .find(|endpoint| endpoint.id == id)
+        .ok_or(HostError::NoWebhook)?;
+    Ok(WebhookWithSecret {
+        webhook: WebhookView::from(endpoint),
+        secret: secret.expose().to_owned(),
+    })
+}
 
 /// What registers an endpoint (`POST /webhooks`, `index webhooks add`).
 ///
@@ -175,8 +243,8 @@ impl From<&WebhookEndpoint> for WebhookView {
 }
 
 /// A registered endpoint or a rotated one, with its secret: the one time
-/// the secret is shown.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+/// the secret is shown. Its `Debug` never shows it.
+#[derive(Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookWithSecret {
     /// The endpoint.
@@ -185,6 +253,14 @@ pub struct WebhookWithSecret {
     /// The `whsec_` secret deliveries are signed with: keep it now, it is
     /// not shown again.
     pub secret: String,
+}
+
+impl std::fmt::Debug for WebhookWithSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookWithSecret")
+            .field("webhook", &self.webhook)
+            .finish_non_exhaustive()
+    }
 }
 
 /// `POST /webhooks/{id}/replay`'s body: the range of events to send again.
@@ -222,7 +298,8 @@ impl Host {
     /// # Errors
     ///
     /// [`HostError::Forbidden`] for an agent's key naming another person;
-    /// [`HostError::BadRequest`] as [`NewWebhook::endpoint`];
+    /// [`HostError::BadRequest`] as [`NewWebhook::endpoint`] and
+    /// [`register`];
     /// [`HostError::Store`].
     pub async fn add_webhook(
         &self,
@@ -241,16 +318,7 @@ impl Host {
             }
             _ => return Err(HostError::Forbidden),
         };
-        let endpoint = hook.endpoint(user)?;
-        if !self.store().insert_webhook(&endpoint).await? {
-            return Err(HostError::BadRequest(
-                "an endpoint with that id exists: try again".to_owned(),
-            ));
-        }
-        Ok(WebhookWithSecret {
-            webhook: WebhookView::from(&endpoint),
-            secret: endpoint.secret.expose().to_owned(),
-        })
+        register(&**self.store(), hook.endpoint(user)?).await
     }
 
     /// The endpoints the caller may see: its person's, or every one for a
@@ -316,25 +384,7 @@ impl Host {
         id: &str,
     ) -> Result<WebhookWithSecret, HostError> {
         self.visible_webhook(caller, id).await?;
-        let secret = signature::new_secret()
-            .ok_or_else(|| HostError::BadRequest("the system has no randomness".to_owned()))?;
-        let until = UnixTime::now().after(ROTATION_OVERLAP);
-        if !self
-            .store()
-            .rotate_webhook_secret(id, &secret, until)
-            .await?
-        {
-            return Err(HostError::NoWebhook);
-        }
-        let endpoints = self.visible_webhooks(caller).await?;
-        let endpoint = endpoints
-            .iter()
-            .find(|endpoint| endpoint.id == id)
-            .ok_or(HostError::NoWebhook)?;
-        Ok(WebhookWithSecret {
-            webhook: WebhookView::from(endpoint),
-            secret: secret.expose().to_owned(),
-        })
+        rotate(&**self.store(), id).await
     }
 
     /// Sends an endpoint's deliveries of a range again (enabling it if it
