@@ -20,6 +20,14 @@ use crate::SqliteStore;
 use crate::error::sql_error;
 use crate::store::{begin_write, execute};
 
+/// Whether any endpoint is registered, read in `tx`: when none is, a
+/// commit has no event to queue.
+pub(crate) fn any_endpoint(tx: &Connection) -> Result<bool, StoreError> {
+    tx.prepare_cached("SELECT EXISTS (SELECT 1 FROM webhook_endpoints)")
+        .and_then(|mut any| any.query_row([], |row| row.get(0)))
+        .map_err(sql_error)
+}
+
 /// Queues `event`, which audit entry `message` recorded at `at`, for every
 /// endpoint that wants it and may hear of it, in `tx` (a disabled one
 /// too: its deliveries wait for a replay to enable it).
