@@ -11,7 +11,7 @@ use index_negotiation_store::{HostStateStore, Room, SigningKey, StoreError, Task
 
 use crate::SqliteStore;
 use crate::error::sql_error;
-use crate::store::begin_write;
+use crate::tx::begin_write;
 
 fn usable_keys(conn: &Connection, now: UnixTime) -> Result<Vec<SigningKey>, StoreError> {
     let mut select = conn

@@ -17,7 +17,8 @@ use index_negotiation_store::{
 
 use crate::SqliteStore;
 use crate::error::sql_error;
-use crate::store::{append_audit, begin_write};
+use crate::store::append_audit;
+use crate::tx::begin_write;
 
 fn interaction_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredInteraction> {
     Ok(StoredInteraction {

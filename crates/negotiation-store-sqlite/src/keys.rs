@@ -11,7 +11,8 @@ use index_negotiation_store::{
 
 use crate::SqliteStore;
 use crate::error::sql_error;
-use crate::store::{append_audit, begin_write};
+use crate::store::append_audit;
+use crate::tx::begin_write;
 
 macro_rules! select_key {
     ($tail:literal) => {

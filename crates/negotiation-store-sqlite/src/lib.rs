@@ -59,6 +59,7 @@
 //! | `pool` | connections, with SQLite work off the async executor; a request's key looked up right on it, on connections that never wait |
 //! | `writes` | this process's writes queued for one writer thread |
 //! | `store` | each operation as one `BEGIN IMMEDIATE` transaction |
+//! | `tx` | a write transaction that locks from its start, and statements through the connection's cache |
 //! | `rows` | SQLite's rows handed to the row kit, and a listing's page read one seat's index at a time |
 //! | `keys` | the API keys |
 //! | `audit` | reading the audit record (the commits in `store` append to it) |
@@ -82,6 +83,7 @@ mod pool;
 mod rows;
 mod schema;
 mod store;
+mod tx;
 mod webhooks;
 mod writes;
 

@@ -1,7 +1,7 @@
 //! The store contract, implemented with one transaction per operation.
 
 use async_trait::async_trait;
-use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, Transaction, params};
 
 use index_negotiation::{
     AnswerDecision, AnswerPermitted, AskUserTurn, Decision, NegotiationDecision,
@@ -18,13 +18,7 @@ use index_negotiation_store::{
 use crate::SqliteStore;
 use crate::error::sql_error;
 use crate::rows;
-
-/// Starts a write transaction, taking the database's write lock now rather
-/// than at the first write, so the read that follows is the locked state.
-pub(crate) fn begin_write(conn: &mut Connection) -> Result<Transaction<'_>, StoreError> {
-    conn.transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(sql_error)
-}
+use crate::tx::{begin_write, execute};
 
 /// The negotiation as a commit decides on it, read in `tx` (which holds
 /// the write lock), or `None` when there is none.
@@ -261,16 +255,6 @@ fn commit_answer(
     commit_decided(conn, id, audit, decide, apply, |locked, permitted| {
         Committed::after_answer(&locked.summary, &locked.state, permitted)
     })
-}
-
-/// Runs a constant statement through the connection's statement cache, so
-/// SQLite compiles it once per connection rather than on every commit.
-pub(crate) fn execute(
-    conn: &Connection,
-    sql: &'static str,
-    params: impl rusqlite::Params,
-) -> rusqlite::Result<usize> {
-    conn.prepare_cached(sql)?.execute(params)
 }
 
 /// Appends a message at the end of the negotiation's record.

@@ -18,7 +18,7 @@ use index_negotiation_store::{
 
 use crate::SqliteStore;
 use crate::error::sql_error;
-use crate::store::{begin_write, execute};
+use crate::tx::{begin_write, execute};
 
 /// Whether any endpoint is registered, read in `tx`: when none is, a
 /// commit has no event to queue.

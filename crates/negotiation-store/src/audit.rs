@@ -14,12 +14,11 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use index_negotiation::{NegotiationTurn, OpportunityId, UserId};
+use index_negotiation::{NegotiationTurn, OpportunityId, TurnPermitted, UserId};
 
 use crate::error::StoreError;
 use crate::model::{CloseReason, OpenNegotiation};
 use crate::time::UnixTime;
-use crate::webhooks::TurnEnd;
 
 index_js::wire_enum! {
     crate index_negotiation_store;
@@ -173,6 +172,30 @@ index_js::wire_enum! {
         /// The person's response resolved an interaction an agent asked
         /// them (the detail is the interaction's id).
         InteractionResolved = "interaction_resolved",
+    }
+}
+
+/// How a turn left its negotiation, which names its event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnEnd {
+    /// The negotiation goes on in the same round.
+    Continues,
+    /// The round ended without agreement.
+    RoundEnded,
+    /// The negotiation settled.
+    Settled,
+}
+
+impl TurnEnd {
+    /// How the permitted turn leaves its negotiation.
+    pub fn of(permitted: &TurnPermitted) -> Self {
+        if permitted.outcome.is_some() {
+            TurnEnd::Settled
+        } else if permitted.round_ended.is_some() {
+            TurnEnd::RoundEnded
+        } else {
+            TurnEnd::Continues
+        }
     }
 }
 

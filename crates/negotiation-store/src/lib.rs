@@ -76,7 +76,7 @@ mod webhooks;
 
 pub use audit::{
     ACTOR_FIELD_LIMIT, AUDIT_PAGE_LIMIT, Actor, ActorKind, AuditEntry, AuditFilter, AuditStep,
-    AuditStore, AuditWrite,
+    AuditStore, AuditWrite, TurnEnd,
 };
 pub use error::{ErrorChain, StoreError};
 pub use feed::ChangeFeed;
@@ -110,5 +110,5 @@ pub use time::{InvalidTime, KEY_USE_RESOLUTION, UnixTime};
 pub use view::SeatView;
 pub use webhooks::{
     Audience, Delivery, DeliveryOutcome, Disabled, EventFilter, EventType, EventWrite, ReplayRange,
-    TurnEnd, WebhookEndpoint, WebhookSecret, WebhookStore, message_id,
+    WebhookEndpoint, WebhookSecret, WebhookStore, message_id,
 };

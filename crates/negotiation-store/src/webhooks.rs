@@ -15,10 +15,10 @@ use std::fmt;
 use async_trait::async_trait;
 use serde_json::json;
 
-use crate::audit::{AuditStep, AuditWrite};
+use crate::audit::{AuditStep, AuditWrite, TurnEnd};
 use crate::error::StoreError;
 use crate::time::UnixTime;
-use index_negotiation::{OpportunityId, TurnPermitted, UserId};
+use index_negotiation::{OpportunityId, UserId};
 
 index_js::wire_enum! {
     crate index_negotiation_store;
@@ -219,30 +219,6 @@ pub enum Audience<'a> {
     Seats(&'a OpportunityId),
     /// This person only.
     Person(&'a UserId),
-}
-
-/// How a turn left its negotiation, which names its event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TurnEnd {
-    /// The negotiation goes on in the same round.
-    Continues,
-    /// The round ended without agreement.
-    RoundEnded,
-    /// The negotiation settled.
-    Settled,
-}
-
-impl TurnEnd {
-    /// How the permitted turn leaves its negotiation.
-    pub fn of(permitted: &TurnPermitted) -> Self {
-        if permitted.outcome.is_some() {
-            TurnEnd::Settled
-        } else if permitted.round_ended.is_some() {
-            TurnEnd::RoundEnded
-        } else {
-            TurnEnd::Continues
-        }
-    }
 }
 
 /// The event a commit writes beside its audit entry: its type, who hears

@@ -21,6 +21,7 @@ use index_negotiation::{
     NegotiationTurn, ParkDecision, ask_user_answer_message,
 };
 
+use crate::audit::TurnEnd;
 use crate::audit::{Actor, AuditEntry, AuditFilter, AuditStep, AuditStore, AuditWrite};
 use crate::error::StoreError;
 use crate::host_state::{HostStateStore, Room, SigningKey, TaskRecord};
@@ -31,7 +32,6 @@ use crate::model::{
 };
 use crate::store::{AnswerDecider, NegotiationStore, ParkDecider, ResumeDecider, TurnDecider};
 use crate::time::UnixTime;
-use crate::webhooks::TurnEnd;
 use index_negotiation::{IntentId, OpportunityId, UserId};
 
 /// Negotiations in memory.

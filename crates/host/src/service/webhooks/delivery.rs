@@ -78,9 +78,11 @@ pub async fn deliver_webhooks(
     store: Arc<dyn HostStore>,
     settings: WebhookSettings,
     shutdown: CancellationToken,
-) -> Result<(), crate::HostError> {
+) -> Result<(), crate::service::error::HostError> {
     let http = outbound::client(settings.timeout, settings.allow_private).map_err(|err| {
-        crate::HostError::BadRequest(format!("cannot build the webhook client: {err}"))
+        crate::service::error::HostError::BadRequest(format!(
+            "cannot build the webhook client: {err}"
+        ))
     })?;
     let lease = lease(&settings);
     let settings = Arc::new(settings);
