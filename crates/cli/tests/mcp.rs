@@ -763,7 +763,7 @@ fn the_mcp_inspector_lists_turns_is_refused_waits_and_parks() {
     assert!(ok && !warned.contains("Warning"), "{warned}");
     assert_eq!(
         listed["tools"].as_array().map(Vec::len),
-        Some(10),
+        Some(15),
         "{listed}"
     );
 
