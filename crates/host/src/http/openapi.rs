@@ -47,7 +47,8 @@ pub(crate) struct Operation {
     /// Its method.
     pub(crate) method: Method,
     /// Its path, `{id}` for the opportunity id, `{interactionId}` for an
-    /// interaction's, `{connectionId}` for a connected client's.
+    /// interaction's, `{connectionId}` for a connected client's,
+    /// `{webhookId}` for a webhook endpoint's.
     pub(crate) path: &'static str,
     /// `operationId`.
     pub(crate) id: &'static str,
@@ -336,6 +337,7 @@ fn describe(
             "connectionId",
             "The connected client's id: its grant's, as `GET /connections` lists it.",
         ),
+        ("webhookId", "The webhook endpoint's id (`wh_…`)."),
     ];
     for (name, description) in ids {
         if operation.path.contains(&format!("{{{name}}}")) {
