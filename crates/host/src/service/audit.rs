@@ -12,7 +12,7 @@ use index_negotiation_store::{
 use crate::service::error::HostError;
 use crate::service::host::{Host, require_host};
 use crate::service::keys::Caller;
-use crate::service::wire::id_field;
+use crate::service::wire::{id_field, moment};
 
 /// How many entries a page holds when the caller does not say.
 pub const DEFAULT_AUDIT_PAGE: usize = 100;
@@ -91,12 +91,6 @@ impl AuditQuery {
         filter.limit = limit;
         Ok(filter)
     }
-}
-
-/// An RFC 3339 moment, to the second.
-fn moment(what: &str, text: &str) -> Result<UnixTime, HostError> {
-    text.parse()
-        .map_err(|invalid| HostError::BadRequest(format!("{what}: {invalid}")))
 }
 
 /// A page of the audit record, oldest first.

@@ -290,6 +290,15 @@ where
     T::try_from(value).map_err(|invalid| HostError::BadRequest(format!("{what}: {invalid}")))
 }
 
+/// An RFC 3339 moment, to the second, named `what` in the error.
+pub(crate) fn moment(
+    what: &str,
+    text: &str,
+) -> Result<index_negotiation_store::UnixTime, HostError> {
+    text.parse()
+        .map_err(|invalid| HostError::BadRequest(format!("{what}: {invalid}")))
+}
+
 /// How many negotiations a page of a listing holds when the caller does
 /// not say.
 pub const DEFAULT_PAGE: usize = 50;

@@ -139,15 +139,15 @@ impl WebhookStore for MemoryStore {
         } = &mut *hooks;
         // The first undone row of each endpoint and queue is its head; only
         // a head is ever sent.
-        let mut seen: Vec<(&str, &str)> = Vec::new();
-        let mut heads = Vec::new();
-        for (index, row) in deliveries.iter().enumerate() {
-            if row.done || seen.contains(&(row.endpoint.as_str(), row.queue.as_str())) {
-                continue;
-            }
-            seen.push((row.endpoint.as_str(), row.queue.as_str()));
-            heads.push(index);
-        }
+        let mut seen = std::collections::BTreeSet::new();
+        let heads: Vec<usize> = deliveries
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| {
+                !row.done && seen.insert((row.endpoint.as_str(), row.queue.as_str()))
+            })
+            .map(|(index, _)| index)
+            .collect();
         let mut claimed = Vec::new();
         for index in heads {
             if claimed.len() == limit {

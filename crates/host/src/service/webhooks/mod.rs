@@ -15,6 +15,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use index_js::WireEnum;
+
 use index_negotiation_store::{
     EventFilter, EventType, KeyScope, ReplayRange, UnixTime, UserId, WebhookEndpoint, WebhookStore,
 };
@@ -25,7 +27,7 @@ pub use signature::{new_secret, sign};
 use crate::service::error::HostError;
 use crate::service::host::Host;
 use crate::service::keys::Caller;
-use crate::service::wire::id_field;
+use crate::service::wire::{id_field, moment};
 
 /// How long a rotated secret still signs deliveries beside the new one,
 /// so a receiver has a day to move to the new secret.
@@ -143,10 +145,9 @@ impl NewWebhook {
             .flatten()
             .map(|name| {
                 EventType::from_name(name).ok_or_else(|| {
-                    let known: Vec<&str> = EventType::ALL.iter().map(|t| t.as_str()).collect();
                     HostError::BadRequest(format!(
                         "events: {name:?} is not an event type (one of {})",
-                        known.join(", ")
+                        EventType::NAMES.join(", ")
                     ))
                 })
             })
@@ -282,15 +283,6 @@ pub struct Replayed {
     pub queued: u64,
 }
 
-fn moment(what: &str, value: Option<String>) -> Result<Option<UnixTime>, HostError> {
-    value
-        .map(|text| {
-            text.parse::<UnixTime>()
-                .map_err(|err| HostError::BadRequest(format!("{what}: {err}")))
-        })
-        .transpose()
-}
-
 impl Host {
     /// Registers an endpoint: the caller's person's for an agent's key,
     /// anyone's or the host's own for a host key.
@@ -402,8 +394,8 @@ impl Host {
     ) -> Result<Replayed, HostError> {
         let range = ReplayRange {
             endpoint: id.to_owned(),
-            since: moment("since", query.since)?,
-            until: moment("until", query.until)?,
+            since: query.since.map(|at| moment("since", &at)).transpose()?,
+            until: query.until.map(|at| moment("until", &at)).transpose()?,
         };
         self.visible_webhook(caller, id).await?;
         let queued = self
