@@ -1,7 +1,8 @@
 //! What the safety gate costs per question: a typical authored question
 //! checked against a name and two private texts, the same question with
-//! nothing private (what the private inputs add), and the worst case the
-//! gate admits (every field at its 600-unit limit).
+//! nothing private (what the private inputs add), the worst case the
+//! gate admits (every field at its 600-unit limit), and a typical question
+//! in Japanese.
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
@@ -45,6 +46,25 @@ fn gate(c: &mut Criterion) {
     });
     c.bench_function("gate/every field at 600 units", |b| {
         b.iter(|| check_authored_negotiation_question(&longest, &names, &sources))
+    });
+    // The same in a script and a language with other rules to run (names
+    // in two scripts, unspaced text, quantities with their own units).
+    let names_ja = [
+        "佐藤健".to_owned(),
+        "Ken Sato".to_owned(),
+        "株式会社サトウ精機".to_owned(),
+    ];
+    let sources_ja = [
+        "予算の上限は1,200万円。6月末までに発注しないと補助金が失効する。".to_owned(),
+        "支払いサイトは60日までなら延ばせる。".to_owned(),
+    ];
+    let typical_ja = question(
+        "試験導入の価格はいくらで提示しますか？三か月の需要予測の試験です。",
+        "この価格で提示し、ほかの条件はそのままにします。",
+    );
+    check_authored_negotiation_question(&typical_ja, &names_ja, &sources_ja).unwrap();
+    c.bench_function("gate/typical question in Japanese", |b| {
+        b.iter(|| check_authored_negotiation_question(&typical_ja, &names_ja, &sources_ja))
     });
 }
 

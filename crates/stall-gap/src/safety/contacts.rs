@@ -26,6 +26,7 @@ pub(super) fn has_contact(text: &Text) -> bool {
         || has_spoken_phone(text)
         || has_vanity_number(&text.plain)
         || has_chat_handle(&plain)
+        || super::addresses::has_address(&plain)
 }
 
 /// The lower-cased view with every dot a reader takes for one written
@@ -55,10 +56,11 @@ fn contact_view(lower: &str) -> String {
 
 /// Words for the at sign, in the languages an address is spoken in
 /// (English, Spanish and Portuguese, French, Italian, Russian, German,
-/// Polish, Turkish, Arabic, Hindi, Korean, Japanese); [`AT_PHRASES`]
+/// Polish, Turkish, Arabic, Hindi, Korean, Japanese, Chinese); [`AT_PHRASES`]
 /// holds those of more than one word.
-const AT_WORDS: [&str; 12] = [
+const AT_WORDS: [&str; 13] = [
     "at",
+    "艾特",
     "arroba",
     "arobase",
     "chiocciola",
@@ -73,17 +75,20 @@ const AT_WORDS: [&str; 12] = [
 ];
 
 /// Spoken at signs of more than one word, each read as ` at `: Indian
-/// English's `at the rate (of)`, Vietnamese `a còng`, Turkish `et
+/// English's `at the rate (of)`, also in Devanagari, Vietnamese `a còng`, Turkish `et
 /// işareti`.
-const AT_PHRASES: [&str; 4] = [
+const AT_PHRASES: [&str; 5] = [
     " at the rate of ",
     " at the rate ",
+    " एट द रेट ",
     " a còng ",
     " et işareti ",
 ];
 
 /// Words for the dot, in the same languages.
-const DOT_WORDS: [&str; 14] = [
+const DOT_WORDS: [&str; 16] = [
+    "点",
+    "점",
     "dot",
     "punto",
     "point",
@@ -155,12 +160,22 @@ fn undo_brackets(text: &str) -> String {
     close_up(&out)
 }
 
-/// Each of [`AT_PHRASES`] written ` at `, for the spoken views.
+/// `com` spoken and written in another script: Arabic's `كوم`, Hindi's
+/// `कॉम`, Russian's `ком`, Korean's `컴`, Japanese's `コム`.
+const SPOKEN_COM: [&str; 5] = [" كوم", " कॉम", " ком", " 컴", " コム"];
+
+/// Each of [`AT_PHRASES`] written ` at `, and each of [`SPOKEN_COM`]
+/// written ` com`, for the spoken views.
 fn at_phrases_as_words(text: String) -> String {
     let mut out = text;
     for phrase in AT_PHRASES {
         if out.contains(phrase) {
             out = out.replace(phrase, " at ");
+        }
+    }
+    for com in SPOKEN_COM {
+        if out.contains(com) {
+            out = out.replace(com, " com");
         }
     }
     out
@@ -362,11 +377,20 @@ fn ends_in_a_word(host: &str) -> bool {
         .is_some_and(|tld| WORD_TLDS.contains(&tld))
 }
 
+/// Second-level labels a country's domains are registered under
+/// (`example.com.ar`, `example.co.uk`).
+const SECOND_LEVELS: [&str; 7] = ["com", "co", "org", "net", "gov", "edu", "ac"];
+
 fn ends_in_common_tld(address: &str) -> bool {
     let host = address.rsplit('@').next().unwrap_or(address);
-    host.rsplit('.')
-        .next()
-        .is_some_and(|tld| host.contains('.') && COMMON_TLDS.contains(&tld))
+    let mut labels = host.rsplit('.');
+    let (tld, second) = (labels.next(), labels.next());
+    host.contains('.')
+        && (tld.is_some_and(|tld| COMMON_TLDS.contains(&tld))
+            || (tld
+                .is_some_and(|tld| tld.len() == 2 && tld.chars().all(|c| c.is_ascii_lowercase()))
+                && second.is_some_and(|second| SECOND_LEVELS.contains(&second))
+                && labels.next().is_some()))
 }
 
 /// `@dana_k`: an at sign at a word start followed by a name.
@@ -414,12 +438,65 @@ fn has_phone(plain: &str) -> bool {
         }
         let (groups, separators, end) = number_run(&chars, i);
         let digits: usize = groups.iter().map(String::len).sum();
-        if digits >= MIN_PHONE_DIGITS && !is_sum_date_or_years(&groups, &separators) {
+        let counted = || {
+            let before = chars
+                .get(..i)
+                .unwrap_or_default()
+                .iter()
+                .rev()
+                .find(|c| !c.is_whitespace());
+            let after = chars
+                .get(end..)
+                .unwrap_or_default()
+                .iter()
+                .find(|c| !c.is_whitespace());
+            before.is_some_and(|c| is_currency(*c))
+                || after.is_some_and(|c| c.is_alphabetic() || is_currency(*c))
+        };
+        if digits >= MIN_PHONE_DIGITS
+            && (!is_sum_date_or_years(&groups, &separators)
+                || (is_mobile_groups(&groups, &separators) && !counted()))
+            && !follows_a_standard(&chars, i)
+        {
             return true;
         }
         i = end.max(i + 1);
     }
     false
+}
+
+/// A mobile number's three groups of three (`601 234 877`): written like
+/// a sum in millions, which says what it counts (`601 234 877 zł`).
+fn is_mobile_groups(groups: &[String], separators: &[String]) -> bool {
+    groups.len() == 3
+        && groups.iter().all(|group| group.len() == 3)
+        && separators.iter().all(|separator| separator == " ")
+}
+
+fn is_currency(c: char) -> bool {
+    matches!(
+        c,
+        '₽' | '€' | '$' | '£' | '¥' | '₩' | '₫' | '₺' | '₹' | '元' | '円' | '원'
+    )
+}
+
+/// Standards a number follows, whose numbers are no one's phone
+/// (`ГОСТ Р ИСО 9001-2015`, `DIN EN 60204-1`).
+const STANDARDS: [&str; 17] = [
+    "iso", "исо", "гост", "din", "en", "nf", "une", "pn", "bs", "iec", "astm", "ansi", "jis",
+    "tcvn", "gb", "ks", "sni",
+];
+
+/// Whether the number starting at `start` follows a standard's name, a
+/// word or two before it.
+fn follows_a_standard(chars: &[char], start: usize) -> bool {
+    let before: String = chars.get(..start).unwrap_or_default().iter().collect();
+    before
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .rev()
+        .take(2)
+        .any(|word| STANDARDS.contains(&word.to_lowercase().as_str()))
 }
 
 /// The digit groups of the number run starting at `start`, the separator
@@ -440,7 +517,9 @@ fn number_run(chars: &[char], start: usize) -> (Vec<String>, Vec<String>, usize)
             if let Some(group) = groups.last_mut() {
                 group.push(*c);
             }
-        } else if matches!(c, ' ' | '-' | '.' | '/' | '(' | ')' | '+') && pending.len() < 3 {
+        } else if matches!(c, ' ' | '-' | '.' | '/' | '(' | ')' | '+' | ',' | 'の')
+            && pending.len() < 3
+        {
             pending.push(*c);
         } else {
             break;
@@ -451,7 +530,9 @@ fn number_run(chars: &[char], start: usize) -> (Vec<String>, Vec<String>, usize)
 }
 
 fn is_sum_date_or_years(groups: &[String], separators: &[String]) -> bool {
-    is_one_sum_date_or_years(groups, separators) || is_range_of_sums(groups, separators)
+    is_one_sum_date_or_years(groups, separators)
+        || is_range_of_sums(groups, separators)
+        || is_comma_list(groups, separators)
 }
 
 /// Two sums joined by a spaced dash (`250 000 – 300 000`, the dash
@@ -479,9 +560,19 @@ fn is_range_of_sums(groups: &[String], separators: &[String]) -> bool {
 fn is_thousands(groups: &[String], separators: &[String]) -> bool {
     let one_separator = separators.iter().all(|s| Some(s) == separators.first());
     one_separator
-        && separators.first().is_some_and(|s| s == " " || s == ".")
+        && separators
+            .first()
+            .is_some_and(|s| s == " " || s == "." || s == ",")
         && groups.first().is_some_and(|g| (1..=3).contains(&g.len()))
         && groups.iter().skip(1).all(|g| g.len() == 3)
+}
+
+/// Numbers listed with commas (`10, 20, 30`, `1,2,3`) rather than a
+/// number grouped by them: a comma joins a phone number's groups only
+/// between groups of three digits or more (`139,0275,8846`).
+fn is_comma_list(groups: &[String], separators: &[String]) -> bool {
+    separators.iter().any(|s| s.contains(','))
+        && (separators.iter().any(|s| s.contains(", ")) || groups.iter().any(|g| g.len() < 3))
 }
 
 fn is_one_sum_date_or_years(groups: &[String], separators: &[String]) -> bool {
@@ -735,13 +826,19 @@ fn has_spoken_phone(text: &Text) -> bool {
         LazyLock::new(|| DIGIT_WORDS.iter().map(|w| fold(w)).collect());
     let digits = &*DIGITS;
     let mut run = 0;
+    let mut any = false;
     for word in text.words() {
         run = if digits.contains(word) { run + 1 } else { 0 };
+        any |= run > 0;
         if run >= MIN_PHONE_DIGITS {
             return true;
         }
     }
-    false
+    // A number read out in groups starts with a digit or a group word;
+    // with no digit word at all, only a run of group words could be one.
+    (any || text.words().any(super::number_words::is_group_word))
+        && super::number_words::has_grouped_number(text.words(), |word| digits.contains(word))
+        || super::number_words::has_katakana_number(&text.plain)
 }
 
 #[cfg(test)]

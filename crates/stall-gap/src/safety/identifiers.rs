@@ -35,9 +35,10 @@ pub(super) fn has_identifier(text: &Text) -> bool {
         || has_short_hex_identifier(&digits)
         || has_project_key(text.digits())
         || has_namespaced_key(text.digits())
-        || has_numbered_hash(text.digits())
+        || has_numbered_hash(&digits)
         || has_code_identifier(&text.plain)
         || has_id_word_with_value(&text.lower)
+        || has_path_key(text.digits())
 }
 
 /// The hex digits a CSS colour has after its `#`: `#fff`, `#ffff`,
@@ -47,18 +48,64 @@ const COLOUR_LENGTHS: [usize; 4] = [3, 4, 6, 8];
 /// Words that say a field is about colour, in the languages of the
 /// ordinary-question table (and CSS's own), found inside the lower-cased
 /// text: without one, `#a3f9c2` is as likely a ticket as a colour.
-const COLOUR_WORDS: [&str; 17] = [
-    "colo", "couleur", "farb", "цвет", "kolor", "renk", "màu", "색", "色", "hex", "rgb", "css",
-    "palet", "brand", "theme", "tema", "لون",
+const COLOUR_WORDS: [&str; 41] = [
+    "colo",
+    "couleur",
+    "farb",
+    "цвет",
+    "kolor",
+    "renk",
+    "màu",
+    "색",
+    "色",
+    "hex",
+    "rgb",
+    "css",
+    "palet",
+    "brand",
+    "theme",
+    "tema",
+    "لون",
+    "カラー",
+    "컬러",
+    "रंग",
+    // Paints and finishes, and the commonest colour names.
+    "paint",
+    "pintura",
+    "peinture",
+    "vernic",
+    "lack",
+    "краск",
+    "farba",
+    "boya",
+    "sơn",
+    "green",
+    "blue",
+    "grey",
+    "gray",
+    "azul",
+    "verde",
+    "bleu",
+    "vert",
+    "grün",
+    "blau",
+    "laranja",
+    "orange",
 ];
+
+/// Colour words too short to look for inside other words, matched whole.
+const SHORT_COLOUR_WORDS: [&str; 4] = ["cor", "cores", "màu", "رنگ"];
 
 fn mentions_colour(lower: &str) -> bool {
     COLOUR_WORDS.iter().any(|word| lower.contains(word))
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|word| SHORT_COLOUR_WORDS.contains(&word))
 }
 
 /// `digits` with each hex colour blanked out: `#` after no letter or
-/// digit, then [`COLOUR_LENGTHS`] hex digits with a letter among them (a
-/// run of digits alone is a number, `#48213`), then neither a letter, a
+/// digit, then [`COLOUR_LENGTHS`] hex digits with a letter among them, or
+/// six digits (a shorter run of digits alone is a number, `#48213`), then neither a letter, a
 /// digit nor a joiner (`#a3f9c2-7b1e` is an id's parts).
 /// A colour is a quantity a person chooses, not an id.
 fn without_colours(digits: &str) -> std::borrow::Cow<'_, str> {
@@ -72,16 +119,21 @@ fn without_colours(digits: &str) -> std::borrow::Cow<'_, str> {
         out.push_str(before);
         let after = from_hash.get(1..).unwrap_or_default();
         let hex_len = after.bytes().take_while(u8::is_ascii_hexdigit).count();
-        let preceded = out.chars().next_back().is_some_and(char::is_alphanumeric);
+        let preceded = out
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+        // A particle written onto it (`#1E3A8A로`) is not part of it.
         let followed = after
             .get(hex_len..)
             .and_then(|tail| tail.chars().next())
-            .is_some_and(|c| c.is_alphanumeric() || "-:_/".contains(c));
+            .is_some_and(|c| c.is_ascii_alphanumeric() || "-:_/".contains(c));
         let hex = after.get(..hex_len).unwrap_or_default();
+        // With a colour named beside it, `#333333` is a grey.
         let colour = !preceded
             && !followed
             && COLOUR_LENGTHS.contains(&hex_len)
-            && hex.bytes().any(|b| b.is_ascii_alphabetic());
+            && (hex.bytes().any(|b| b.is_ascii_alphabetic()) || hex_len == 6);
         if colour {
             out.push_str(&" ".repeat(1 + hex_len));
             rest = after.get(hex_len..).unwrap_or_default();
@@ -136,6 +188,16 @@ fn mixed_hex_switches(word: &str) -> usize {
 /// on, and a language or country suffix may follow (`OPP-2291-EN`,
 /// `OPP2291-DE`).
 fn has_project_key(digits: &str) -> bool {
+    let after_model = |word: &str| {
+        digits
+            .find(word)
+            .and_then(|at| digits.get(..at))
+            .and_then(|before| before.split_whitespace().next_back())
+            .is_some_and(|previous| {
+                let previous = previous.to_lowercase();
+                MODEL_WORDS.iter().any(|model| previous.starts_with(model))
+            })
+    };
     let is_key =
         |key: &str| (2..=10).contains(&key.len()) && key.chars().all(|c| c.is_ascii_uppercase());
     let is_number = |number: &str| number.len() >= 3 && number.chars().all(|c| c.is_ascii_digit());
@@ -145,15 +207,30 @@ fn has_project_key(digits: &str) -> bool {
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
         .any(|word| {
             let parts: Vec<&str> = word.split('-').collect();
-            match parts.as_slice() {
+            let key = match parts.as_slice() {
                 [key, number] => {
                     (is_key(key) && is_number(number)) || (is_joined_key(key) && is_suffix(number))
                 }
                 [key, number, suffix] => is_key(key) && is_number(number) && is_suffix(suffix),
                 _ => false,
-            }
+            };
+            // `Modell KX-300`: a product's model, which a person buys.
+            key && !after_model(word)
         })
 }
+
+/// Words for a product's model, before which a key is the model's name.
+const MODEL_WORDS: [&str; 9] = [
+    "model",
+    "modèle",
+    "modell",
+    "modelo",
+    "modello",
+    "модел",
+    "型号",
+    "型番",
+    "모델",
+];
 
 /// Capitals, then three or more digits, run together: `OPP2291`.
 fn is_joined_key(word: &str) -> bool {
@@ -274,7 +351,7 @@ fn has_code_identifier(plain: &str) -> bool {
 }
 
 /// Words that name an identifier: whatever follows them is one.
-const ID_WORDS: [&str; 14] = [
+const ID_WORDS: [&str; 27] = [
     "id",
     "ids",
     "uuid",
@@ -289,6 +366,20 @@ const ID_WORDS: [&str; 14] = [
     "ticket",
     "serial",
     "key",
+    // The word for an identifier in the other languages of the tables.
+    "identifiant",
+    "identificador",
+    "identificativo",
+    "identyfikator",
+    "kennung",
+    "kimlik",
+    "идентификатор",
+    "ид",
+    "معرف",
+    "المعرف",
+    "بالمعرف",
+    "आईडी",
+    "아이디",
 ];
 
 /// Things the protocol gives ids to: followed by a value, they name one.
@@ -306,7 +397,7 @@ const ID_SUBJECTS: [&str; 8] = [
 /// Words for a record that has a number: followed by a long number, or
 /// by a number word and any number, they name one (`case 48213`, `order
 /// no. 7734`, `Rechnung Nr. 24`), in the languages a question is asked in.
-const RECORD_WORDS: [&str; 34] = [
+const RECORD_WORDS: [&str; 37] = [
     "case",
     "order",
     "invoice",
@@ -341,10 +432,13 @@ const RECORD_WORDS: [&str; 34] = [
     "processo",
     "заказ",
     "счет",
+    "protocolo",
+    "protocollo",
+    "रिकॉर्ड",
 ];
 
 /// Words for "number": followed by four or more digits, they name one.
-const NUMBER_WORDS: [&str; 9] = [
+const NUMBER_WORDS: [&str; 14] = [
     "no",
     "nr",
     "num",
@@ -354,7 +448,21 @@ const NUMBER_WORDS: [&str; 9] = [
     "numéro",
     "nummer",
     "номер",
+    "numer",
+    "번호",
+    "رقم",
+    "नंबर",
+    "संख्या",
 ];
+
+/// Words for a record's number that Chinese and Japanese write onto the
+/// word before them (`案件番号`, `订单编号`).
+const JOINED_NUMBER_WORDS: [&str; 5] = ["番号", "编号", "單號", "单号", "号码"];
+
+/// The fewest letters before the slash of a path-like key, and digits
+/// after it (`opportunities/8812`; `km/h`, `24/7` and `1/2` are not).
+const MIN_PATH_LETTERS: usize = 3;
+const MIN_PATH_DIGITS: usize = 3;
 
 /// The fewest digits a record word alone needs before them (`case 48213`,
 /// not `order 5000 licences`).
@@ -376,13 +484,27 @@ fn word_set(words: &[&str]) -> WordSet {
 /// a value, or a record or number word before a number. Read in the
 /// lower-cased digits view.
 fn has_id_word_with_value(lower: &str) -> bool {
+    // Arabic's short vowels and shadda are marks a reader may leave out.
+    let unmarked: String;
+    let lower = if lower.chars().any(is_arabic_mark) {
+        unmarked = lower.chars().filter(|c| !is_arabic_mark(*c)).collect();
+        &unmarked
+    } else {
+        lower
+    };
     let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
+        .split(|c: char| !super::addresses::is_word_char(c))
         .filter(|word| !word.is_empty())
         .collect();
     let is_id_word = |word: &str| ID_WORD_SET.contains(word);
     let is_subject = |word: &str| SUBJECT_SET.contains(word);
-    let is_number_word = |word: &str| NUMBER_WORD_SET.contains(word) || word == "n";
+    let is_number_word = |word: &str| {
+        NUMBER_WORD_SET.contains(word)
+            || word == "n"
+            || JOINED_NUMBER_WORDS
+                .iter()
+                .any(|joined| word.ends_with(joined))
+    };
     let digit_count = |word: &str| word.chars().filter(char::is_ascii_digit).count();
     words.iter().enumerate().any(|(i, word)| {
         let next = words.get(i + 1).copied();
@@ -391,18 +513,59 @@ fn has_id_word_with_value(lower: &str) -> bool {
             word.strip_prefix(subject)
                 .is_some_and(|rest| !rest.is_empty() && is_id_word(rest))
         });
+        // A value's pieces after a record word: `2024-BR-77123` is read
+        // as `2024`, `br`, `77123`.
+        let value_digits = || -> usize {
+            words
+                .get(i + 1..)
+                .unwrap_or_default()
+                .iter()
+                .take(3)
+                .take_while(|piece| piece.chars().any(|c| c.is_ascii_digit()) || piece.len() <= 3)
+                .map(|piece| digit_count(piece))
+                .sum()
+        };
         let record = RECORD_WORD_SET.contains(word)
             && (next.is_some_and(|next| {
                 digit_count(next) >= MIN_RECORD_DIGITS || is_mixed_hex(next, 4)
-            }) || (next.is_some_and(|next| is_number_word(next) || is_id_word(next))
-                && after_next.is_some_and(looks_like_value)));
-        let numbered = is_number_word(word) && next.is_some_and(|next| digit_count(next) >= 4);
+            }) || value_digits() >= MIN_RECORD_DIGITS
+                || (next.is_some_and(|next| is_number_word(next) || is_id_word(next))
+                    && after_next.is_some_and(looks_like_value)));
+        let numbered = is_number_word(word) && value_digits() >= 4;
+        // An id word before a word and a long number: `ID klienta 55021`.
+        let id_of = is_id_word(word) && after_next.is_some_and(|value| digit_count(value) >= 4);
         joined
             || record
             || numbered
+            || id_of
             || (is_subject(word)
                 && next.is_some_and(|next| is_id_word(next) || looks_like_value(next)))
             || (is_id_word(word) && next.is_some_and(looks_like_value))
+    })
+}
+
+fn is_arabic_mark(c: char) -> bool {
+    matches!(c, '\u{064b}'..='\u{065f}' | '\u{0670}')
+}
+
+/// A record written as a path: letters, a slash, digits, with nothing
+/// between (`opportunities/8812`, `deals/4411`).
+fn has_path_key(digits: &str) -> bool {
+    digits.match_indices('/').any(|(at, _)| {
+        let before = digits.get(..at).unwrap_or_default();
+        let after = digits.get(at + 1..).unwrap_or_default();
+        let letters = before
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphabetic() || *c == '_')
+            .count();
+        let numbers = after.chars().take_while(char::is_ascii_digit).count();
+        letters >= MIN_PATH_LETTERS
+            && numbers >= MIN_PATH_DIGITS
+            && !after
+                .chars()
+                .nth(numbers)
+                .is_some_and(char::is_alphanumeric)
     })
 }
 

@@ -8,6 +8,7 @@
 //!
 //! | module | holds |
 //! |---|---|
+//! | `addressed` | text that turns to the agent by structure: called, handed a role, or a tool call |
 //! | `lexicon` | instructions beyond English, and notes to whatever model reads the answer |
 //! | `markup` | markup a question never has |
 
@@ -19,6 +20,7 @@ use super::phrases::{Matching, PhraseIndex};
 use super::text::{Text, Token, fold, is_line_break};
 use super::word_map::WordSet;
 
+mod addressed;
 mod lexicon;
 mod markup;
 
@@ -31,6 +33,7 @@ pub(super) fn looks_like_instructions(text: &Text) -> bool {
             .iter()
             .any(|phrase| text.squashed.contains(phrase.as_str()))
         || lexicon::addresses_a_model(text)
+        || addressed::turns_to_the_agent(text)
         || forges_structure(text)
         || markup::has_markup(text)
 }
@@ -105,14 +108,17 @@ fn overrides_instructions(tokens: &[Token]) -> bool {
 }
 
 /// Phrases that address the model, as whole words.
-const MODEL_PHRASES: [&str; 17] = [
+const MODEL_PHRASES: [&str; 18] = [
     "you are now",
     "you re now",
     "from now on you",
     "pretend to be",
     "pretend you are",
     "new instructions",
-    "new rules",
+    // A port's, a client's or a law's new rules are ordinary news; rules
+    // handed to the reader are not.
+    "your new rules",
+    "new rules for you",
     "updated instructions",
     "system prompt",
     "developer mode",
@@ -269,10 +275,42 @@ fn is_role_header(line: &str) -> bool {
     FOLDED_ROLES.iter().any(|role| {
         body.strip_prefix(role.as_str()).is_some_and(|rest| {
             let rest = rest.trim_start_matches(|c: char| "*_ \t".contains(c));
+            // `【系统指令】`, `[System prompt]`: the role's instructions.
+            let rest = FOLDED_ROLE_SUFFIXES
+                .iter()
+                .find_map(|suffix| rest.strip_prefix(suffix.as_str()))
+                .unwrap_or(rest);
             rest.starts_with([':', '>', ']', ')', '|', '】', '〕', '」', '』'])
         })
     })
 }
+
+/// What a role's header may name after the role: its instructions, its
+/// prompt or its message.
+const ROLE_SUFFIXES: [&str; 12] = [
+    "指令",
+    "指示",
+    "命令",
+    "提示",
+    "提示词",
+    "プロンプト",
+    "メッセージ",
+    "지시",
+    "메시지",
+    "prompt",
+    "message",
+    "instructions",
+];
+
+static FOLDED_ROLE_SUFFIXES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut suffixes: Vec<String> = ROLE_SUFFIXES
+        .iter()
+        .map(|s| fold(s).trim().to_owned())
+        .collect();
+    // The longest first, so `提示词` is taken whole.
+    suffixes.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    suffixes
+});
 
 /// `<system>`, `</assistant>` anywhere.
 fn has_role_tag(folded: &str) -> bool {

@@ -20,19 +20,23 @@
 //! | `text` | the views of a field every rule reads |
 //! | `phrases` | folded phrase lists indexed by first word |
 //! | `word_map` | a map from words to values for the fixed word lists |
+//! | `addresses` | postal addresses by their structure |
 //! | `contacts` | contact details in any dress |
 //! | `echoes` | private text quoted or paraphrased |
 //! | `identifiers` | internal identifiers in any spelling |
 //! | `instructions` | text shaped like an instruction to a model, and forged structure |
 //! | `names` | the counterparty's name, however written |
+//! | `number_words` | phone numbers read out in groups, or in katakana |
 //! | `private_sources` | offers of what the other side keeps to itself |
 //! | `quantities` | quantities normalised so one fact written two ways compares equal |
 
+mod addresses;
 mod contacts;
 mod echoes;
 mod identifiers;
 mod instructions;
 mod names;
+mod number_words;
 mod phrases;
 mod private_sources;
 mod quantities;
@@ -94,6 +98,10 @@ index_js::wire_enum! {
         /// shown (bidirectional controls): the text checked and shown must
         /// be the text a model reads.
         HiddenText = "hidden_text",
+        /// The second opinion a host asked for refused a question the rules
+        /// passed (see `QuestionJudge`); the field is not named, as a
+        /// model judges the question whole.
+        ModelJudge = "model_judge",
     }
 }
 

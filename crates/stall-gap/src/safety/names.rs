@@ -25,7 +25,7 @@ use unicode_normalization::char::is_combining_mark;
 use super::MIN_FORBIDDEN_IDENTIFIER_LENGTH;
 use super::text::{
     Text, Token, contains_phrase, fold, folded_words, is_apostrophe, is_east_asian, is_han,
-    is_hangul,
+    is_hangul, marks_agree,
 };
 use super::word_map::{WordMap, WordSet};
 
@@ -126,6 +126,11 @@ struct Form {
     reading: Reading,
     /// Whether the form is also a month, a weekday or a place.
     place_or_time: bool,
+    /// Its letters with diacritics, as given (see [`marks_agree`]).
+    marks: String,
+    /// The fewest letters it needs for its declined forms to count (see
+    /// [`is_declined`]).
+    min_declined: usize,
 }
 
 impl Form {
@@ -134,13 +139,68 @@ impl Form {
             text: text.to_owned(),
             reading,
             place_or_time: COMMON_WORDS.get(text) == Some(&Commonness::CalendarOrPlace),
+            marks: String::new(),
+            min_declined: MIN_DECLINED_LENGTH,
         }
     }
+
+    fn marked(mut self, marks: &str) -> Self {
+        self.marks = marks.to_owned();
+        self
+    }
 }
+
+/// Legal forms of a company, which name no one: `GmbH`, `sp. z o.o.`,
+/// `ООО` (whose letters the skeleton reads as `000`).
+const LEGAL_FORMS: &str = "gmbh ag kg ohg ug mbh co sp z o oo ooo оао зао пао ао ип llc ltd \
+    inc corp plc pvt pte lp llp sa sas sarl sl srl spa ltda sac bv nv ab as oy aps kft \
+    tnhh jsc cong ty as a s ş";
+
+static LEGAL_FORM_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(LEGAL_FORMS));
+
+/// Cities a Chinese company's name opens with.
+const CHINESE_CITIES: [&str; 16] = [
+    "北京", "上海", "深圳", "广州", "杭州", "成都", "南京", "武汉", "天津", "重庆", "苏州", "西安",
+    "香港", "台北", "东京", "大阪",
+];
+
+/// Trades a company's name ends with, before its legal form.
+const TRADES: [&str; 12] = [
+    "科技",
+    "电子",
+    "实业",
+    "贸易",
+    "物流",
+    "网络",
+    "信息技术",
+    "技术",
+    "商事",
+    "精機",
+    "工業",
+    "物産",
+];
+
+/// Company forms written before or after a name in Chinese, Japanese and
+/// Korean, where nothing spaces them off: `株式会社サトウ精機` is also
+/// written `サトウ精機`.
+const EAST_ASIAN_LEGAL_FORMS: [&str; 9] = [
+    "股份有限公司",
+    "有限责任公司",
+    "有限公司",
+    "集团",
+    "株式会社",
+    "有限会社",
+    "合同会社",
+    "주식회사",
+    "(주)",
+];
 
 /// A forbidden name, folded, with every form that is checked.
 #[derive(Debug)]
 pub(super) struct Name {
+    /// The words of a part written with hyphens (`Ji-won`), each a phrase
+    /// found as a whole even where its words are short.
+    phrases: Vec<Vec<String>>,
     whole: Vec<String>,
     squashed: String,
     forms: Vec<Form>,
@@ -165,8 +225,21 @@ struct EastAsian {
     titled: Vec<String>,
 }
 
+/// Words a person's name follows in Chinese and Japanese, where it is the
+/// one written to or dealt with (`发给志明`, "send to Zhiming").
+const ADDRESSED: [&str; 12] = [
+    "给", "跟", "和", "与", "向", "问", "告诉", "联系", "通知", "让", "转告", "請",
+];
+
+/// Family names of two characters, which a three-character name starts
+/// with (`欧阳澜` is 欧阳 and 澜, `남궁세린` is 남궁 and 세린).
+const COMPOUND_SURNAMES: [&str; 18] = [
+    "欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "令狐", "公孙", "慕容", "尉迟", "长孙", "宇文",
+    "남궁", "황보", "제갈", "선우", "독고", "사공",
+];
+
 /// Honorifics written after a name, in Japanese, Chinese and Korean.
-const HONORIFICS: [&str; 20] = [
+const HONORIFICS: [&str; 27] = [
     "さん",
     "さま",
     "様",
@@ -187,6 +260,13 @@ const HONORIFICS: [&str; 20] = [
     "님",
     "선생",
     "대표",
+    "팀장",
+    "과장",
+    "부장",
+    "이사",
+    "사장",
+    "실장",
+    "课长",
 ];
 
 impl EastAsian {
@@ -197,7 +277,38 @@ impl EastAsian {
             .split(|c: char| !is_east_asian(c))
             .filter(|part| !part.is_empty())
             .collect();
+        if parts.is_empty() {
+            return found;
+        }
         let whole = [parts.concat(), parts.join(" ")];
+        // A company is named without its legal form too.
+        let cores: Vec<String> = whole
+            .iter()
+            .filter_map(|form| {
+                let core = EAST_ASIAN_LEGAL_FORMS
+                    .iter()
+                    .fold(form.clone(), |core, legal| core.replace(legal, ""));
+                (core != *form).then(|| core.trim().to_owned())
+            })
+            .flat_map(|core| {
+                // The brand alone, as a company is spoken of: without its
+                // city before it and its trade after it (`深圳蓝鲸云仓科技`
+                // as `蓝鲸云仓`).
+                let city = CHINESE_CITIES
+                    .iter()
+                    .find_map(|city| core.strip_prefix(city))
+                    .unwrap_or(&core)
+                    .to_owned();
+                let brand = TRADES
+                    .iter()
+                    .find_map(|trade| city.strip_suffix(trade))
+                    .unwrap_or(&city)
+                    .to_owned();
+                [core, city, brand]
+            })
+            .filter(|core| core.chars().count() >= 3)
+            .collect();
+        let whole: Vec<String> = whole.iter().cloned().chain(cores).collect();
         for form in whole {
             if form.chars().count() >= 2 && !found.anywhere.contains(&form) {
                 found.anywhere.push(form);
@@ -210,7 +321,11 @@ impl EastAsian {
         // of four), then the given name.
         if let [part] = parts.as_slice() {
             let chars: Vec<char> = part.chars().collect();
+            let compound = COMPOUND_SURNAMES
+                .iter()
+                .any(|surname| part.starts_with(surname));
             let split = match chars.len() {
+                3 if compound => Some(2),
                 3 => Some(1),
                 4 => Some(2),
                 _ => None,
@@ -236,7 +351,10 @@ impl EastAsian {
                 plain.match_indices(part.as_str()).any(|(at, _)| {
                     let after = plain.get(at + part.len()..).unwrap_or_default();
                     let after = after.trim_start();
+                    let before = plain.get(..at).unwrap_or_default().trim_end();
                     HONORIFICS.iter().any(|title| after.starts_with(title))
+                        || (part.chars().count() >= 2
+                            && ADDRESSED.iter().any(|verb| before.ends_with(verb)))
                 })
             })
     }
@@ -245,7 +363,17 @@ impl EastAsian {
 impl Name {
     /// `None` for a name too short to check.
     pub(super) fn new(name: &str) -> Option<Self> {
-        let whole = folded_words(name);
+        let mut tokens = Text::new(name).tokens;
+        // A legal form's single letters (`sp. z o.o.`) go with it; alone,
+        // a letter is a name's (`O'Brien`).
+        let legal = |token: &Token| LEGAL_FORM_WORDS.contains(&token.text);
+        if tokens
+            .iter()
+            .any(|token| token.text.chars().count() > 1 && legal(token))
+        {
+            tokens.retain(|token| !legal(token));
+        }
+        let whole: Vec<String> = tokens.iter().map(|token| token.text.clone()).collect();
         let squashed: String = whole.concat();
         if squashed.chars().count() < MIN_FORBIDDEN_IDENTIFIER_LENGTH {
             return None;
@@ -265,7 +393,8 @@ impl Name {
                 Some(_) => Some(Reading::NamePosition),
             };
             if let Some(reading) = reading {
-                forms.push(Form::new(part, reading));
+                let marks = tokens.get(index).map_or("", |token| token.marks.as_str());
+                forms.push(Form::new(part, reading).marked(marks));
             }
             // A given name is usually written first: only that word's
             // sound is looked up among the given names.
@@ -292,7 +421,15 @@ impl Name {
                 }
             }
         }
+        // The skeleton writes much of Cyrillic in Latin letters (`Сева` as
+        // `ceba`), so the script is read from the name as given.
+        if name.chars().any(is_cyrillic_or_greek) {
+            for form in &mut forms {
+                form.min_declined = 4;
+            }
+        }
         Some(Name {
+            phrases: hyphenated_parts(name),
             whole,
             squashed,
             forms,
@@ -306,6 +443,16 @@ impl Name {
         if several_words && contains_phrase(&text.tokens, &self.whole) {
             return true;
         }
+        if self
+            .phrases
+            .iter()
+            .any(|phrase| contains_phrase(&text.tokens, phrase))
+        {
+            return true;
+        }
+        if self.is_after_a_title(&text.tokens) {
+            return true;
+        }
         let words = candidate_words(&text.tokens);
         words.iter().any(|word| {
             // A declined form counts written as a name is, capitalised
@@ -315,8 +462,16 @@ impl Name {
             (several_words && word.text == self.squashed)
                 || self.forms.iter().any(|form| {
                     (is_form_or_plural(&word.text, &form.text)
-                        || (declinable && is_declined(&word.text, &form.text)))
+                        || (declinable && is_declined(&word.text, &form.text, form.min_declined)))
+                        && marks_agree(word.marks, &form.marks)
                         && match form.reading {
+                            // A name is capitalised where its language
+                            // writes: a surname written lower case inside
+                            // a sentence is the word it also is (`in weiß`,
+                            // `mùa thu`), unless it stands where a name does.
+                            Reading::Anywhere if lower_case_inside(word, text) => {
+                                in_name_position(&text.tokens, word, form.place_or_time)
+                            }
                             Reading::Anywhere => true,
                             Reading::Capitalised => {
                                 (word.capitalised && !word.starts_sentence)
@@ -352,11 +507,62 @@ impl Name {
                 let declinable = word.chars().next().is_some_and(char::is_uppercase);
                 keys.iter().any(|(form_key, form)| {
                     is_form_or_plural(&latin, &form.text)
-                        || (declinable && is_declined(&latin, &form.text))
+                        || (declinable && is_declined(&latin, &form.text, 4))
                         || (key.chars().count() >= MIN_FORBIDDEN_IDENTIFIER_LENGTH
                             && key == *form_key)
                 })
             })
+    }
+}
+
+/// Whether `word` is written in lower case inside a sentence of a text
+/// that capitalises (its first letter is a capital), in a script with
+/// case.
+fn lower_case_inside(word: &Candidate<'_>, text: &Text) -> bool {
+    !word.capitalised
+        && !word.starts_sentence
+        && text.tokens.first().is_some_and(|first| first.capitalised)
+        && text.tokens.get(word.first).is_some_and(|token| {
+            token
+                .text
+                .chars()
+                .all(|c| c.is_lowercase() || c.is_numeric())
+        })
+}
+
+/// The words of each part of `name` written with a hyphen or an
+/// apostrophe inside it (`Ji-won`, `Al-Omari`), of two words or more.
+fn hyphenated_parts(name: &str) -> Vec<Vec<String>> {
+    name.split_whitespace()
+        .filter(|part| part.contains(['-', '\u{2010}', '\u{2011}']))
+        .map(folded_words)
+        .filter(|words| {
+            words.len() > 1
+                && words.iter().map(|w| w.chars().count()).sum::<usize>()
+                    >= MIN_FORBIDDEN_IDENTIFIER_LENGTH
+        })
+        .collect()
+}
+
+/// Words of address written before a given name in Vietnamese (`chị
+/// Hà`), where a name part is often a single short syllable.
+const VIETNAMESE_TITLES: &str = "anh chi chị em co cô chu chú bac bác ong ông ba bà";
+
+static VIETNAMESE_TITLE_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(VIETNAMESE_TITLES));
+
+impl Name {
+    /// A name's last part of any length after a title (`Mr Ho`, `chị Hà`),
+    /// where a part too short to check alone is still the name.
+    fn is_after_a_title(&self, tokens: &[Token]) -> bool {
+        let Some(last) = self.whole.last().filter(|part| part.chars().count() >= 2) else {
+            return false;
+        };
+        tokens.windows(2).any(|pair| {
+            let [title, word] = pair else { return false };
+            word.text == *last
+                && (TITLE_WORDS.contains(&title.text)
+                    || VIETNAMESE_TITLE_WORDS.contains(&title.text))
+        })
     }
 }
 
@@ -384,11 +590,22 @@ static CASE_ENDING_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(CASE_E
 static VOWEL_ENDING_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(VOWEL_ENDINGS));
 
 /// Whether `word` is `form` declined: a case ending after it, or in place
-/// of its last vowel, for a form of [`MIN_DECLINED_LENGTH`] letters or
-/// more.
-fn is_declined(word: &str, form: &str) -> bool {
-    if form.chars().count() < MIN_DECLINED_LENGTH || word.len() < form.len() {
+/// of its last vowel, for a form of `min_length` letters or more
+/// ([`MIN_DECLINED_LENGTH`]; a name given in Cyrillic declines from four,
+/// `Дима` and `Диме`, where no ordinary Latin word is caught by it).
+fn is_declined(word: &str, form: &str, min_length: usize) -> bool {
+    if form.chars().count() < min_length || word.len() + 1 < form.len() {
         return false;
+    }
+    // Polish and Czech drop the `e` of `-ek` as they decline: `Tomek`,
+    // `Tomka`, `Tomkowi`.
+    if let Some(stem) = form.strip_suffix("ek")
+        && let Some(rest) = word
+            .strip_prefix(stem)
+            .and_then(|rest| rest.strip_prefix('k'))
+        && CASE_ENDING_WORDS.contains(rest)
+    {
+        return true;
     }
     let added = word
         .strip_prefix(form)
@@ -410,6 +627,7 @@ struct Candidate<'t> {
     starts_sentence: bool,
     first: usize,
     last: usize,
+    marks: &'t str,
 }
 
 /// The fewest single letters in a row read as one spelled word.
@@ -426,6 +644,7 @@ fn candidate_words(tokens: &[Token]) -> Vec<Candidate<'_>> {
             starts_sentence: token.starts_sentence(),
             first: index,
             last: index,
+            marks: token.marks.as_str(),
         })
         .collect();
     let mut start = 0;
@@ -452,6 +671,7 @@ fn candidate_words(tokens: &[Token]) -> Vec<Candidate<'_>> {
                 starts_sentence: first.starts_sentence(),
                 first: start,
                 last: start + run - 1,
+                marks: "",
             });
         }
         start += run.max(1);

@@ -10,7 +10,7 @@
 use std::sync::LazyLock;
 
 use super::text::{Text, fold};
-use super::word_map::WordSet;
+use super::word_map::{WordMap, WordSet};
 
 /// One quantity, normalised.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,10 +122,22 @@ fn items(text: &str) -> Vec<Item> {
                 items.push(Item::Number(number));
                 i += len.max(1);
             }
+        } else if is_east_asian(c) {
+            // Chinese, Japanese and Korean write a unit onto its number
+            // and the next word onto the unit (`8月15日前`): each
+            // character is read alone.
+            items.push(Item::Word(c.to_string()));
+            i += 1;
         } else if c.is_alphabetic() {
-            let word: String = rest.iter().take_while(|c| c.is_alphabetic()).collect();
+            let word: String = rest
+                .iter()
+                .take_while(|c| c.is_alphabetic() && !is_east_asian(**c))
+                .collect();
             i += word.chars().count();
             items.push(Item::Word(word));
+        } else if c == '٪' {
+            items.push(Item::Symbol('%'));
+            i += 1;
         } else {
             if !c.is_whitespace() {
                 items.push(Item::Symbol(c));
@@ -220,15 +232,59 @@ fn number(chars: &[char]) -> (f64, usize) {
 /// Magnitudes after a number.
 fn magnitude(word: &str) -> Option<f64> {
     Some(match word {
-        "k" | "thousand" | "thousands" | "grand" | "tausend" | "mil" | "mille" => 1e3,
-        "m" | "mn" | "mm" | "mio" | "million" | "millions" | "millionen" | "millones" => 1e6,
-        "bn" | "b" | "billion" | "billions" | "mrd" => 1e9,
+        "k" | "thousand" | "thousands" | "grand" | "tausend" | "mil" | "mille" | "тыс"
+        | "тысяч" | "тысячи" | "tys" | "tysięcy" | "bin" | "nghìn" | "ngàn" | "ألف" | "آلاف"
+        | "千" => 1e3,
+        "万" | "萬" | "만" => 1e4,
+        "lakh" | "lakhs" | "लाख" => 1e5,
+        "m" | "mn" | "mm" | "mio" | "million" | "millions" | "millionen" | "millones"
+        | "milioni" | "milhões" | "milhão" | "млн" | "миллион" | "миллиона" | "миллионов"
+        | "mln" | "milionów" | "miliony" | "milion" | "milyon" | "triệu" | "مليون" | "ملايين" => {
+            1e6
+        }
+        "crore" | "crores" | "करोड़" => 1e7,
+        "億" | "亿" | "억" => 1e8,
+        "bn" | "b" | "billion" | "billions" | "mrd" | "milliard" | "milliards" | "млрд" | "mld"
+        | "milyar" | "tỷ" | "مليار" => 1e9,
         _ => return None,
     })
 }
 
+fn is_east_asian(c: char) -> bool {
+    super::text::is_east_asian(c)
+}
+
 /// Units of time, and their length in days.
-pub(super) const UNITS: [(&str, f64); 15] = [
+pub(super) const UNITS: [(&str, f64); 42] = [
+    // Days in the other languages of the tables (`60 días`, `90 ngày`,
+    // `30 дней`), and Chinese's and Korean's day counts.
+    ("días", 1.0),
+    ("dias", 1.0),
+    ("jours", 1.0),
+    ("tage", 1.0),
+    ("tagen", 1.0),
+    ("giorni", 1.0),
+    ("дней", 1.0),
+    ("дня", 1.0),
+    ("dni", 1.0),
+    ("gün", 1.0),
+    ("ngày", 1.0),
+    ("दिन", 1.0),
+    ("يوم", 1.0),
+    ("يوما", 1.0),
+    ("天", 1.0),
+    ("日", 1.0),
+    ("일", 1.0),
+    ("meses", 30.0),
+    ("mois", 30.0),
+    ("monate", 30.0),
+    ("mesi", 30.0),
+    ("месяцев", 30.0),
+    ("miesięcy", 30.0),
+    ("ay", 30.0),
+    ("tháng", 30.0),
+    ("años", 360.0),
+    ("anos", 360.0),
     ("day", 1.0),
     ("days", 1.0),
     ("week", 7.0),
@@ -266,10 +322,37 @@ fn per_year_adverb(word: &str) -> Option<f64> {
 
 fn is_currency(item: &Item) -> bool {
     match item {
-        Item::Symbol(c) => matches!(c, '€' | '$' | '£' | '¥' | '₹' | '₽'),
+        Item::Symbol(c) => matches!(c, '€' | '$' | '£' | '¥' | '₹' | '₽' | '₩' | '₫' | '₺'),
         Item::Word(word) => matches!(
             word.as_str(),
-            "eur"
+            "元" | "円"
+                | "원"
+                | "zł"
+                | "zl"
+                | "pln"
+                | "руб"
+                | "рублей"
+                | "рубля"
+                | "tl"
+                | "lira"
+                | "đồng"
+                | "dong"
+                | "vnd"
+                | "aed"
+                | "درهم"
+                | "dirham"
+                | "dirhams"
+                | "rs"
+                | "rupees"
+                | "krw"
+                | "won"
+                | "cny"
+                | "rmb"
+                | "yuan"
+                | "sar"
+                | "riyal"
+                | "dólares"
+                | "eur"
                 | "euro"
                 | "euros"
                 | "usd"
@@ -386,8 +469,174 @@ fn number_words(items: &[Item], at: usize) -> Option<(f64, usize)> {
     any.then_some((total + current, used))
 }
 
-/// The month a word names, in English.
+/// The names of the months in the other languages of the tables, each
+/// row January to December, as they are written after a day: Russian's
+/// and Polish's in the genitive (`1 июля`, `30 kwietnia`); Turkish's
+/// suffix comes after an apostrophe (`31 Ekim'den`), which ends the word.
+const OTHER_MONTHS: [[&str; 12]; 11] = [
+    [
+        "enero",
+        "febrero",
+        "marzo",
+        "abril",
+        "mayo",
+        "junio",
+        "julio",
+        "agosto",
+        "septiembre",
+        "octubre",
+        "noviembre",
+        "diciembre",
+    ],
+    [
+        "janeiro",
+        "fevereiro",
+        "março",
+        "abril",
+        "maio",
+        "junho",
+        "julho",
+        "agosto",
+        "setembro",
+        "outubro",
+        "novembro",
+        "dezembro",
+    ],
+    [
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ],
+    [
+        "januar",
+        "februar",
+        "märz",
+        "april",
+        "mai",
+        "juni",
+        "juli",
+        "august",
+        "september",
+        "oktober",
+        "november",
+        "dezember",
+    ],
+    [
+        "gennaio",
+        "febbraio",
+        "marzo",
+        "aprile",
+        "maggio",
+        "giugno",
+        "luglio",
+        "agosto",
+        "settembre",
+        "ottobre",
+        "novembre",
+        "dicembre",
+    ],
+    [
+        "января",
+        "февраля",
+        "марта",
+        "апреля",
+        "мая",
+        "июня",
+        "июля",
+        "августа",
+        "сентября",
+        "октября",
+        "ноября",
+        "декабря",
+    ],
+    [
+        "январь",
+        "февраль",
+        "март",
+        "апрель",
+        "май",
+        "июнь",
+        "июль",
+        "август",
+        "сентябрь",
+        "октябрь",
+        "ноябрь",
+        "декабрь",
+    ],
+    [
+        "stycznia",
+        "lutego",
+        "marca",
+        "kwietnia",
+        "maja",
+        "czerwca",
+        "lipca",
+        "sierpnia",
+        "września",
+        "października",
+        "listopada",
+        "grudnia",
+    ],
+    [
+        "ocak", "şubat", "mart", "nisan", "mayıs", "haziran", "temmuz", "ağustos", "eylül", "ekim",
+        "kasım", "aralık",
+    ],
+    [
+        "يناير",
+        "فبراير",
+        "مارس",
+        "أبريل",
+        "مايو",
+        "يونيو",
+        "يوليو",
+        "أغسطس",
+        "سبتمبر",
+        "أكتوبر",
+        "نوفمبر",
+        "ديسمبر",
+    ],
+    [
+        "जनवरी",
+        "फ़रवरी",
+        "मार्च",
+        "अप्रैल",
+        "मई",
+        "जून",
+        "जुलाई",
+        "अगस्त",
+        "सितंबर",
+        "अक्टूबर",
+        "नवंबर",
+        "दिसंबर",
+    ],
+];
+
+/// Every month name of [`OTHER_MONTHS`] with its number, looked up once
+/// per word read.
+static MONTHS: LazyLock<WordMap<u32>> = LazyLock::new(|| {
+    OTHER_MONTHS
+        .iter()
+        .flat_map(|names| names.iter().zip(1..))
+        .map(|(name, month)| ((*name).to_owned(), month))
+        .collect()
+});
+
+/// The month a word names, in any language of the tables.
 fn month(word: &str) -> Option<u32> {
+    english_month(word).or_else(|| MONTHS.get(word).copied())
+}
+
+/// The month a word names, in English.
+fn english_month(word: &str) -> Option<u32> {
     const MONTHS: [&str; 12] = [
         "january",
         "february",
@@ -424,6 +673,29 @@ fn read_quantity(items: &[Item], at: usize) -> (Option<Quantity>, usize) {
             }),
             1,
         ),
+        Some(Item::Symbol('%')) => match items.get(at + 1) {
+            // Turkish writes the sign first: `%20`.
+            Some(Item::Number(value)) => (Some(Quantity::Percent(*value)), 2),
+            _ => (None, 1),
+        },
+        Some(Item::Word(word)) if END_WORDS.contains(&word.as_str()) => {
+            // `end of June`, `fin de junio`, `Ende Juni`, `конца июня`
+            let mut next = at + 1;
+            if word_at(items, next).is_some_and(|w| OF_WORDS.contains(&w)) {
+                next += 1;
+            }
+            match word_at(items, next).and_then(month) {
+                Some(month) => (
+                    Some(Quantity::Date {
+                        year: None,
+                        month,
+                        day: END_OF_MONTH,
+                    }),
+                    next + 1 - at,
+                ),
+                None => (None, 1),
+            }
+        }
         Some(Item::Word(word)) => {
             if let Some(month) = month(word) {
                 // `June 30, 2026`
@@ -446,12 +718,15 @@ fn read_quantity(items: &[Item], at: usize) -> (Option<Quantity>, usize) {
             }
         }
         Some(Item::Number(value)) => {
-            // `30 June 2026`, `30th of June`
+            if let Some(found) = east_asian_date(items, at, *value) {
+                return found;
+            }
+            // `30 June 2026`, `30th of June`, `28 de febrero`
             let mut next = at + 1;
             if word_at(items, next).is_some_and(|w| matches!(w, "st" | "nd" | "rd" | "th")) {
                 next += 1;
             }
-            if word_at(items, next) == Some("of") {
+            if word_at(items, next).is_some_and(|w| OF_WORDS.contains(&w)) {
                 next += 1;
             }
             if let (Some(day), Some(month)) = (
@@ -472,6 +747,48 @@ fn read_quantity(items: &[Item], at: usize) -> (Option<Quantity>, usize) {
             measure(items, at, *value, 1, currency_before)
         }
         _ => (None, 1),
+    }
+}
+
+/// The day a date `end of June` is given: no month has it, so it meets
+/// only another end of the same month (`6月末`).
+const END_OF_MONTH: u32 = 0;
+
+/// Words for a month's end before it.
+const END_WORDS: [&str; 9] = [
+    "end",
+    "fin",
+    "fine",
+    "ende",
+    "конца",
+    "конец",
+    "koniec",
+    "końca",
+    "sonu",
+];
+
+/// `of` between a day or an end and its month.
+const OF_WORDS: [&str; 4] = ["of", "de", "di", "do"];
+
+/// A date as Chinese, Japanese and Korean write it: `8月15日`, `9월
+/// 30일`, `6月末` (the end of June); `None` unless a month follows the
+/// number at `at`.
+fn east_asian_date(items: &[Item], at: usize, value: f64) -> Option<(Option<Quantity>, usize)> {
+    let month = small_integer(value, 1..=12)?;
+    if !matches!(word_at(items, at + 1), Some("月" | "월")) {
+        return None;
+    }
+    let date = |day| Quantity::Date {
+        year: None,
+        month,
+        day,
+    };
+    match (items.get(at + 2), word_at(items, at + 3)) {
+        (Some(Item::Number(day)), Some("日" | "일" | "号")) => {
+            Some((Some(date(small_integer(*day, 1..=31)?)), 4))
+        }
+        (Some(Item::Word(end)), _) if end == "末" => Some((Some(date(END_OF_MONTH)), 3)),
+        _ => None,
     }
 }
 

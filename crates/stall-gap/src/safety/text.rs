@@ -308,6 +308,28 @@ pub(super) struct Token {
     pub(super) before: char,
     /// Whether the word as written is only digits (in any script).
     pub(super) number: bool,
+    /// The word's letters that carry a diacritic as written, lower-cased,
+    /// in order (`ạ` of `phạt`): folding drops the marks, but two words
+    /// that keep different ones are different words (see [`marks_agree`]).
+    pub(super) marks: String,
+}
+
+/// Whether a word written with `word` marks may be a form written with
+/// `form` marks: the same word with its diacritics dropped (`Wisniewski`),
+/// or with the form's own (`Wiśniewskiego` for `Wiśniewski`), and not one
+/// whose marks differ (`phạt`, "a fine", is not `Phát`; `thử` is not
+/// `Thu`).
+pub(super) fn marks_agree(word: &str, form: &str) -> bool {
+    word.is_empty() || (!form.is_empty() && word.starts_with(form))
+}
+
+/// Whether `c` is a letter written with a diacritic (`é`, `ạ`, `ś`).
+fn is_marked(c: char) -> bool {
+    let mut marked = false;
+    unicode_normalization::char::decompose_canonical(c, |part| {
+        marked |= is_combining_mark(part);
+    });
+    marked
 }
 
 impl Token {
@@ -383,11 +405,15 @@ impl Text {
                         capitalised: c.is_uppercase() && offset == 0,
                         before,
                         number: true,
+                        marks: String::new(),
                     });
                     word_start = Some(start + offset);
                 }
                 if let Some(token) = tokens.last_mut() {
                     token.number &= digit;
+                    if offset == 0 && !c.is_ascii() && is_marked(c) {
+                        token.marks.extend(c.to_lowercase());
+                    }
                 }
             }
             if !c.is_whitespace() || is_line_break(c) {
