@@ -46,21 +46,6 @@ fn quick() -> bool {
 
 const TURNS_PER_ROUND: usize = 12;
 
-/// A new key for `user` in `db`.
-fn key(dir: &Path, db: &str, user: &str, host: bool) -> String {
-    let mut args = vec!["keys", "create", "--user", user, "--db", db];
-    if host {
-        args.push("--host");
-    }
-    let out = support::index(dir, &args, None, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
 /// CPU seconds a process (and, for PostgreSQL, every backend of the
 /// server) has used, from /proc.
 fn cpu_seconds(pids: &[u32]) -> f64 {
@@ -103,7 +88,7 @@ struct Run {
 async fn turns_through(dir: &Path, db: &str, hosts: usize, pairs: usize, rounds: usize) -> Run {
     let balanced = Balanced::start(dir, db, hosts, &[]);
     let client = Client::new(balanced.base());
-    let host_key = key(dir, db, "bench-host", true);
+    let host_key = support::key(dir, db, "bench-host", true);
     let tag = uuid::Uuid::new_v4().simple().to_string();
     let mut games = Vec::new();
     for pair in 0..pairs {
@@ -118,7 +103,11 @@ async fn turns_through(dir: &Path, db: &str, hosts: usize, pairs: usize, rounds:
             .rest("POST", "/negotiations", &host_key, Some(opened))
             .await;
         assert_eq!(status, 201, "{body}");
-        games.push((id, key(dir, db, &a, false), key(dir, db, &b, false)));
+        games.push((
+            id,
+            support::key(dir, db, &a, false),
+            support::key(dir, db, &b, false),
+        ));
     }
     let processes: Vec<u32> = balanced.hosts.iter().map(|host| host.child.id()).collect();
     let (nginx, postgres) = (pids_named("nginx"), pids_named("postgres"));
@@ -202,7 +191,7 @@ async fn tasks_get_here_and_there(dir: &Path, db: &str, reads: usize) -> (Durati
     let person = format!("t-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
     // sam moves first: the person's wait has nothing to answer with.
     stall::open_between(dir, db, &id, "sam", &person);
-    let person_key = key(dir, db, &person, false);
+    let person_key = support::key(dir, db, &person, false);
     let [here, there] =
         [0, 1].map(|i| Client::new(format!("http://{}", balanced.hosts[i].address)));
     // A wait on the other seat's move, which never comes: the task works

@@ -532,6 +532,8 @@ pub(crate) struct ServeArgs {
     /// integer, else 3].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) ask_rounds_cap: Option<u32>,
+    #[command(flatten)]
+    pub(crate) judge: JudgeArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -685,6 +687,41 @@ pub(crate) struct ParkArgs {
     /// NEGOTIATION_ASK_ROUNDS_CAP if it is a positive integer, else 3].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) ask_rounds_cap: Option<u32>,
+    #[command(flatten)]
+    pub(crate) judge: JudgeArgs,
+}
+
+/// The question judge: a model's second opinion behind the gate's rules.
+#[derive(Debug, Default, Args)]
+pub(crate) struct JudgeArgs {
+    /// Ask the model for a second opinion on each question the gate's rules
+    /// pass, before it parks: one more model call per park (off by
+    /// default).
+    #[arg(long)]
+    pub(crate) gate_judge: bool,
+    /// When the judge's model fails, times out or answers out of shape:
+    /// refuse the question (closed) or let the rules' verdict stand (open).
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = JudgeFailure::Closed, requires = "gate_judge")]
+    pub(crate) gate_judge_on_failure: JudgeFailure,
+}
+
+/// `--gate-judge-on-failure`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum JudgeFailure {
+    /// Refuse the question: nothing is shown that was not judged.
+    #[default]
+    Closed,
+    /// Let the question through on the rules' word.
+    Open,
+}
+
+impl From<JudgeFailure> for index_stall_gap::JudgeFailurePolicy {
+    fn from(failure: JudgeFailure) -> Self {
+        match failure {
+            JudgeFailure::Closed => index_stall_gap::JudgeFailurePolicy::Closed,
+            JudgeFailure::Open => index_stall_gap::JudgeFailurePolicy::Open,
+        }
+    }
 }
 
 /// `--model`.

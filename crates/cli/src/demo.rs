@@ -8,7 +8,7 @@ use index_negotiation::NegotiationAction::{self, Accept, Counter, Decline, Propo
 use index_negotiation_store::{InvalidId, ListFilter, OpportunityId, Seat};
 use index_negotiation_store_sqlite::Synchronous;
 
-use crate::cli::{ModelChoice, ParkArgs};
+use crate::cli::{JudgeArgs, ModelChoice, ParkArgs};
 use crate::database::{Database, Use};
 use crate::failure::Failure;
 use crate::negotiation::{self, Opening, Session};
@@ -234,6 +234,7 @@ pub(crate) async fn run(
             counterparty_name: Some("Sam".into()),
             network: "climate-founders".into(),
             ask_rounds_cap: None,
+            judge: JudgeArgs::default(),
         },
     )
     .await?;
@@ -368,6 +369,7 @@ pub(crate) async fn run(
             counterparty_name: Some("Lee".into()),
             network: "climate-founders".into(),
             ask_rounds_cap: None,
+            judge: JudgeArgs::default(),
         },
     )
     .await?;

@@ -10,11 +10,12 @@ use index_negotiation_store::{
 };
 use index_question_block::parse_question_message;
 use index_stall_gap::{
-    ChatMessage, ModelError, ModelStallGapAuthor, OpenAiCompatibleModel, ParkError, ParkOutcome,
-    ParkRequest, StructuredModel, park_negotiation,
+    ChatMessage, Completion, ModelError, ModelQuestionJudge, ModelStallGapAuthor,
+    OpenAiCompatibleModel, OutputSchema, ParkError, ParkOutcome, ParkRequest, StallGapAuthor,
+    StructuredModel, judge_output_schema, park_negotiation,
 };
 
-use crate::cli::{ModelChoice, ParkArgs};
+use crate::cli::{JudgeArgs, ModelChoice, ParkArgs};
 use crate::failure::Failure;
 use crate::negotiation::Session;
 use crate::output::{BOLD, DIM, GOOD, NOTE, Out, read_input, styled};
@@ -48,6 +49,37 @@ impl StructuredModel for CannedModel {
     async fn complete(&self, _messages: &[ChatMessage]) -> Result<serde_json::Value, ModelError> {
         Ok(scripted_gap())
     }
+
+    /// The judge, asked about the canned question, finds it safe.
+    async fn complete_with_schema(
+        &self,
+        messages: &[ChatMessage],
+        schema: &OutputSchema,
+    ) -> Result<Completion, ModelError> {
+        let value = if schema.name == judge_output_schema().name {
+            serde_json::json!({"verdict": "safe", "reason": "none"})
+        } else {
+            self.complete(messages).await?
+        };
+        Ok(Completion { value, usage: None })
+    }
+}
+
+/// The author a command parks with: `model`, and behind the gate's rules
+/// the judge `judge` asks for, on the same model.
+pub(crate) fn author(
+    model: Arc<dyn StructuredModel>,
+    judge: &JudgeArgs,
+) -> Arc<dyn StallGapAuthor> {
+    let author = ModelStallGapAuthor::new(model.clone());
+    Arc::new(if judge.gate_judge {
+        author.with_judge(Arc::new(ModelQuestionJudge::new(
+            model,
+            judge.gate_judge_on_failure.into(),
+        )))
+    } else {
+        author
+    })
 }
 
 pub(crate) fn model(choice: ModelChoice) -> Result<Arc<dyn StructuredModel>, Failure> {
@@ -88,7 +120,7 @@ pub(crate) async fn park(
     args: ParkArgs,
 ) -> Result<String, Failure> {
     crate::logging::init_logging("warn");
-    let author = ModelStallGapAuthor::new(model(args.model)?);
+    let author = author(model(args.model)?, &args.judge);
     let mut request = ParkRequest::default();
     request.name = args.name;
     request.signal_title = args.signal_title;
@@ -105,7 +137,7 @@ pub(crate) async fn park(
         id,
         user,
         &request,
-        &author,
+        &*author,
         &Actor::operator(),
     )
     .await

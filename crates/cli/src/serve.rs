@@ -58,10 +58,12 @@ async fn serve_traced(args: ServeArgs, synchronous: Synchronous) -> Result<(), F
             .map_err(|err| Failure::Usage(index_negotiation_store::ErrorChain(&err).to_string()))?
             .map(|model| Arc::new(model) as Arc<dyn index_stall_gap::StructuredModel>),
     };
-    let author = model.map(|model| {
-        Arc::new(index_stall_gap::ModelStallGapAuthor::new(model))
-            as Arc<dyn index_stall_gap::StallGapAuthor>
-    });
+    if args.judge.gate_judge && model.is_none() {
+        return Err(Failure::Usage(
+            "--gate-judge asks the host's model: set INDEX_MODEL_BASE_URL and INDEX_MODEL, or pass --model".to_owned(),
+        ));
+    }
+    let author = model.map(|model| crate::questions::author(model, &args.judge));
     let mut settings = HostSettings::default();
     settings.author = author;
     settings.question_loop = crate::questions::question_loop_settings(args.ask_rounds_cap);

@@ -3,6 +3,7 @@
 //! answer, so the park decision still ends without a park but an operator
 //! learns why.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -14,6 +15,7 @@ use index_negotiation_store::ErrorChain;
 use index_question_block::StructuredQuestion;
 
 use crate::input::{NegotiationStallGap, StallGapAuthorInput};
+use crate::judge::QuestionJudge;
 use crate::model::StructuredModel;
 use crate::prompt::stall_gap_messages;
 
@@ -32,6 +34,12 @@ pub trait StallGapAuthor: Send + Sync {
         &self,
         input: &StallGapAuthorInput,
     ) -> Result<Option<NegotiationStallGap>, AuthorFailure>;
+
+    /// The second opinion a question the gate's rules passed must also
+    /// pass, if this author's host asked for one; none by default.
+    fn judge(&self) -> Option<&dyn QuestionJudge> {
+        None
+    }
 }
 
 /// Why an author could not tell whether there is a gap.
@@ -77,6 +85,7 @@ pub const MAX_MODEL_CALLS: usize = 2;
 pub struct ModelStallGapAuthor<M> {
     model: M,
     timeout: Duration,
+    judge: Option<Arc<dyn QuestionJudge>>,
 }
 
 impl<M: StructuredModel> ModelStallGapAuthor<M> {
@@ -92,7 +101,16 @@ impl<M: StructuredModel> ModelStallGapAuthor<M> {
         ModelStallGapAuthor {
             model,
             timeout: turn_timeout(resolve_turn_timeout_ms(override_ms)),
+            judge: None,
         }
+    }
+
+    /// The same author, with `judge` as the second opinion its questions
+    /// must pass after the rules (see [`StallGapAuthor::judge`]).
+    #[must_use]
+    pub fn with_judge(mut self, judge: Arc<dyn QuestionJudge>) -> Self {
+        self.judge = Some(judge);
+        self
     }
 
     /// The timeout each model call runs under.
@@ -203,6 +221,10 @@ impl<M: StructuredModel> StallGapAuthor for ModelStallGapAuthor<M> {
         Err(AuthorFailure::Unreadable {
             attempts: MAX_MODEL_CALLS,
         })
+    }
+
+    fn judge(&self) -> Option<&dyn QuestionJudge> {
+        self.judge.as_deref()
     }
 }
 

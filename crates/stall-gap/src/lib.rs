@@ -9,7 +9,8 @@
 //! * [`check_authored_negotiation_question`] (and its boolean form,
 //!   [`is_safe_authored_negotiation_question`]) is the fail-closed gate a
 //!   question must pass before a person sees it, with a [`GateRule`] as the
-//!   reason when it refuses.
+//!   reason when it refuses. A host may put a [`QuestionJudge`] (a model,
+//!   [`ModelQuestionJudge`]) behind it, off by default.
 //! * [`park_stalled_negotiation`] decides: within the ask-round budget, a
 //!   safe gap becomes an `ask_user` park turn in the negotiation's record
 //!   (through a [`ParkSink`]); anything else is a terminal stall.
@@ -38,6 +39,7 @@
 //! | `model` | the `StructuredModel` seam |
 //! | `prompt` | the two messages |
 //! | `author` | the loop and the output reading |
+//! | `judge` | the optional second opinion: a model asked after the rules pass |
 //! | `safety` | the gate: normalised views, one rule family per module |
 //! | `park` | the park decision and the `ParkSink` port |
 //! | `stored` | the park of a stored negotiation, committed through `Negotiations::park` |
@@ -46,6 +48,7 @@
 
 mod author;
 mod input;
+mod judge;
 mod model;
 #[cfg(feature = "openai")]
 mod openai;
@@ -64,7 +67,13 @@ pub use input::{
     ConversationMessage, ConversationRole, NegotiationStallGap, Signal, StallGapAuthorInput,
     StallReason, TranscriptTurn,
 };
-pub use model::{ChatMessage, ChatRole, ModelError, StructuredModel};
+pub use judge::{
+    DEFAULT_JUDGE_TIMEOUT, JudgeFailurePolicy, JudgeReason, JudgeStats, ModelQuestionJudge,
+    QuestionJudge, judge_messages, judge_output_schema, read_judge_output,
+};
+pub use model::{
+    ChatMessage, ChatRole, Completion, ModelError, OutputSchema, StructuredModel, TokenUsage,
+};
 #[cfg(feature = "openai")]
 pub use openai::{
     MAX_RETRY_AFTER, MODEL_API_KEY_ENV, MODEL_BASE_URL_ENV, MODEL_ENV, OpenAiCompatibleModel,

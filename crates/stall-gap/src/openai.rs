@@ -14,7 +14,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use crate::model::{ChatMessage, ModelError, StructuredModel};
+use crate::model::{
+    ChatMessage, Completion, ModelError, OutputSchema, StructuredModel, TokenUsage,
+};
 
 /// The base URL, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`.
 pub const MODEL_BASE_URL_ENV: &str = "INDEX_MODEL_BASE_URL";
@@ -118,19 +120,19 @@ impl OpenAiCompatibleModel {
         }
     }
 
-    fn request(&self, messages: &[ChatMessage]) -> Value {
+    fn request(&self, messages: &[ChatMessage], schema: &OutputSchema) -> Value {
         json!({
             "model": self.model,
             "messages": messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect::<Vec<_>>(),
             "response_format": {
                 "type": "json_schema",
-                "json_schema": { "name": "negotiation_stall_gap", "strict": true, "schema": gap_output_schema() }
+                "json_schema": { "name": schema.name, "strict": true, "schema": schema.schema }
             }
         })
     }
 
     /// One POST; `Err(Some(wait))` when the server asks to be tried again.
-    async fn post(&self, body: &Value) -> Result<Value, Attempt> {
+    async fn post(&self, body: &Value) -> Result<Completion, Attempt> {
         let mut request = self.http.post(&self.endpoint).json(body);
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
@@ -164,7 +166,11 @@ impl OpenAiCompatibleModel {
         let answer: Value = response.json().await.map_err(|_| {
             Attempt::Failed(ModelError::msg("the model server's answer is not JSON"))
         })?;
-        content(&answer).map_err(Attempt::Failed)
+        let value = content(&answer).map_err(Attempt::Failed)?;
+        Ok(Completion {
+            value,
+            usage: usage(&answer),
+        })
     }
 }
 
@@ -209,6 +215,16 @@ fn describe(err: &reqwest::Error) -> String {
     } else {
         "the request to the model server failed".to_owned()
     }
+}
+
+/// The tokens a chat-completions answer says it cost; none unless both
+/// counts are there.
+fn usage(answer: &Value) -> Option<TokenUsage> {
+    let usage = answer.get("usage")?;
+    Some(TokenUsage {
+        prompt_tokens: usage.get("prompt_tokens")?.as_u64()?,
+        completion_tokens: usage.get("completion_tokens")?.as_u64()?,
+    })
 }
 
 /// The JSON the model produced, from a chat-completions answer.
@@ -277,12 +293,27 @@ pub fn gap_output_schema() -> Value {
 
 #[async_trait]
 impl StructuredModel for OpenAiCompatibleModel {
-    /// Posts the messages; a 429 or 5xx is tried once more after its
-    /// `Retry-After` (at most [`MAX_RETRY_AFTER`]), inside whatever timeout
-    /// the caller puts around the call.
-    #[tracing::instrument(name = "model call", skip_all, fields(model = %self.model))]
+    /// Asks for the stall-gap output ([`gap_output_schema`]) through
+    /// [`complete_with_schema`](StructuredModel::complete_with_schema).
     async fn complete(&self, messages: &[ChatMessage]) -> Result<Value, ModelError> {
-        let body = self.request(messages);
+        let schema = OutputSchema {
+            name: "negotiation_stall_gap",
+            schema: gap_output_schema(),
+        };
+        Ok(self.complete_with_schema(messages, &schema).await?.value)
+    }
+
+    /// Posts the messages with `schema` as the strict `response_format`,
+    /// and reads the answer's `usage`. A 429 or 5xx is tried once more
+    /// after its `Retry-After` (at most [`MAX_RETRY_AFTER`]), inside
+    /// whatever timeout the caller puts around the call.
+    #[tracing::instrument(name = "model call", skip_all, fields(model = %self.model, output = schema.name))]
+    async fn complete_with_schema(
+        &self,
+        messages: &[ChatMessage],
+        schema: &OutputSchema,
+    ) -> Result<Completion, ModelError> {
+        let body = self.request(messages, schema);
         match self.post(&body).await {
             Ok(value) => Ok(value),
             Err(Attempt::Failed(err)) => Err(err),

@@ -15,7 +15,8 @@ use crate::input::{
     ConversationMessage, NegotiationStallGap, Signal, StallGapAuthorInput, StallReason,
     TranscriptTurn,
 };
-use crate::safety::{GateRefusal, check_authored_negotiation_question};
+use crate::judge::JudgeReason;
+use crate::safety::{GateRefusal, GateRule, check_authored_negotiation_question};
 
 /// The reasoning recorded on every park turn. Fixed, never model text: the
 /// park turn enters the shared record, and the question itself (which the
@@ -254,7 +255,8 @@ impl ParkOutcome {
 /// calling the author. Otherwise the author is asked; a gap the safety gate
 /// passes (checked against the counterparty's name, the seed reasoning and
 /// the reasoning of the other seat's turns in the record) is handed to the
-/// sink as an `ask_user` park turn from the source side's agent, and the
+/// sink as an `ask_user` park turn from the source side's agent (after the
+/// author's [`judge`](StallGapAuthor::judge), if it has one, passes it too), and the
 /// sink's commit decides once more under the lock (the model call took
 /// time; the negotiation may have moved). Every failure ends as a terminal
 /// stall, each with its own outcome: this never returns an error.
@@ -322,16 +324,40 @@ pub async fn park_stalled_negotiation(
         &context.messages,
         &context.source_user_id,
     );
-    if let Err(refusal) = check_authored_negotiation_question(
+    // The rules first; the judge, if the author has one, only on what
+    // they pass, and only to refuse more.
+    let refused = match check_authored_negotiation_question(
         &gap.question,
         &forbidden_identifiers,
         &forbidden_source_text,
     ) {
+        Err(refusal) => Some((refusal, None)),
+        Ok(()) => match author.judge() {
+            Some(judge) => judge
+                .judge(
+                    &gap.question,
+                    &forbidden_identifiers,
+                    &forbidden_source_text,
+                )
+                .await
+                .err()
+                .map(|reason| {
+                    let refusal = GateRefusal {
+                        rule: GateRule::ModelJudge,
+                        field: None,
+                    };
+                    (refusal, Some(reason))
+                }),
+            None => None,
+        },
+    };
+    if let Some((refusal, judged)) = refused {
         tracing::warn!(
             name: "negotiation_park_unsafe_gap",
             opportunity_id,
             rule = refusal.rule.as_str(),
             field = refusal.field.map(|field| field.to_string()),
+            judge_reason = judged.map(JudgeReason::as_str),
             "dropping an unsafe post-stall question; the negotiation stalls without a park"
         );
         return ParkOutcome::UnsafeGap {

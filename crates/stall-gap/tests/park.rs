@@ -1,5 +1,7 @@
 //! Every branch of the park decision, with a recording sink and the tracing
-//! events captured.
+//! events captured; and the question judge behind the gate's rules, on a
+//! server that answers in OpenAI's wire format: asked only after the
+//! rules pass, read strictly, failing closed or open as told, and counted.
 
 // Tests report failure by panicking.
 #![allow(
@@ -11,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use index_negotiation::{
@@ -18,6 +21,7 @@ use index_negotiation::{
     ParkRejection, SuggestedRoles, UserId,
 };
 use index_stall_gap::*;
+use index_test_support::openai_server::{Fake, Reply, gap};
 use serde_json::json;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
@@ -167,15 +171,27 @@ async fn run_into(
     answers: Vec<Scripted>,
     sink: RecordingSink,
 ) -> Run {
+    let model = Arc::new(ScriptedModel::new(answers));
+    let author = ModelStallGapAuthor::with_timeout_ms(Arc::clone(&model), Some(5_000.0));
+    let mut run = park_with(&author, end, context, sink).await;
+    run.model_calls = model.call_count();
+    run
+}
+
+/// Parks with `author`, its events captured (`model_calls` left 0).
+async fn park_with(
+    author: &dyn StallGapAuthor,
+    end: NegotiationEnd,
+    context: ParkContext,
+    sink: RecordingSink,
+) -> Run {
     let captured: Captured = Arc::default();
     let subscriber = tracing_subscriber::registry().with(Capture(Arc::clone(&captured)));
     let _guard = tracing::subscriber::set_default(subscriber);
-    let model = Arc::new(ScriptedModel::new(answers));
-    let author = ModelStallGapAuthor::with_timeout_ms(Arc::clone(&model), Some(5_000.0));
-    let outcome = park_stalled_negotiation(&end, context, &author, &sink).await;
+    let outcome = park_stalled_negotiation(&end, context, author, &sink).await;
     Run {
         outcome,
-        model_calls: model.call_count(),
+        model_calls: 0,
         persisted: sink.persisted.into_inner().unwrap(),
         events: captured.lock().unwrap().clone(),
     }
@@ -531,4 +547,150 @@ fn mid_flight_consults_respect_the_ration_and_the_cap() {
         &"lee".parse().unwrap(),
         3
     ));
+}
+
+fn verdict(verdict: &str, reason: &str) -> Reply {
+    Reply::Content(json!({"verdict": verdict, "reason": reason}).to_string())
+}
+
+/// A park whose author and judge ask the server answering `replies`, the
+/// judge failing as `policy` says and waiting at most half a second.
+async fn judged(replies: Vec<Reply>, policy: JudgeFailurePolicy) -> (Run, Fake, JudgeStats) {
+    let (fake, base) = Fake::start(replies).await;
+    let model = || OpenAiCompatibleModel::new(&base, "gpt-4o", Some("sk-test".into())).unwrap();
+    let judge =
+        Arc::new(ModelQuestionJudge::new(model(), policy).with_timeout(Duration::from_millis(500)));
+    let author =
+        ModelStallGapAuthor::with_timeout_ms(model(), Some(5_000.0)).with_judge(judge.clone());
+    let run = park_with(&author, end(), context(0), RecordingSink::default()).await;
+    (run, fake, judge.stats())
+}
+
+fn judged_out(outcome: &ParkOutcome) -> bool {
+    matches!(
+        outcome,
+        ParkOutcome::UnsafeGap {
+            refusal: GateRefusal {
+                rule: GateRule::ModelJudge,
+                field: None
+            },
+            ..
+        }
+    )
+}
+
+fn equity_question() -> Reply {
+    Reply::Content(gap("How much equity would you accept?"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_the_rules_pass_is_judged_then_parked() {
+    let (run, fake, stats) = judged(
+        vec![equity_question(), verdict("safe", "none")],
+        JudgeFailurePolicy::Closed,
+    )
+    .await;
+    assert_eq!(
+        run.outcome.kind(),
+        ParkOutcomeKind::Parked,
+        "{:?}",
+        run.outcome
+    );
+    assert_eq!(run.persisted.len(), 1);
+    let requests = fake.requests.lock().unwrap();
+    assert_eq!(requests.len(), 2, "the author's call, then the judge's");
+    let body = &requests[1].1;
+    let format = &body["response_format"]["json_schema"];
+    assert_eq!(format["name"], "question_judge");
+    assert_eq!(format["strict"], true);
+    assert_eq!(format["schema"], judge_output_schema().schema);
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    let data: serde_json::Value =
+        serde_json::from_str(messages[1]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        data["question"]["prompt"],
+        "How much equity would you accept?"
+    );
+    // What the rules were given: the name and the private texts, trimmed.
+    assert_eq!(data["counterpartyNames"], json!(["Helios Grid"]));
+    assert_eq!(
+        data["privateTexts"],
+        json!(["Both sides work on load forecasting for utilities in the north."])
+    );
+    // The fake bills 812 prompt and 96 completion tokens a call.
+    assert_eq!(
+        (stats.safe, stats.refused, stats.failed),
+        (1, 0, 0),
+        "{stats:?}"
+    );
+    assert_eq!((stats.prompt_tokens, stats.completion_tokens), (812, 96));
+    assert!(stats.seconds > 0.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsafe_verdict_refuses_the_question_under_the_judge_rule() {
+    let (run, _, stats) = judged(
+        vec![equity_question(), verdict("unsafe", "echo")],
+        JudgeFailurePolicy::Open,
+    )
+    .await;
+    assert!(judged_out(&run.outcome), "{:?}", run.outcome);
+    assert!(run.persisted.is_empty());
+    assert_eq!(stats.refused, 1);
+    let fields = event(&run, "negotiation_park_unsafe_gap").unwrap();
+    assert_eq!(fields["rule"], "model_judge");
+    assert_eq!(fields["judge_reason"], "echo");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_the_rules_refuse_never_reaches_the_judge() {
+    let (run, fake, stats) = judged(
+        vec![Reply::Content(gap(
+            "Could you call +44 20 7946 0958 first?",
+        ))],
+        JudgeFailurePolicy::Closed,
+    )
+    .await;
+    let ParkOutcome::UnsafeGap { refusal, .. } = &run.outcome else {
+        panic!("{:?}", run.outcome)
+    };
+    assert_eq!(refusal.rule, GateRule::ContactDetail);
+    assert_eq!(fake.request_count(), 1);
+    assert_eq!(stats.calls(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judge_that_cannot_tell_refuses_when_closed_and_passes_when_open() {
+    let cannot_tell = [
+        // Out of shape: no reason; a reason with a safe verdict; a
+        // verdict the schema does not know; not JSON at all.
+        Reply::Content(json!({"verdict": "safe"}).to_string()),
+        verdict("safe", "echo"),
+        verdict("maybe", "none"),
+        Reply::Garbage,
+        Reply::Status(400, None),
+        // Slower than the judge's half second.
+        Reply::Slow(Duration::from_secs(3)),
+    ];
+    for reply in cannot_tell {
+        let (closed, _, stats) = judged(
+            vec![equity_question(), reply.clone()],
+            JudgeFailurePolicy::Closed,
+        )
+        .await;
+        assert!(judged_out(&closed.outcome), "{:?}", closed.outcome);
+        let fields = event(&closed, "negotiation_park_unsafe_gap").unwrap();
+        assert_eq!(fields["judge_reason"], "unavailable");
+        assert_eq!((stats.failed, stats.passed_on_failure), (1, 0));
+        let (open, _, stats) =
+            judged(vec![equity_question(), reply], JudgeFailurePolicy::Open).await;
+        assert_eq!(
+            open.outcome.kind(),
+            ParkOutcomeKind::Parked,
+            "{:?}",
+            open.outcome
+        );
+        assert_eq!((stats.failed, stats.passed_on_failure), (1, 1));
+    }
 }

@@ -43,6 +43,22 @@ pub fn index(dir: &Path, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)
     child.wait_with_output().unwrap()
 }
 
+/// A new key for `user` in `db` (a host key if `host`), printed once by
+/// `index keys create`.
+pub fn key(dir: &Path, db: &str, user: &str, host: bool) -> String {
+    let mut args = vec!["keys", "create", "--user", user, "--db", db];
+    if host {
+        args.push("--host");
+    }
+    let out = index(dir, &args, None, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
 /// `index --json ARGS --db DB` in `dir`, which must succeed; its JSON.
 pub fn index_json(dir: &Path, db: &str, args: &[&str]) -> serde_json::Value {
     let mut full = vec!["--json"];

@@ -1,13 +1,18 @@
 //! What `GET /metrics` tells an operator, in Prometheus's text format:
 //! requests by route and status with their latency, commits and refusals
 //! by code, waits in flight, parks and answers by outcome, MCP sessions,
-//! and the MCP tasks whose work runs here. Counted in memory, per process; prometheus-client keeps the
+//! the MCP tasks whose work runs here, and the question judge's verdicts,
+//! time and tokens when the host has one. Counted in memory, per process; prometheus-client keeps the
 //! families and writes the exposition.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use prometheus_client::encoding::EncodeLabelSet;
+use index_stall_gap::StallGapAuthor;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -66,9 +71,14 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0005, 2.0, 16))
 }
 
-impl Default for Metrics {
-    fn default() -> Self {
+impl Metrics {
+    /// The host's metrics; with the judge's figures too when `author` has
+    /// one (read from it at each scrape: the judge keeps its own counts).
+    pub(crate) fn new(author: Option<Arc<dyn StallGapAuthor>>) -> Self {
         let mut registry = Registry::with_prefix("index");
+        if let Some(author) = author.filter(|author| author.judge().is_some()) {
+            registry.register_collector(Box::new(JudgeCollector(author)));
+        }
         let requests = Family::<RequestLabels, Counter>::default();
         registry.register(
             "http_requests",
@@ -124,6 +134,75 @@ impl Default for Metrics {
             tasks,
             session_count: OnceLock::new(),
         }
+    }
+}
+
+/// The question judge's figures, as counters: questions by verdict, the
+/// seconds its model took and the tokens it was billed.
+struct JudgeCollector(Arc<dyn StallGapAuthor>);
+
+impl std::fmt::Debug for JudgeCollector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("JudgeCollector").finish_non_exhaustive()
+    }
+}
+
+/// The judge's questions, by verdict.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VerdictLabels {
+    verdict: &'static str,
+}
+
+/// The judge's tokens, by kind.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TokenLabels {
+    kind: &'static str,
+}
+
+impl Collector for JudgeCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> std::fmt::Result {
+        let Some(stats) = self.0.judge().map(|judge| judge.stats()) else {
+            return Ok(());
+        };
+        let counter = MetricType::Counter;
+        let mut questions = encoder.encode_descriptor(
+            "gate_judge_questions",
+            "Questions the judge was asked about, by verdict: safe, unsafe, or failed (its model failed, timed out or answered out of shape)",
+            None,
+            counter,
+        )?;
+        for (verdict, count) in [
+            ("safe", stats.safe),
+            ("unsafe", stats.refused),
+            ("failed", stats.failed),
+        ] {
+            ConstCounter::new(count)
+                .encode(questions.encode_family(&VerdictLabels { verdict })?)?;
+        }
+        ConstCounter::new(stats.passed_on_failure).encode(encoder.encode_descriptor(
+            "gate_judge_passed_on_failure",
+            "Questions let through on the rules alone because the judge failed and fails open",
+            None,
+            counter,
+        )?)?;
+        let mut tokens = encoder.encode_descriptor(
+            "gate_judge_tokens",
+            "Tokens the judge's model server billed, by kind",
+            None,
+            counter,
+        )?;
+        for (kind, count) in [
+            ("prompt", stats.prompt_tokens),
+            ("completion", stats.completion_tokens),
+        ] {
+            ConstCounter::new(count).encode(tokens.encode_family(&TokenLabels { kind })?)?;
+        }
+        ConstCounter::new(stats.seconds).encode(encoder.encode_descriptor(
+            "gate_judge_seconds",
+            "Seconds spent waiting for the judge's model",
+            None,
+            counter,
+        )?)
     }
 }
 
