@@ -101,6 +101,7 @@ pub enum JudgeFailurePolicy {
 
 /// What a judge has done since it was made, for an operator's metrics.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[non_exhaustive]
 pub struct JudgeStats {
     /// Questions the model called safe.
     pub safe: u64,
@@ -122,7 +123,8 @@ impl JudgeStats {
     /// Every call made.
     ///
     /// ```
-    /// let stats = index_stall_gap::JudgeStats { safe: 2, refused: 1, failed: 1, ..Default::default() };
+    /// let mut stats = index_stall_gap::JudgeStats::default();
+    /// (stats.safe, stats.refused, stats.failed) = (2, 1, 1);
     /// assert_eq!(stats.calls(), 4);
     /// ```
     pub fn calls(&self) -> u64 {

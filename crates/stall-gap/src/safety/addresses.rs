@@ -20,8 +20,8 @@ const STREET_WORDS: &str = "street st road rd avenue ave av lane ln drive boulev
     carretera rua travessa praça largo estrada rodovia via viale piazza corso vicolo largo \
     ulica ul aleja al plac osiedle os улица ул проспект пр-т переулок пер шоссе бульвар \
     площадь наб набережная cadde cad caddesi sokak sok sk bulvar bulvarı mahalle mah mahallesi \
-    đường phố phường quận huyện ngõ hẻm شارع طريق حي रोड मार्ग गली नगर sector सेक्टर block \
-    blok квартал";
+    đường phố phường quận huyện ngõ hẻm شارع طريق حي रोड मार्ग गली नगर sector सेक्टर \
+    квартал";
 
 /// German writes the street word onto the name (`Hauptstraße`).
 const STREET_SUFFIXES: [&str; 7] = ["straße", "strasse", "str", "weg", "platz", "gasse", "allee"];
@@ -31,12 +31,23 @@ const STREET_SUFFIXES: [&str; 7] = ["straße", "strasse", "str", "weg", "platz",
 const KOREAN_ROAD_SUFFIXES: [&str; 2] = ["로", "길"];
 
 /// Words that say the number after them is a house's.
-const NUMBER_MARKERS: &str = "no nº n° № nr số д дом d";
+const NUMBER_MARKERS: &str = "no nº n° № nr số д дом";
 
 /// Flats, floors, suites and offices, and post-office boxes.
 const UNIT_WORDS: &str = "suite ste apt apartment flat unit floor fl og eg stock etage étage \
-    piso planta andar sala piano interno int lok lokal mieszkanie m кв квартира офис этаж \
-    корп корпус стр daire kat tầng phòng फ़्लैट फ्लैट मंज़िल مكتب شقة طابق ص ب box";
+    piso planta andar sala piano interno lok lokal mieszkanie кв квартира офис этаж корп \
+    корпус daire kat tầng phòng फ़्लैट फ्लैट मंज़िल مكتب شقة طابق";
+
+/// The levels of a Vietnamese address, two of which in one field are an
+/// address (`Phường Bến Nghé, Quận 1`).
+const ADMIN_LEVELS: [&str; 4] = ["phường", "quận", "huyện", "xã"];
+
+/// What a number counts when it is a sum, not a postcode (`25000 EUR`,
+/// `150000 euros`): words and signs after it, in the tables' languages.
+const COUNTED: [&str; 22] = [
+    "eur", "euro", "usd", "dollar", "zł", "zl", "pln", "руб", "rub", "tl", "lira", "đồng", "vnd",
+    "rs", "inr", "aed", "درهم", "won", "unit", "pcs", "stück", "sztuk",
+];
 
 static STREETS: LazyLock<WordSet> = LazyLock::new(|| set(STREET_WORDS));
 static MARKERS: LazyLock<WordSet> = LazyLock::new(|| set(NUMBER_MARKERS));
@@ -83,15 +94,38 @@ fn has_street_address(lower: &str) -> bool {
             || (UNITS.contains(word)
                 && (number_at(i + 1) || i.checked_sub(1).is_some_and(number_at)))
     });
-    let postcode = words.iter().any(|word| is_postcode(word));
-    // Two levels of a street address (`Phường Bến Nghé, Quận 1`).
-    let levels = street_at
+    let postcode = words
         .iter()
-        .filter_map(|&at| words.get(at))
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
-    let house = numbered_street || (marked_number && !street_at.is_empty());
-    (house && (postcode || unit || levels >= 2)) || (unit && postcode)
+        .any(|word| is_postcode(word) && !is_counted(lower, word));
+    let levels = ADMIN_LEVELS
+        .iter()
+        .filter(|level| words.contains(level))
+        .count();
+    let street = !street_at.is_empty();
+    let house = numbered_street || (marked_number && street);
+    (house && (postcode || unit || levels >= 2)) || (street && unit && postcode)
+}
+
+/// Whether the number `word` in `lower` is a sum: a currency sign or a
+/// word of what it counts beside it.
+fn is_counted(lower: &str, word: &str) -> bool {
+    lower.match_indices(word).any(|(at, _)| {
+        let before = lower.get(..at).unwrap_or_default().trim_end();
+        let after = lower
+            .get(at + word.len()..)
+            .unwrap_or_default()
+            .trim_start();
+        before.ends_with(is_currency_sign)
+            || after.starts_with(is_currency_sign)
+            || COUNTED.iter().any(|counted| after.starts_with(counted))
+    })
+}
+
+fn is_currency_sign(c: char) -> bool {
+    matches!(
+        c,
+        '€' | '$' | '£' | '¥' | '₽' | '₩' | '₫' | '₺' | '₹' | '元' | '円' | '원'
+    )
 }
 
 /// A letter, a digit or a mark on one (Devanagari's virama and nukta
@@ -214,6 +248,9 @@ mod tests {
             "ship via dhl within 10 days, or by sea in 30?",
             "北京地铁10号线附近的办公室可以吗？",
             "iso 9001 and din en 12345: are both required?",
+            "should we place 2 orders via road?",
+            "would you take floor 3 for 25000 eur a month?",
+            "¿un contrato a largo plazo de 24 meses por 150000 euros?",
         ] {
             assert!(!has_address(ordinary), "{ordinary}");
         }

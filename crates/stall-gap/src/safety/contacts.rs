@@ -470,6 +470,8 @@ fn has_phone(plain: &str) -> bool {
 fn is_mobile_groups(groups: &[String], separators: &[String]) -> bool {
     groups.len() == 3
         && groups.iter().all(|group| group.len() == 3)
+        // A sum's thousands are round (`150 000 000`); a number's are not.
+        && groups.iter().skip(1).all(|group| group != "000")
         && separators.iter().all(|separator| separator == " ")
 }
 
@@ -482,21 +484,28 @@ fn is_currency(c: char) -> bool {
 
 /// Standards a number follows, whose numbers are no one's phone
 /// (`ГОСТ Р ИСО 9001-2015`, `DIN EN 60204-1`).
-const STANDARDS: [&str; 17] = [
-    "iso", "исо", "гост", "din", "en", "nf", "une", "pn", "bs", "iec", "astm", "ansi", "jis",
-    "tcvn", "gb", "ks", "sni",
+const STANDARDS: [&str; 12] = [
+    "iso", "исо", "гост", "din", "iec", "astm", "ansi", "jis", "tcvn", "gb", "ks", "sni",
 ];
+
+/// Bodies whose names are also words (`en`, "in"), which name a standard
+/// only as the first of a pair (`PN-EN`, `NF EN`, `BS EN`, `UNE-EN`).
+const PAIRED_STANDARDS: [&str; 5] = ["pn", "nf", "bs", "une", "en"];
 
 /// Whether the number starting at `start` follows a standard's name, a
 /// word or two before it.
 fn follows_a_standard(chars: &[char], start: usize) -> bool {
     let before: String = chars.get(..start).unwrap_or_default().iter().collect();
-    before
+    let words: Vec<String> = before
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .rev()
         .take(2)
-        .any(|word| STANDARDS.contains(&word.to_lowercase().as_str()))
+        .map(str::to_lowercase)
+        .collect();
+    let paired = matches!(words.as_slice(), [last, first]
+        if PAIRED_STANDARDS.contains(&last.as_str()) && PAIRED_STANDARDS.contains(&first.as_str()) && last != first);
+    paired || words.iter().any(|word| STANDARDS.contains(&word.as_str()))
 }
 
 /// The digit groups of the number run starting at `start`, the separator
@@ -538,7 +547,7 @@ fn is_sum_date_or_years(groups: &[String], separators: &[String]) -> bool {
 /// Two sums joined by a spaced dash (`250 000 – 300 000`, the dash
 /// written `-` by then), each grouped in thousands.
 fn is_range_of_sums(groups: &[String], separators: &[String]) -> bool {
-    let Some(dash) = separators.iter().position(|s| s == " - ") else {
+    let Some(dash) = separators.iter().position(|s| s == " - " || s == "-") else {
         return false;
     };
     let (Some(before), Some(after)) = (groups.get(..=dash), groups.get(dash + 1..)) else {
@@ -836,8 +845,8 @@ fn has_spoken_phone(text: &Text) -> bool {
     }
     // A number read out in groups starts with a digit or a group word;
     // with no digit word at all, only a run of group words could be one.
-    (any || text.words().any(super::number_words::is_group_word))
-        && super::number_words::has_grouped_number(text.words(), |word| digits.contains(word))
+    ((any || text.words().any(super::number_words::is_group_word))
+        && super::number_words::has_grouped_number(text.words(), |word| digits.contains(word)))
         || super::number_words::has_katakana_number(&text.plain)
 }
 
@@ -905,6 +914,7 @@ mod tests {
             "see asp.net or socket.io",
             "555 123 - 4567",
             "+7 495 123 - 45 67",
+            "Llámalo en el 612 345 678",
         ] {
             assert!(found(text), "{text:?}");
         }
@@ -924,6 +934,9 @@ mod tests {
             "ASP.NET Core, VB.NET or .NET 8, with Socket.IO or Chart.js?",
             "Czy budżet 250 000 – 300 000 zł wystarczy?",
             "Бюджет 1 200 000 - 1 500 000 ₽?",
+            "Budget €120,000–150,000?",
+            "Is 150 000 000 the ceiling?",
+            "Does it follow PN-EN 16121 or ГОСТ Р ИСО 9001-2015?",
             "预算一百二十万元，二〇二六年六月三十日前签约？",
             "이 사이 일이 오이 사과",
             "Ek do teen options: do you want one or two?",

@@ -46,61 +46,46 @@ pub(super) fn has_identifier(text: &Text) -> bool {
 const COLOUR_LENGTHS: [usize; 4] = [3, 4, 6, 8];
 
 /// Words that say a field is about colour, in the languages of the
-/// ordinary-question table (and CSS's own), found inside the lower-cased
-/// text: without one, `#a3f9c2` is as likely a ticket as a colour.
-const COLOUR_WORDS: [&str; 41] = [
+/// tables (and CSS's own): without one, `#a3f9c2` is as likely a ticket as
+/// a colour. These start a word (`colour`, `Farbe`, `цвета`, `pintura`).
+const COLOUR_STEMS: [&str; 19] = [
     "colo",
     "couleur",
     "farb",
     "цвет",
     "kolor",
     "renk",
-    "màu",
-    "색",
-    "色",
-    "hex",
-    "rgb",
-    "css",
     "palet",
-    "brand",
-    "theme",
-    "tema",
-    "لون",
-    "カラー",
-    "컬러",
-    "रंग",
-    // Paints and finishes, and the commonest colour names.
     "paint",
-    "pintura",
-    "peinture",
+    "pintur",
+    "peintur",
     "vernic",
-    "lack",
     "краск",
     "farba",
     "boya",
-    "sơn",
-    "green",
-    "blue",
-    "grey",
-    "gray",
-    "azul",
-    "verde",
-    "bleu",
-    "vert",
-    "grün",
-    "blau",
-    "laranja",
-    "orange",
+    "brand",
+    "theme",
+    "hex",
+    "rgb",
+    "css",
 ];
 
-/// Colour words too short to look for inside other words, matched whole.
-const SHORT_COLOUR_WORDS: [&str; 4] = ["cor", "cores", "màu", "رنگ"];
+/// Colour words and the commonest colours' names, matched as whole words
+/// (`vert` is not in `Vertrag`, nor `lack` in `black`).
+const COLOUR_NAMES: [&str; 20] = [
+    "cor", "cores", "màu", "sơn", "tema", "lack", "green", "blue", "grey", "gray", "azul", "verde",
+    "bleu", "vert", "grün", "blau", "laranja", "orange", "رنگ", "لون",
+];
+
+/// Colour words of scripts written without spaces, or with particles run
+/// onto them (`颜色`, `색상은`, `ブランドカラー`), found inside the text.
+const COLOUR_INSIDE: [&str; 5] = ["色", "색", "カラー", "컬러", "रंग"];
 
 fn mentions_colour(lower: &str) -> bool {
-    COLOUR_WORDS.iter().any(|word| lower.contains(word))
-        || lower
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|word| SHORT_COLOUR_WORDS.contains(&word))
+    COLOUR_INSIDE.iter().any(|word| lower.contains(word))
+        || lower.split(|c: char| !c.is_alphanumeric()).any(|word| {
+            COLOUR_NAMES.contains(&word) || COLOUR_STEMS.iter().any(|stem| word.starts_with(stem))
+        })
 }
 
 /// `digits` with each hex colour blanked out: `#` after no letter or
@@ -350,15 +335,14 @@ fn has_code_identifier(plain: &str) -> bool {
         })
 }
 
-/// Words that name an identifier: whatever follows them is one.
-const ID_WORDS: [&str; 27] = [
-    "id",
+/// Words that name an identifier: whatever follows them is one. With
+/// [`NAMING_ID_WORDS`], which mean "identifier" itself.
+const ID_WORDS: [&str; 14] = [
     "ids",
     "uuid",
     "uuids",
     "guid",
     "guids",
-    "identifier",
     "identifiers",
     "ref",
     "token",
@@ -366,7 +350,17 @@ const ID_WORDS: [&str; 27] = [
     "ticket",
     "serial",
     "key",
-    // The word for an identifier in the other languages of the tables.
+    // Arabic's word for an identifier with its article and preposition.
+    "المعرف",
+    "بالمعرف",
+];
+
+/// The words for an identifier itself, in the languages of the tables,
+/// which name a record even with a word between them and its number
+/// (`ID klienta 55021`).
+const NAMING_ID_WORDS: [&str; 13] = [
+    "id",
+    "identifier",
     "identifiant",
     "identificador",
     "identificativo",
@@ -376,8 +370,6 @@ const ID_WORDS: [&str; 27] = [
     "идентификатор",
     "ид",
     "معرف",
-    "المعرف",
-    "بالمعرف",
     "आईडी",
     "아이디",
 ];
@@ -460,8 +452,9 @@ const NUMBER_WORDS: [&str; 14] = [
 const JOINED_NUMBER_WORDS: [&str; 5] = ["番号", "编号", "單號", "单号", "号码"];
 
 /// The fewest letters before the slash of a path-like key, and digits
-/// after it (`opportunities/8812`; `km/h`, `24/7` and `1/2` are not).
-const MIN_PATH_LETTERS: usize = 3;
+/// after it (`opportunities/8812`; `km/h`, `24/7`, `EUR/100` and
+/// `Mar/2026` are not).
+const MIN_PATH_LETTERS: usize = 5;
 const MIN_PATH_DIGITS: usize = 3;
 
 /// The fewest digits a record word alone needs before them (`case 48213`,
@@ -470,7 +463,14 @@ const MIN_RECORD_DIGITS: usize = 5;
 
 /// The word lists above as sets, since every word of a field is looked up
 /// in each.
-static ID_WORD_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&ID_WORDS));
+static ID_WORD_SET: LazyLock<WordSet> = LazyLock::new(|| {
+    ID_WORDS
+        .iter()
+        .chain(&NAMING_ID_WORDS)
+        .map(|w| (*w).to_owned())
+        .collect()
+});
+static NAMING_ID_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&NAMING_ID_WORDS));
 static SUBJECT_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&ID_SUBJECTS));
 static RECORD_WORD_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&RECORD_WORDS));
 static NUMBER_WORD_SET: LazyLock<WordSet> = LazyLock::new(|| word_set(&NUMBER_WORDS));
@@ -498,9 +498,14 @@ fn has_id_word_with_value(lower: &str) -> bool {
         .collect();
     let is_id_word = |word: &str| ID_WORD_SET.contains(word);
     let is_subject = |word: &str| SUBJECT_SET.contains(word);
+    // `no` and `n` say "number" only abbreviated (`No. 7734`, `nº 12`);
+    // `No, 2000 is too much` is an answer.
+    let abbreviated = ["no.", "nº", "n°", "n."]
+        .iter()
+        .any(|mark| lower.contains(mark));
     let is_number_word = |word: &str| {
-        NUMBER_WORD_SET.contains(word)
-            || word == "n"
+        (NUMBER_WORD_SET.contains(word) && (abbreviated || !matches!(word, "no" | "n")))
+            || (word == "n" && abbreviated)
             || JOINED_NUMBER_WORDS
                 .iter()
                 .any(|joined| word.ends_with(joined))
@@ -513,17 +518,24 @@ fn has_id_word_with_value(lower: &str) -> bool {
             word.strip_prefix(subject)
                 .is_some_and(|rest| !rest.is_empty() && is_id_word(rest))
         });
-        // A value's pieces after a record word: `2024-BR-77123` is read
-        // as `2024`, `br`, `77123`.
+        // The digits of the value after a record word, its pieces joined
+        // by hyphens as written (`2024-BR-77123`), not a sum's groups
+        // (`12,000`) nor the words after it.
         let value_digits = || -> usize {
-            words
-                .get(i + 1..)
-                .unwrap_or_default()
-                .iter()
-                .take(3)
-                .take_while(|piece| piece.chars().any(|c| c.is_ascii_digit()) || piece.len() <= 3)
-                .map(|piece| digit_count(piece))
-                .sum()
+            let mut pieces = words.get(i + 1..).unwrap_or_default().iter();
+            let Some(first) = pieces.next() else {
+                return 0;
+            };
+            let mut total = digit_count(first);
+            let mut previous = *first;
+            for piece in pieces.take(2) {
+                if !lower.contains(&format!("{previous}-{piece}")) {
+                    break;
+                }
+                total += digit_count(piece);
+                previous = piece;
+            }
+            total
         };
         let record = RECORD_WORD_SET.contains(word)
             && (next.is_some_and(|next| {
@@ -531,9 +543,15 @@ fn has_id_word_with_value(lower: &str) -> bool {
             }) || value_digits() >= MIN_RECORD_DIGITS
                 || (next.is_some_and(|next| is_number_word(next) || is_id_word(next))
                     && after_next.is_some_and(looks_like_value)));
-        let numbered = is_number_word(word) && value_digits() >= 4;
-        // An id word before a word and a long number: `ID klienta 55021`.
-        let id_of = is_id_word(word) && after_next.is_some_and(|value| digit_count(value) >= 4);
+        // `No 48213` (NFKC writes `№` so): without its dot, `no` takes a
+        // record's five digits (`No, 2000 is too much` is an answer).
+        let plain_no = matches!(*word, "no" | "n") && !abbreviated;
+        let numbered = (is_number_word(word) && value_digits() >= 4)
+            || (plain_no && value_digits() >= MIN_RECORD_DIGITS);
+        // The word for an identifier before a word and a long number:
+        // `ID klienta 55021` (not `Ticket price 1500`, nor a year).
+        let id_of = NAMING_ID_SET.contains(word)
+            && after_next.is_some_and(|value| digit_count(value) >= MIN_RECORD_DIGITS);
         joined
             || record
             || numbered

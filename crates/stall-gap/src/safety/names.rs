@@ -126,8 +126,9 @@ struct Form {
     reading: Reading,
     /// Whether the form is also a month, a weekday or a place.
     place_or_time: bool,
-    /// Its letters with diacritics, as given (see [`marks_agree`]).
-    marks: String,
+    /// Its letters with diacritics, as given; `None` when the name has
+    /// none anywhere (see [`marks_agree`]).
+    marks: Option<String>,
     /// The fewest letters it needs for its declined forms to count (see
     /// [`is_declined`]).
     min_declined: usize,
@@ -139,24 +140,32 @@ impl Form {
             text: text.to_owned(),
             reading,
             place_or_time: COMMON_WORDS.get(text) == Some(&Commonness::CalendarOrPlace),
-            marks: String::new(),
+            marks: None,
             min_declined: MIN_DECLINED_LENGTH,
         }
     }
 
-    fn marked(mut self, marks: &str) -> Self {
-        self.marks = marks.to_owned();
+    /// The form of a part written with `marks` (`Some("")` for a part
+    /// written without any, in a name that has some elsewhere).
+    fn marked(mut self, marks: Option<&str>) -> Self {
+        self.marks = marks.map(str::to_owned);
         self
     }
 }
 
 /// Legal forms of a company, which name no one: `GmbH`, `sp. z o.o.`,
 /// `ООО` (whose letters the skeleton reads as `000`).
-const LEGAL_FORMS: &str = "gmbh ag kg ohg ug mbh co sp z o oo ooo оао зао пао ао ип llc ltd \
-    inc corp plc pvt pte lp llp sa sas sarl sl srl spa ltda sac bv nv ab as oy aps kft \
-    tnhh jsc cong ty as a s ş";
+const LEGAL_FORMS: &str = "gmbh mbh ohg sp ooo оао зао пао llc ltd inc corp plc pvt pte llp \
+    sarl srl ltda bv kft tnhh jsc";
+
+/// Words that belong to a legal form only beside one of [`LEGAL_FORMS`]
+/// (`sp. z o.o.`, `Công ty TNHH`); alone, each may be a name's (`Công`
+/// of `Phạm Công Thành`, `O` of `O'Brien`).
+const LEGAL_FORM_PARTS: &str = "ag kg ug co z o oo sa sas sl spa sac nv ab as oy aps ao ип cong \
+    ty a s ş";
 
 static LEGAL_FORM_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(LEGAL_FORMS));
+static LEGAL_FORM_PART_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(LEGAL_FORM_PARTS));
 
 /// Cities a Chinese company's name opens with.
 const CHINESE_CITIES: [&str; 16] = [
@@ -201,6 +210,9 @@ pub(super) struct Name {
     /// The words of a part written with hyphens (`Ji-won`), each a phrase
     /// found as a whole even where its words are short.
     phrases: Vec<Vec<String>>,
+    /// The diacritics of the last part as given, when the name has any
+    /// (see [`marks_agree`]).
+    last_marks: Option<String>,
     whole: Vec<String>,
     squashed: String,
     forms: Vec<Form>,
@@ -227,9 +239,7 @@ struct EastAsian {
 
 /// Words a person's name follows in Chinese and Japanese, where it is the
 /// one written to or dealt with (`发给志明`, "send to Zhiming").
-const ADDRESSED: [&str; 12] = [
-    "给", "跟", "和", "与", "向", "问", "告诉", "联系", "通知", "让", "转告", "請",
-];
+const ADDRESSED: [&str; 8] = ["给", "问", "告诉", "联系", "通知", "让", "转告", "請"];
 
 /// Family names of two characters, which a three-character name starts
 /// with (`欧阳澜` is 欧阳 and 澜, `남궁세린` is 남궁 and 세린).
@@ -364,16 +374,17 @@ impl Name {
     /// `None` for a name too short to check.
     pub(super) fn new(name: &str) -> Option<Self> {
         let mut tokens = Text::new(name).tokens;
-        // A legal form's single letters (`sp. z o.o.`) go with it; alone,
-        // a letter is a name's (`O'Brien`).
-        let legal = |token: &Token| LEGAL_FORM_WORDS.contains(&token.text);
         if tokens
             .iter()
-            .any(|token| token.text.chars().count() > 1 && legal(token))
+            .any(|token| LEGAL_FORM_WORDS.contains(&token.text))
         {
-            tokens.retain(|token| !legal(token));
+            tokens.retain(|token| {
+                !LEGAL_FORM_WORDS.contains(&token.text)
+                    && !LEGAL_FORM_PART_WORDS.contains(&token.text)
+            });
         }
         let whole: Vec<String> = tokens.iter().map(|token| token.text.clone()).collect();
+        let name_marked = tokens.iter().any(|token| !token.marks.is_empty());
         let squashed: String = whole.concat();
         if squashed.chars().count() < MIN_FORBIDDEN_IDENTIFIER_LENGTH {
             return None;
@@ -394,7 +405,7 @@ impl Name {
             };
             if let Some(reading) = reading {
                 let marks = tokens.get(index).map_or("", |token| token.marks.as_str());
-                forms.push(Form::new(part, reading).marked(marks));
+                forms.push(Form::new(part, reading).marked(name_marked.then_some(marks)));
             }
             // A given name is usually written first: only that word's
             // sound is looked up among the given names.
@@ -425,10 +436,13 @@ impl Name {
         // `ceba`), so the script is read from the name as given.
         if name.chars().any(is_cyrillic_or_greek) {
             for form in &mut forms {
-                form.min_declined = 4;
+                form.min_declined = MIN_CYRILLIC_DECLINED_LENGTH;
             }
         }
         Some(Name {
+            last_marks: name_marked
+                .then(|| tokens.last().map(|token| token.marks.clone()))
+                .flatten(),
             phrases: hyphenated_parts(name),
             whole,
             squashed,
@@ -463,7 +477,7 @@ impl Name {
                 || self.forms.iter().any(|form| {
                     (is_form_or_plural(&word.text, &form.text)
                         || (declinable && is_declined(&word.text, &form.text, form.min_declined)))
-                        && marks_agree(word.marks, &form.marks)
+                        && marks_agree(word.marks, form.marks.as_deref())
                         && match form.reading {
                             // A name is capitalised where its language
                             // writes: a surname written lower case inside
@@ -507,7 +521,8 @@ impl Name {
                 let declinable = word.chars().next().is_some_and(char::is_uppercase);
                 keys.iter().any(|(form_key, form)| {
                     is_form_or_plural(&latin, &form.text)
-                        || (declinable && is_declined(&latin, &form.text, 4))
+                        || (declinable
+                            && is_declined(&latin, &form.text, MIN_CYRILLIC_DECLINED_LENGTH))
                         || (key.chars().count() >= MIN_FORBIDDEN_IDENTIFIER_LENGTH
                             && key == *form_key)
                 })
@@ -515,11 +530,19 @@ impl Name {
     }
 }
 
+/// The longest name part read as the ordinary word it may also be when
+/// written in lower case, counted in the folded view (where the skeleton
+/// writes `m` as `rn` and `ß` as `ss`): such words are short (`weiß`,
+/// `koch`, `thu`, `campos`); a longer part in lower case is still the name
+/// (`lindqvist`).
+const MAX_WORD_LIKE_PART: usize = 7;
+
 /// Whether `word` is written in lower case inside a sentence of a text
 /// that capitalises (its first letter is a capital), in a script with
-/// case.
+/// case, and short enough to be the word a name part may also be.
 fn lower_case_inside(word: &Candidate<'_>, text: &Text) -> bool {
     !word.capitalised
+        && word.text.chars().count() <= MAX_WORD_LIKE_PART
         && !word.starts_sentence
         && text.tokens.first().is_some_and(|first| first.capitalised)
         && text.tokens.get(word.first).is_some_and(|token| {
@@ -553,6 +576,12 @@ static VIETNAMESE_TITLE_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(V
 impl Name {
     /// A name's last part of any length after a title (`Mr Ho`, `chị Hà`),
     /// where a part too short to check alone is still the name.
+    ///
+    /// The name is written as given: capitalised, with its own diacritics
+    /// or none (`có phạt`, "is there a fine", does not name `Phát`).
+    /// Vietnamese words of address count only before a name given with
+    /// diacritics, as a Vietnamese name is (`Chi porta`, "who brings", is
+    /// Italian).
     fn is_after_a_title(&self, tokens: &[Token]) -> bool {
         let Some(last) = self.whole.last().filter(|part| part.chars().count() >= 2) else {
             return false;
@@ -560,8 +589,10 @@ impl Name {
         tokens.windows(2).any(|pair| {
             let [title, word] = pair else { return false };
             word.text == *last
+                && word.capitalised
+                && marks_agree(&word.marks, self.last_marks.as_deref())
                 && (TITLE_WORDS.contains(&title.text)
-                    || VIETNAMESE_TITLE_WORDS.contains(&title.text))
+                    || (self.last_marks.is_some() && VIETNAMESE_TITLE_WORDS.contains(&title.text)))
         })
     }
 }
@@ -575,6 +606,10 @@ fn is_form_or_plural(word: &str, form: &str) -> bool {
 /// The fewest letters a form has for its declined forms to count: a
 /// shorter one would take in words of its own (`Lan` and `lana`).
 const MIN_DECLINED_LENGTH: usize = 5;
+
+/// The same for a name written or given in Cyrillic, which declines from
+/// four letters (`Дима`, `Диме`) without taking in Latin words.
+const MIN_CYRILLIC_DECLINED_LENGTH: usize = 4;
 
 /// Case endings, folded, that the languages which decline names write
 /// onto the name (Polish, Russian, Czech, Slovak, the Baltic and South

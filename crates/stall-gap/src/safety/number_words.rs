@@ -121,7 +121,8 @@ pub(super) fn has_katakana_number(plain: &str) -> bool {
     while let Some(c) = rest.chars().next() {
         let run_len: usize = rest
             .chars()
-            .take_while(|c| matches!(c, '\u{30a0}'..='\u{30ff}'))
+            // `・` joins the runs; it reads as no digit.
+            .take_while(|c| matches!(c, '\u{30a0}'..='\u{30ff}') && *c != '・')
             .map(char::len_utf8)
             .sum();
         if run_len > 0 {

@@ -318,9 +318,14 @@ pub(super) struct Token {
 /// `form` marks: the same word with its diacritics dropped (`Wisniewski`),
 /// or with the form's own (`Wiśniewskiego` for `Wiśniewski`), and not one
 /// whose marks differ (`phạt`, "a fine", is not `Phát`; `thử` is not
-/// `Thu`).
-pub(super) fn marks_agree(word: &str, form: &str) -> bool {
-    word.is_empty() || (!form.is_empty() && word.starts_with(form))
+/// `Thu` of `Nguyễn Thị Thu Hà`). `None` for a form of a name given
+/// without any diacritic, as a name often is where its letters were
+/// dropped (`Jose Garcia`): any marks agree (`José`).
+pub(super) fn marks_agree(word: &str, form: Option<&str>) -> bool {
+    match form {
+        None => true,
+        Some(form) => word.is_empty() || (!form.is_empty() && word.starts_with(form)),
+    }
 }
 
 /// Whether `c` is a letter written with a diacritic (`é`, `ạ`, `ś`).

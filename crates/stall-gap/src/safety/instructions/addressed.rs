@@ -156,14 +156,13 @@ const FROM_NOW_ON: [&str; 20] = [
 ];
 
 /// "From now on" in Chinese and Japanese, found inside the text.
-const FROM_NOW_ON_UNSPACED: [&str; 4] = ["今から", "これから", "从现在起", "从现在开始"];
+const FROM_NOW_ON_UNSPACED: [&str; 3] = ["今から", "从现在起", "从现在开始"];
 
 static FROM_NOW_ON_PHRASES: LazyLock<PhraseIndex> =
     LazyLock::new(|| PhraseIndex::of(Matching::Words, FROM_NOW_ON));
 
 /// Words that give the agent a side to stand for.
-const REPRESENTS: [&str; 14] = [
-    "represent",
+const REPRESENTS: [&str; 13] = [
     "temsilci",
     "représent",
     "rappresent",
@@ -192,7 +191,9 @@ fn opens_by_calling_an_agent(line: &str) -> bool {
         .iter()
         .find_map(|calling| line.strip_prefix(calling))
         .unwrap_or(line);
-    calls_from(line, 0)
+    // A call says what to do; a line that asks (`Agent, distributor or
+    // direct sales?`) asks the person.
+    !line.trim_end().ends_with(['?', '？']) && calls_from(line, 0)
 }
 
 /// The most agent words a call runs together (`AI 모델에게`, `Yapay zekâ
@@ -232,9 +233,22 @@ fn hands_out_a_role(text: &Text) -> bool {
             && FROM_NOW_ON_UNSPACED
                 .iter()
                 .any(|phrase| lower.contains(phrase)));
+    // A role handed out is told, not asked: `From now on, should the
+    // system send weekly reports?` asks the person.
     from_now_on
-        && (AGENT_WORDS.iter().any(|agent| contains_word(lower, agent))
-            || REPRESENTS.iter().any(|word| lower.contains(word)))
+        && told(lower).any(|sentence| {
+            AGENT_WORDS
+                .iter()
+                .any(|agent| contains_word(sentence, agent))
+                || REPRESENTS.iter().any(|word| sentence.contains(word))
+        })
+}
+
+/// The sentences of `lower` that do not end in a question mark.
+fn told(lower: &str) -> impl Iterator<Item = &str> {
+    lower
+        .split_inclusive(['.', '!', '?', '。', '！', '？', ';', '\n'])
+        .filter(|sentence| !sentence.trim_end().ends_with(['?', '？']))
 }
 
 /// `word` in `text` with no letter straight before or after it (scripts
@@ -295,6 +309,10 @@ mod tests {
             "aiは必要ですか？",
             "which model should the pilot use?",
             "from now on, would you like weekly reports?",
+            "from now on, should the system send weekly reports?",
+            "agent, distributor or direct sales?",
+            "ai, dashboards or both?",
+            "これから新モデルを導入しますか？",
             "should the agent fee (2%) be paid by them?",
         ] {
             assert!(!turns_to_the_agent(text), "{text}");
