@@ -10,6 +10,7 @@
 
 use std::sync::LazyLock;
 
+use super::text::{is_currency_sign, is_word_char};
 use super::word_map::WordSet;
 
 /// Words for a street, road, avenue or square, and their abbreviations, in
@@ -119,19 +120,6 @@ fn is_counted(lower: &str, word: &str) -> bool {
             || after.starts_with(is_currency_sign)
             || COUNTED.iter().any(|counted| after.starts_with(counted))
     })
-}
-
-fn is_currency_sign(c: char) -> bool {
-    matches!(
-        c,
-        '€' | '$' | '£' | '¥' | '₽' | '₩' | '₫' | '₺' | '₹' | '元' | '円' | '원'
-    )
-}
-
-/// A letter, a digit or a mark on one (Devanagari's virama and nukta
-/// are neither letters nor digits, but inside a word).
-pub(super) fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c)
 }
 
 fn is_street(word: &str) -> bool {

@@ -9,14 +9,14 @@ use std::sync::LazyLock;
 
 use linkify::{LinkFinder, LinkKind};
 
-use super::text::{Text, fold, is_east_asian};
+use super::text::{Text, fold, is_currency_sign, is_east_asian};
 use super::word_map::WordSet;
 
 /// Whether `text` holds an e-mail address, a URL, a social or chat handle,
 /// or a phone number (in any script's digits, or with letters for digits).
 pub(super) fn has_contact(text: &Text) -> bool {
     let plain = contact_view(&text.lower);
-    let bracketed = at_phrases_as_words(undo_brackets(&plain));
+    let bracketed = spoken_as_written(undo_brackets(&plain));
     let products = dotted_products(&text.plain);
     has_link(&bracketed, false, &products)
         || spoken_views(&bracketed).any(|view| has_link(&view, true, &products))
@@ -166,7 +166,7 @@ const SPOKEN_COM: [&str; 5] = [" كوم", " कॉम", " ком", " 컴", " コ
 
 /// Each of [`AT_PHRASES`] written ` at `, and each of [`SPOKEN_COM`]
 /// written ` com`, for the spoken views.
-fn at_phrases_as_words(text: String) -> String {
+fn spoken_as_written(text: String) -> String {
     let mut out = text;
     for phrase in AT_PHRASES {
         if out.contains(phrase) {
@@ -450,8 +450,8 @@ fn has_phone(plain: &str) -> bool {
                 .unwrap_or_default()
                 .iter()
                 .find(|c| !c.is_whitespace());
-            before.is_some_and(|c| is_currency(*c))
-                || after.is_some_and(|c| c.is_alphabetic() || is_currency(*c))
+            before.is_some_and(|c| is_currency_sign(*c))
+                || after.is_some_and(|c| c.is_alphabetic() || is_currency_sign(*c))
         };
         if digits >= MIN_PHONE_DIGITS
             && (!is_sum_date_or_years(&groups, &separators)
@@ -473,13 +473,6 @@ fn is_mobile_groups(groups: &[String], separators: &[String]) -> bool {
         // A sum's thousands are round (`150 000 000`); a number's are not.
         && groups.iter().skip(1).all(|group| group != "000")
         && separators.iter().all(|separator| separator == " ")
-}
-
-fn is_currency(c: char) -> bool {
-    matches!(
-        c,
-        '₽' | '€' | '$' | '£' | '¥' | '₩' | '₫' | '₺' | '₹' | '元' | '円' | '원'
-    )
 }
 
 /// Standards a number follows, whose numbers are no one's phone

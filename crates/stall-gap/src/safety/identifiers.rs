@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use super::text::Text;
+use super::text::{Text, is_word_char};
 use super::word_map::WordSet;
 
 /// The hex digits a UUID has.
@@ -493,19 +493,22 @@ fn has_id_word_with_value(lower: &str) -> bool {
         lower
     };
     let words: Vec<&str> = lower
-        .split(|c: char| !super::addresses::is_word_char(c))
+        .split(|c: char| !is_word_char(c))
         .filter(|word| !word.is_empty())
         .collect();
     let is_id_word = |word: &str| ID_WORD_SET.contains(word);
     let is_subject = |word: &str| SUBJECT_SET.contains(word);
     // `no` and `n` say "number" only abbreviated (`No. 7734`, `nº 12`);
     // `No, 2000 is too much` is an answer.
-    let abbreviated = ["no.", "nº", "n°", "n."]
-        .iter()
-        .any(|mark| lower.contains(mark));
+    // Looked for only when a field has one of those words.
+    let abbreviated = || {
+        ["no.", "nº", "n°", "n."]
+            .iter()
+            .any(|mark| lower.contains(mark))
+    };
     let is_number_word = |word: &str| {
-        (NUMBER_WORD_SET.contains(word) && (abbreviated || !matches!(word, "no" | "n")))
-            || (word == "n" && abbreviated)
+        (NUMBER_WORD_SET.contains(word) && (!matches!(word, "no" | "n") || abbreviated()))
+            || (word == "n" && abbreviated())
             || JOINED_NUMBER_WORDS
                 .iter()
                 .any(|joined| word.ends_with(joined))
@@ -545,7 +548,7 @@ fn has_id_word_with_value(lower: &str) -> bool {
                     && after_next.is_some_and(looks_like_value)));
         // `No 48213` (NFKC writes `№` so): without its dot, `no` takes a
         // record's five digits (`No, 2000 is too much` is an answer).
-        let plain_no = matches!(*word, "no" | "n") && !abbreviated;
+        let plain_no = matches!(*word, "no" | "n") && !abbreviated();
         let numbered = (is_number_word(word) && value_digits() >= 4)
             || (plain_no && value_digits() >= MIN_RECORD_DIGITS);
         // The word for an identifier before a word and a long number:

@@ -24,8 +24,8 @@ use unicode_normalization::char::is_combining_mark;
 
 use super::MIN_FORBIDDEN_IDENTIFIER_LENGTH;
 use super::text::{
-    Text, Token, contains_phrase, fold, folded_words, is_apostrophe, is_east_asian, is_han,
-    is_hangul, marks_agree,
+    Text, Token, contains_phrase, fold, folded_set, folded_words, is_apostrophe, is_east_asian,
+    is_han, is_hangul, marks_agree,
 };
 use super::word_map::{WordMap, WordSet};
 
@@ -740,10 +740,6 @@ static STANCE_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(STANCES));
 /// Words that may stand between a name and its verb: `June would accept`.
 const BETWEEN: &str = "would will could can did does do may might should must has have had \
     is was really also still not already then never";
-
-fn folded_set(words: &str) -> WordSet {
-    words.split_whitespace().map(fold).collect()
-}
 
 static TITLE_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(TITLES));
 static BEFORE_WORDS: LazyLock<WordSet> = LazyLock::new(|| folded_set(VERBS_BEFORE));

@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use super::text::fold;
+use super::text::folded_set;
 use super::word_map::WordSet;
 
 /// Teens, tens and hundreds, in the languages a number is read out in:
@@ -42,12 +42,8 @@ const GROUP_WORDS: &str = "ten eleven twelve thirteen fourteen fifteen sixteen s
 /// neither count nor end a row.
 const JOINERS: &str = "y e et und";
 
-static GROUPS: LazyLock<WordSet> = LazyLock::new(|| folded(GROUP_WORDS));
-static JOINING: LazyLock<WordSet> = LazyLock::new(|| folded(JOINERS));
-
-fn folded(words: &str) -> WordSet {
-    words.split_whitespace().map(fold).collect()
-}
+static GROUPS: LazyLock<WordSet> = LazyLock::new(|| folded_set(GROUP_WORDS));
+static JOINING: LazyLock<WordSet> = LazyLock::new(|| folded_set(JOINERS));
 
 /// Whether `word` (folded) is a teen, a ten or a hundred.
 pub(super) fn is_group_word(word: &str) -> bool {
@@ -161,6 +157,7 @@ fn katakana_digit_count(run: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::text::fold;
     use super::*;
 
     fn grouped(text: &str) -> bool {

@@ -9,7 +9,7 @@
 
 use std::sync::LazyLock;
 
-use super::text::{Text, fold};
+use super::text::{Text, fold, is_currency_sign};
 use super::word_map::{WordMap, WordSet};
 
 /// One quantity, normalised.
@@ -322,7 +322,7 @@ fn per_year_adverb(word: &str) -> Option<f64> {
 
 fn is_currency(item: &Item) -> bool {
     match item {
-        Item::Symbol(c) => matches!(c, '€' | '$' | '£' | '¥' | '₹' | '₽' | '₩' | '₫' | '₺'),
+        Item::Symbol(c) => is_currency_sign(*c),
         Item::Word(word) => matches!(
             word.as_str(),
             "元" | "円"

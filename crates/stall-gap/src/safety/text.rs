@@ -463,6 +463,26 @@ impl Text {
     }
 }
 
+/// A set of space-separated `words`, each folded as a [`Text`]'s tokens
+/// are, for the rules' fixed word lists.
+pub(super) fn folded_set(words: &str) -> super::word_map::WordSet {
+    words.split_whitespace().map(fold).collect()
+}
+
+/// A letter, a digit or a mark on one (Devanagari's virama and nukta are
+/// neither letters nor digits, but inside a word).
+pub(super) fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || is_combining_mark(c)
+}
+
+/// A currency's sign, which says the number beside it is a sum.
+pub(super) fn is_currency_sign(c: char) -> bool {
+    matches!(
+        c,
+        '€' | '$' | '£' | '¥' | '₽' | '₩' | '₫' | '₺' | '₹' | '元' | '円' | '원'
+    )
+}
+
 /// The folded words of `phrase`, for comparing with a [`Text`]'s tokens.
 pub(super) fn folded_words(phrase: &str) -> Vec<String> {
     Text::new(phrase)
